@@ -1,0 +1,19 @@
+import { publicConfig } from "@/lib/config/public-config";
+import { edgeRoute, methods } from "@/lib/http/edge-route";
+
+export const runtime = "edge";
+// Flags are read at request time (never frozen at build); CDNs cache the answer for an hour.
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: edgeRoute(
+    {
+      auth: "none",
+      cache: "publicHour",
+      summary: "Public pricing configuration",
+      description: "Pricing model, currency, tiers, feature flags and tier visibility; creditBased or classicSaas details by model.",
+      tags: ["configuration"],
+    },
+    () => publicConfig(),
+  ),
+});

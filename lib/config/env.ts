@@ -1,0 +1,202 @@
+import { z } from "zod";
+
+/**
+ * The one place that reads process.env. Every setting of .env.example is declared here, validated by
+ * zod, and reported all at once (names and problems, never values) when something is wrong.
+ * Edge-safe: no Node APIs.
+ */
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no", ""])
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1" || v === "yes"));
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+const optionalUrl = optionalText.pipe(z.url({ message: "must be a URL" }).optional());
+const int = (fallback: number, min = 0) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({ code: "custom", message: `must be an integer >= ${min}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).optional(),
+  APP_ENV: z.enum(["development", "test", "production"]).optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
+  APP_VERSION: optionalText,
+
+  // Embedded default and database
+  DATA_DIR: optionalText,
+  PGLITE_DATA_DIR: optionalText,
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  DATABASE_POOL_MAX: int(10, 1),
+
+  // Auth
+  NEXTAUTH_SECRET: optionalText,
+  NEXTAUTH_URL: optionalUrl,
+  AUTH_DEV_LOGIN: z.enum(["true", "false", ""]).optional(),
+  AUTH_GITHUB_ID: optionalText,
+  AUTH_GITHUB_SECRET: optionalText,
+  AUTH_GOOGLE_ID: optionalText,
+  AUTH_GOOGLE_SECRET: optionalText,
+  AUTH_OIDC_ISSUER: optionalUrl,
+  AUTH_OIDC_ID: optionalText,
+  AUTH_OIDC_SECRET: optionalText,
+  AUTH_OIDC_NAME: optionalText,
+
+  // Webhook, cron and debug secrets (server-side only)
+  IDENTITY_WEBHOOK_SECRET: optionalText,
+  PAYMENT_WEBHOOK_SECRET: optionalText,
+  EMAIL_WEBHOOK_SECRET: optionalText,
+  CRON_SECRET: optionalText,
+  DEBUG_KEY: optionalText,
+
+  // Rate limiting
+  RATE_LIMIT_ENABLED: bool(true),
+  RATE_LIMIT_TIMEOUT_MS: int(1000, 1),
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: optionalText,
+
+  // Storage
+  S3_BUCKET: optionalText,
+  S3_REGION: optionalText,
+  S3_ENDPOINT: optionalUrl,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  S3_FORCE_PATH_STYLE: bool(false),
+  UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
+  FILE_URL_TTL_SECONDS: int(900, 1),
+  FILE_URL_SECRET: optionalText,
+
+  // Email
+  RESEND_API_KEY: optionalText,
+  RESEND_BASE_URL: optionalUrl,
+  EMAIL_FROM: optionalText,
+  EMAIL_ALLOWED_RECIPIENT_DOMAINS: optionalText,
+
+  // Payments
+  LEMONSQUEEZY_API_KEY: optionalText,
+  LEMONSQUEEZY_STORE_ID: optionalText,
+  LEMONSQUEEZY_API_URL: optionalUrl,
+  PRICING_CONFIG: optionalText,
+
+  // AI
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalUrl,
+  AI_CHAT_MODEL: optionalText,
+  AI_ALLOWED_MODELS: optionalText,
+  AI_IMAGE_MODEL_MAP: optionalText,
+  AI_TRANSCRIPTION_MODEL: optionalText,
+  AI_EMBEDDING_MODEL: optionalText,
+  AI_TIMEOUT_MS: int(60_000, 1),
+
+  // RAG
+  RAG_KNOWLEDGE_DIR: optionalText,
+  RAG_INDEX_ON_START: bool(true),
+
+  // Feature flags (SPEC §1) and credit settings
+  PUBLIC_PRICING_MODEL: z.enum(["credit_based", "classic_saas"]).optional().default("credit_based"),
+  PUBLIC_BONUS_CREDITS_ENABLED: bool(true),
+  PUBLIC_AI_LLM_CHAT_ENABLED: bool(true),
+  PUBLIC_AI_AUDIO_INPUT_ENABLED: bool(true),
+  PUBLIC_AI_IMAGE_GEN_ENABLED: bool(true),
+  PUBLIC_AI_CONTENT_GEN_ENABLED: bool(true),
+  PUBLIC_AI_RAG_CHAT_ENABLED: bool(true),
+  PUBLIC_FREE_TIER_ENABLED: bool(true),
+  CREDITS_USER_TOGGLE_ENABLED: bool(true),
+});
+
+export type RawEnv = z.infer<typeof schema>;
+export type AppEnv = "development" | "test" | "production";
+export type Env = RawEnv & {
+  appEnv: AppEnv;
+  isProduction: boolean;
+  dataDir: string;
+  devLoginEnabled: boolean;
+};
+
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "EnvError";
+  }
+}
+
+function crossChecks(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.isProduction) {
+    if (!env.NEXTAUTH_SECRET) problems.push("NEXTAUTH_SECRET: required in production");
+    if (!env.CRON_SECRET) problems.push("CRON_SECRET: required in production (cron endpoints need a bearer token)");
+    if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
+      problems.push("PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set");
+  }
+  if (env.LEMONSQUEEZY_API_KEY && !env.LEMONSQUEEZY_STORE_ID)
+    problems.push("LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set");
+  if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN))
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither");
+  if (env.S3_BUCKET && !env.S3_REGION) problems.push("S3_REGION: required when S3_BUCKET is set");
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither");
+  if (env.AUTH_OIDC_ISSUER && !(env.AUTH_OIDC_ID && env.AUTH_OIDC_SECRET))
+    problems.push("AUTH_OIDC_ID and AUTH_OIDC_SECRET: required when AUTH_OIDC_ISSUER is set");
+  return problems;
+}
+
+/** Parses an environment; throws EnvError listing every problem. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = schema.safeParse(source);
+  if (!result.success) {
+    throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
+  }
+  const raw = result.data;
+  const appEnv: AppEnv = raw.APP_ENV ?? (raw.NODE_ENV === "production" ? "production" : raw.NODE_ENV === "test" ? "test" : "development");
+  const isProduction = appEnv === "production";
+  const env: Env = {
+    ...raw,
+    appEnv,
+    isProduction,
+    dataDir: raw.DATA_DIR ?? ".data",
+    devLoginEnabled: raw.AUTH_DEV_LOGIN === "true" || (!isProduction && raw.AUTH_DEV_LOGIN !== "false"),
+  };
+  const problems = crossChecks(env);
+  if (problems.length > 0) throw new EnvError(problems);
+  return env;
+}
+
+let cached: { key: string; env: Env } | undefined;
+
+/**
+ * The validated environment. Re-parsed only when process.env changed (tests switch flags between
+ * cases), so the hot path costs one string join.
+ */
+export function env(): Env {
+  const key = fingerprint();
+  if (cached?.key === key) return cached.env;
+  const parsed = parseEnv(process.env);
+  cached = { key, env: parsed };
+  return parsed;
+}
+
+function fingerprint(): string {
+  let key = "";
+  for (const name of Object.keys(schema.shape)) key += `${process.env[name] ?? "\u0000"}\u0001`;
+  return key;
+}
+
+/** Names of every setting, for docs and the .env.example completeness test. */
+export const settingNames = Object.keys(schema.shape);

@@ -1,0 +1,130 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { env } from "@/lib/config/env";
+import { log } from "@/lib/log";
+import { applyMigrations, type SqlRunner } from "./migrate";
+
+/**
+ * One Prisma client per process: PGlite (embedded, migrated on open) when DATABASE_URL is unset,
+ * PostgreSQL through @prisma/adapter-pg when it is set. Kept on globalThis so `next dev` hot reloads
+ * never open the PGlite data directory twice (it has no cross-process lock).
+ */
+export type Db = PrismaClient;
+export type DbKind = "pglite" | "postgres";
+
+interface Handle {
+  prisma: PrismaClient;
+  kind: DbKind;
+  /** Multi-statement runner on the raw driver (migrations, maintenance). */
+  runner: SqlRunner;
+  close: () => Promise<void>;
+}
+
+const state = globalThis as unknown as { __dbHandle?: Promise<Handle> };
+
+export function pgliteDataDir(): string {
+  const e = env();
+  return e.PGLITE_DATA_DIR ?? path.join(e.dataDir, "db");
+}
+
+async function openPglite(): Promise<Handle> {
+  const [{ PGlite }, { vector }, { PrismaPGlite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite-pgvector"),
+    import("pglite-prisma-adapter"),
+  ]);
+  const dir = pgliteDataDir();
+  const inMemory = dir.startsWith("memory://");
+  if (!inMemory) mkdirSync(path.resolve(dir), { recursive: true });
+  const started = Date.now();
+  const pg = await PGlite.create(inMemory ? dir : path.resolve(dir), { extensions: { vector } });
+  const runner: SqlRunner = {
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
+  };
+  const result = await applyMigrations(runner, {
+    onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
+  });
+  log.info("embedded database ready", {
+    dataDir: inMemory ? dir : path.resolve(dir),
+    applied: result.applied.length,
+    ms: Date.now() - started,
+  });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPGlite(pg),
+    // PGlite serializes every query through one connection: queued transactions must wait, not fail.
+    transactionOptions: { maxWait: 10_000, timeout: 10_000 },
+  });
+  return {
+    prisma,
+    kind: "pglite",
+    runner,
+    close: async () => {
+      await prisma.$disconnect();
+      await pg.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Handle> {
+  const [{ PrismaPg }, pgModule] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
+  const pool = new pgModule.default.Pool({ connectionString: url, max: env().DATABASE_POOL_MAX });
+  pool.on("error", (error) => log.error("postgres pool error", { error }));
+  const runner: SqlRunner = {
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
+  };
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool),
+    transactionOptions: { maxWait: 5_000, timeout: 10_000 },
+  });
+  return {
+    prisma,
+    kind: "postgres",
+    runner,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+function open(): Promise<Handle> {
+  const url = env().DATABASE_URL;
+  return url ? openPostgres(url) : openPglite();
+}
+
+function handle(): Promise<Handle> {
+  if (!state.__dbHandle) {
+    state.__dbHandle = open().catch((error) => {
+      state.__dbHandle = undefined;
+      throw error;
+    });
+  }
+  return state.__dbHandle;
+}
+
+/** The process's Prisma client (opens and, on the embedded database, migrates on first use). */
+export async function db(): Promise<Db> {
+  return (await handle()).prisma;
+}
+
+export async function dbKind(): Promise<DbKind> {
+  return (await handle()).kind;
+}
+
+export async function dbRunner(): Promise<SqlRunner> {
+  return (await handle()).runner;
+}
+
+/** Closes the client (tests, scripts). The next db() call opens a new one. */
+export async function closeDb(): Promise<void> {
+  const current = state.__dbHandle;
+  state.__dbHandle = undefined;
+  if (current) await (await current).close();
+}

@@ -1,0 +1,105 @@
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * Applies prisma/migrations/<name>/migration.sql in order and records each in `_prisma_migrations`
+ * exactly as `prisma migrate deploy` does (sha256 checksum, timestamps, applied_steps_count), so a
+ * database migrated here is also valid for Prisma's own tooling. Prisma's schema engine cannot run on
+ * our machines, hence this runner.
+ */
+export interface SqlRunner {
+  /** Runs a script that may hold several statements, without parameters. */
+  exec(sql: string): Promise<void>;
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function migrationsDir(): string {
+  return path.join(process.cwd(), "prisma", "migrations");
+}
+
+export function readMigrations(dir = migrationsDir()): Migration[] {
+  if (!existsSync(dir)) throw new Error(`Migrations folder not found: ${dir}`);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, "migration.sql")))
+    .map((d) => d.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+/** Prisma's own advisory-lock key, so our runner and `prisma migrate deploy` never run at once. */
+const LOCK_KEY = 72707369;
+
+export interface MigrateResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+export async function applyMigrations(
+  runner: SqlRunner,
+  options: { dir?: string; onApplied?: (name: string, ms: number) => void } = {},
+): Promise<MigrateResult> {
+  const migrations = readMigrations(options.dir);
+  await runner.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
+  try {
+    await runner.exec(CREATE_TABLE);
+    const rows = await runner.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
+      `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
+    );
+    const done = new Map(rows.filter((r) => r.finished_at).map((r) => [r.migration_name, r.checksum]));
+    const failed = rows.filter((r) => !r.finished_at).map((r) => r.migration_name);
+    if (failed.length > 0) {
+      throw new Error(`Migration(s) started but not finished: ${failed.join(", ")}. Resolve them before migrating again.`);
+    }
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      const checksum = done.get(migration.name);
+      if (checksum !== undefined) {
+        if (checksum !== migration.checksum) {
+          throw new Error(`Migration ${migration.name} was modified after it was applied (checksum mismatch).`);
+        }
+        continue;
+      }
+      const started = Date.now();
+      const id = randomUUID();
+      await runner.exec("BEGIN");
+      try {
+        await runner.exec(migration.sql);
+        await runner.query(
+          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, started_at, applied_steps_count)
+           VALUES ($1, $2, now(), $3, NULL, $4, 1)`,
+          [id, migration.checksum, migration.name, new Date(started)],
+        );
+        await runner.exec("COMMIT");
+      } catch (error) {
+        await runner.exec("ROLLBACK");
+        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(migration.name);
+      options.onApplied?.(migration.name, Date.now() - started);
+    }
+    return { applied, alreadyApplied: migrations.length - applied.length };
+  } finally {
+    await runner.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Domain errors carry a neutral code; lib/http/status.ts is the one table that maps codes to HTTP
+ * statuses. Domain code throws these and never imports lib/http.
+ */
+export type ErrorCode =
+  | "validation_failed"
+  | "bad_request"
+  | "unauthorized"
+  | "invalid_signature"
+  | "insufficient_credits"
+  | "forbidden"
+  | "limit_reached"
+  | "not_found"
+  | "feature_disabled"
+  | "method_not_allowed"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "content_policy"
+  | "provider_not_configured"
+  | "upstream_failed"
+  | "misconfigured"
+  | "unavailable"
+  | "internal";
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** Extra response headers (for example Retry-After on rate_limited). */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.headers = options?.headers;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);

@@ -1,0 +1,205 @@
+import { z, type ZodType } from "zod";
+import type { SessionUser } from "@/lib/auth/session";
+import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
+import { AppError, isAppError } from "@/lib/errors";
+import { createLogger, type Logger } from "@/lib/log";
+import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit/categories";
+import { CACHE, type CachePolicy } from "./cache";
+import { clientIp } from "./client-ip";
+import { errorResponse, json } from "./respond";
+import { STATUS_BY_CODE, exposesMessage } from "./status";
+
+export interface RateOutcome {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+/** What the runtime provides: Node routes resolve sessions and count rate limits; edge routes neither. */
+export interface RouteRuntime {
+  resolveUser: (req: Request) => Promise<SessionUser | null>;
+  rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
+}
+
+/**
+ * The one declarative wrapper for route handlers: auth mode, rate-limit category, feature flag,
+ * zod query/body schemas, cache policy and OpenAPI metadata. It reads everything from the Request
+ * (never next/headers), so tests call handlers directly.
+ */
+export type AuthMode = "session" | "none" | "optional";
+
+export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode> {
+  auth: A;
+  rateLimit?: RateLimitCategory;
+  /** A flag name, or a predicate on all flags; false answers 404 before anything else. */
+  feature?: FlagName | ((f: FeatureFlags) => boolean);
+  query?: Q;
+  /** JSON body schema. Omit for handlers that read the body themselves (streams, multipart, webhooks). */
+  body?: B;
+  cache?: CachePolicy;
+  /** OpenAPI metadata. */
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** Documented statuses besides 200 (the wrapper's own 400/401/404/429/500 are added automatically). */
+  errors?: number[];
+  response?: ZodType;
+  /** Content type of the success body when it is not JSON (text/event-stream, ...). */
+  produces?: string;
+  /** Body content type when not JSON (multipart/form-data, application/octet-stream, ...). */
+  consumes?: string;
+}
+
+export interface RouteContext<Q, B, A extends AuthMode> {
+  req: Request;
+  user: A extends "session" ? SessionUser : SessionUser | null;
+  query: Q;
+  body: B;
+  params: Record<string, string>;
+  requestId: string;
+  log: Logger;
+  ip: string | null;
+  /** Set a response header on whatever the handler returns. */
+  setHeader: (name: string, value: string) => void;
+}
+
+export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+
+export type NextRouteHandler = ((
+  req: Request,
+  ctx: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response>) & { definition?: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode> };
+
+function describeIssues(error: z.ZodError, where: "body" | "query"): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const field = issue.path.length ? issue.path.join(".") : where;
+    return `${field}: ${issue.message}`;
+  });
+  return `Invalid ${where}: ${parts.join("; ")}`;
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+async function readJsonBody(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("validation_failed", "Invalid body: not valid JSON");
+  }
+}
+
+function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): boolean {
+  if (!feature) return true;
+  const f = flags();
+  return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
+}
+
+export function toErrorResponse(error: unknown, log: Logger): Response {
+  if (isAppError(error)) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status >= 500) log.error("request failed", { code: error.code, error });
+    return errorResponse(status, exposesMessage(error.code) ? error.message : "Internal server error", error.headers);
+  }
+  log.error("unhandled error", { error });
+  return errorResponse(500, "Internal server error");
+}
+
+export function createRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(
+  runtime: RouteRuntime,
+  spec: RouteSpec<Q, B, A>,
+  handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
+): NextRouteHandler {
+  const wrapped: NextRouteHandler = async (req, nextCtx) => {
+    const requestId = req.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
+    const url = new URL(req.url);
+    const log = createLogger({ requestId, method: req.method, path: url.pathname });
+    const extraHeaders = new Headers();
+    let rate: RateOutcome | null = null;
+    let response: Response;
+    try {
+      if (!featureEnabled(spec.feature as never)) throw new AppError("feature_disabled", "Not found");
+      const user = spec.auth === "none" ? null : await runtime.resolveUser(req);
+      if (spec.auth === "session" && !user) throw new AppError("unauthorized", "Authentication required");
+
+      const ip = clientIp(req);
+      if (spec.rateLimit) {
+        rate = await runtime.rateLimit(spec.rateLimit, { userId: user?.id, ip });
+        if (rate && !rate.allowed) {
+          const retryAfter = Math.max(1, rate.reset - Math.floor(Date.now() / 1000));
+          throw new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, {
+            headers: { "Retry-After": String(retryAfter) },
+          });
+        }
+      }
+
+      let query: unknown = undefined;
+      if (spec.query) {
+        const parsed = spec.query.safeParse(queryObject(url));
+        if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "query"));
+        query = parsed.data;
+      }
+      let body: unknown = undefined;
+      if (spec.body) {
+        const parsed = spec.body.safeParse(await readJsonBody(req));
+        if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "body"));
+        body = parsed.data;
+      }
+      const rawParams = nextCtx?.params ? await nextCtx.params : {};
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
+
+      const result = await handler({
+        req,
+        user: user as never,
+        query: query as never,
+        body: body as never,
+        params,
+        requestId,
+        log: user ? log.child({ userId: user.id }) : log,
+        ip,
+        setHeader: (name, value) => extraHeaders.set(name, value),
+      });
+      response = result instanceof Response ? result : json(result);
+      if (response.ok && !response.headers.has("cache-control")) {
+        response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
+      }
+    } catch (error) {
+      response = toErrorResponse(error, log);
+    }
+    if (!response.ok) response.headers.set("cache-control", "no-store");
+    extraHeaders.forEach((value, name) => response.headers.set(name, value));
+    if (rate) {
+      response.headers.set(RATE_LIMIT_HEADER_NAMES.limit, String(rate.limit));
+      response.headers.set(RATE_LIMIT_HEADER_NAMES.remaining, String(rate.remaining));
+      response.headers.set(RATE_LIMIT_HEADER_NAMES.reset, String(rate.reset));
+    }
+    response.headers.set("x-request-id", requestId);
+    return response;
+  };
+  wrapped.definition = spec as never;
+  return wrapped;
+}
+
+const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof ALL_METHODS)[number];
+
+/**
+ * Completes a route file's exports: methods it does not implement answer 405 with `{ error }` and an
+ * Allow header (Next's own 405 has no body).
+ *   export const { GET, POST, PUT, PATCH, DELETE } = methods({ GET: route(...) });
+ */
+export function methods(implemented: Partial<Record<Method, NextRouteHandler>>): Record<Method, NextRouteHandler> {
+  const allow = ALL_METHODS.filter((m) => implemented[m]).join(", ");
+  const notAllowed: NextRouteHandler = async (req) =>
+    errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, { allow });
+  const out = {} as Record<Method, NextRouteHandler>;
+  for (const m of ALL_METHODS) out[m] = implemented[m] ?? notAllowed;
+  return out;
+}

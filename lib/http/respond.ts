@@ -1,0 +1,25 @@
+/** Response helpers shared by the route wrapper and streaming handlers. */
+export function json(body: unknown, init: ResponseInit = {}): Response {
+  const headers = new Headers(init.headers);
+  if (!headers.has("content-type")) headers.set("content-type", "application/json; charset=utf-8");
+  return new Response(JSON.stringify(body), { ...init, headers });
+}
+
+export function errorResponse(status: number, message: string, headers?: HeadersInit): Response {
+  return json({ error: message }, { status, headers });
+}
+
+/** Server-sent events response around a byte stream. */
+export function sse(stream: ReadableStream<Uint8Array>, headers?: HeadersInit): Response {
+  const h = new Headers(headers);
+  h.set("content-type", "text/event-stream; charset=utf-8");
+  h.set("cache-control", "no-cache, no-transform");
+  h.set("connection", "keep-alive");
+  h.set("x-accel-buffering", "no");
+  return new Response(stream, { status: 200, headers: h });
+}
+
+/** Redirect with an explicit status (Next's redirect() answers 307; some flows need exactly 302). */
+export function redirect(location: string, status: 301 | 302 | 303 | 307 | 308 = 302): Response {
+  return new Response(null, { status, headers: { location } });
+}

@@ -1,0 +1,16 @@
+import type { ZodType } from "zod";
+import { getSessionUser } from "@/lib/auth/session";
+import { checkRateLimit } from "@/lib/ratelimit";
+import { createRoute, type Infer, type AuthMode, type NextRouteHandler, type RouteContext, type RouteSpec } from "./handler";
+
+export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
+
+const nodeRuntime = { resolveUser: getSessionUser, rateLimit: checkRateLimit };
+
+/** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
+export function route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(
+  spec: RouteSpec<Q, B, A>,
+  handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
+): NextRouteHandler {
+  return createRoute(nodeRuntime, spec, handler);
+}

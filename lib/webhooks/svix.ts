@@ -1,0 +1,28 @@
+import { Webhook, WebhookVerificationError } from "svix";
+import { AppError } from "@/lib/errors";
+
+export const SVIX_HEADERS = ["svix-id", "svix-timestamp", "svix-signature"] as const;
+
+export interface VerifiedSvixDelivery {
+  id: string;
+  payload: unknown;
+}
+
+/**
+ * Verifies a Standard Webhooks / svix delivery on the raw body before anything parses it:
+ * missing headers are 400 (`bad_request`), a bad or stale (5 min) signature or an unset secret is 401.
+ */
+export function verifySvixDelivery(rawBody: string, headers: Headers, secret: string | undefined): VerifiedSvixDelivery {
+  const missing = SVIX_HEADERS.filter((h) => !headers.get(h));
+  if (missing.length > 0) throw new AppError("bad_request", `Missing signature headers: ${missing.join(", ")}`);
+  if (!secret) throw new AppError("invalid_signature", "Signature verification failed: webhook secret is not configured");
+  const values = Object.fromEntries(SVIX_HEADERS.map((h) => [h, headers.get(h) as string]));
+  try {
+    const payload = new Webhook(secret).verify(rawBody, values);
+    return { id: values["svix-id"], payload };
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) throw new AppError("invalid_signature", "Signature verification failed");
+    // A malformed secret is a configuration problem, but must not leak: still a plain 401 to the sender.
+    throw new AppError("invalid_signature", "Signature verification failed", { cause: error });
+  }
+}

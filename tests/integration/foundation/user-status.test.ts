@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { GET, POST } from "@/app/api/user/status/route";
+import { closeDb, db } from "@/lib/db/client";
+import { call, sessionCookie, signIn } from "@/tests/helpers/http";
+
+afterAll(closeDb);
+
+describe("GET /api/user/status", () => {
+  it("answers 401 without a session", async () => {
+    const res = await call(GET, { path: "/api/user/status" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers 401 for a forged session cookie", async () => {
+    const res = await call(GET, { path: "/api/user/status", cookie: "next-auth.session-token=not-a-jwt" });
+    expect(res.status).toBe(401);
+  });
+
+  it("reports a new user as free, cached privately for 300 s, with rate-limit headers", async () => {
+    const { cookie } = await signIn("status@example.com");
+    const res = await call(GET, { path: "/api/user/status", cookie });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "free", tier: "free", billingPeriod: "monthly", isTrial: false, needsAction: false, isLocked: false });
+    expect(res.headers.get("cache-control")).toBe("private, max-age=300");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("99");
+    expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+  });
+
+  it("reports trial, needsAction and isLocked from the subscription and user", async () => {
+    const { user, cookie } = await signIn("trial@example.com");
+    const prisma = await db();
+    await prisma.subscription.create({
+      data: { userId: user.id, providerSubscriptionId: "sub-trial", status: "on_trial", tier: "pro", billingPeriod: "yearly", variantId: "local-pro-yearly", paymentFailedAt: new Date() },
+    });
+    await prisma.user.update({ where: { id: user.id }, data: { lockedAt: new Date(), lockReason: "test" } });
+    const res = await call(GET, { path: "/api/user/status", cookie });
+    expect(res.body).toEqual({ status: "trialing", tier: "pro", billingPeriod: "yearly", isTrial: true, needsAction: true, isLocked: true });
+  });
+
+  it("answers 401 when the session's user no longer exists", async () => {
+    const cookie = await sessionCookie({ id: "00000000-0000-0000-0000-000000000000", email: "gone@example.com" });
+    const res = await call(GET, { path: "/api/user/status", cookie });
+    expect(res.status).toBe(401);
+  });
+
+  it("answers 429 over the api limit of 100 per user per hour", async () => {
+    const { cookie } = await signIn("limited@example.com");
+    for (let i = 0; i < 100; i++) expect((await call(GET, { path: "/api/user/status", cookie })).status).toBe(200);
+    const res = await call(GET, { path: "/api/user/status", cookie });
+    expect(res.status).toBe(429);
+    expect(res.body.error).toMatch(/Rate limit exceeded/);
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(res.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("answers 405 with an Allow header for other methods", async () => {
+    const res = await call(POST, { method: "POST", path: "/api/user/status" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET");
+    expect(res.body.error).toMatch(/not allowed/);
+  });
+});
