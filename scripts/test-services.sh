@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Starts (or stops) the real services the pg and redis suites use, on 127.0.0.1 only:
+#   PostgreSQL (Debian's postgresql package) on port $TEST_PG_PORT (default 55432), trust auth on loopback
+#   redis-server (Debian's redis-server package) on port $TEST_REDIS_PORT (default 56379)
+# Data lives under $TEST_SERVICES_DIR (default /tmp/svc-test-services). Prints the env to export.
+#   scripts/test-services.sh start|stop|env
+set -euo pipefail
+DIR="${TEST_SERVICES_DIR:-/tmp/svc-test-services}"
+PG_PORT="${TEST_PG_PORT:-55432}"
+REDIS_PORT="${TEST_REDIS_PORT:-56379}"
+PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+
+as_postgres() {
+  if [ "$(id -u)" = "0" ]; then su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi
+}
+
+start() {
+  mkdir -p "$DIR"
+  chmod 777 "$DIR"
+  if [ -n "$PG_BIN" ]; then
+    if [ ! -f "$DIR/pg/PG_VERSION" ]; then
+      mkdir -p "$DIR/pg" && chmod 700 "$DIR/pg"
+      [ "$(id -u)" = "0" ] && chown postgres:postgres "$DIR/pg"
+      as_postgres "'$PG_BIN/initdb' -D '$DIR/pg' -U postgres --auth=trust -E UTF8 >/dev/null"
+    fi
+    if ! as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' status" >/dev/null 2>&1; then
+      as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' -l '$DIR/pg.log' -w -t 60 -o \"-c listen_addresses=127.0.0.1 -p $PG_PORT -c max_connections=300 -c unix_socket_directories=$DIR -c fsync=off\" start" >/dev/null
+    fi
+    echo "PostgreSQL ready on 127.0.0.1:$PG_PORT" >&2
+  else
+    echo "PostgreSQL not installed (apt-get install -y postgresql)" >&2
+  fi
+  if command -v redis-server >/dev/null 2>&1; then
+    if ! (redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1); then
+      redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --daemonize yes \
+        --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
+      for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    fi
+    echo "redis-server ready on 127.0.0.1:$REDIS_PORT" >&2
+  else
+    echo "redis-server not installed (apt-get install -y redis-server)" >&2
+  fi
+  env_lines
+}
+
+stop() {
+  if [ -n "$PG_BIN" ] && [ -f "$DIR/pg/PG_VERSION" ]; then
+    as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' -m fast stop" >/dev/null 2>&1 || true
+  fi
+  if [ -f "$DIR/redis.pid" ]; then kill "$(cat "$DIR/redis.pid")" 2>/dev/null || true; rm -f "$DIR/redis.pid"; fi
+}
+
+env_lines() {
+  echo "export TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:$PG_PORT/postgres"
+  echo "export TEST_REDIS_PORT=$REDIS_PORT"
+}
+
+case "${1:-start}" in
+  start) start ;;
+  stop) stop ;;
+  env) env_lines ;;
+  *) echo "usage: $0 start|stop|env" >&2; exit 2 ;;
+esac
