@@ -1,0 +1,16 @@
+/**
+ * Server start-up (Next calls register() once per server process, before the first request).
+ * Node runtime only:
+ *   1. validate the environment: on a problem, print the readable list of every problem and exit 1;
+ *   2. open the database (the embedded PGlite is migrated as it opens), so the first request and the
+ *      health check find it ready; a failure is logged and reported by /api/health, not fatal;
+ *   3. index the shipped knowledge for RAG in the background (RAG_INDEX_ON_START, default true),
+ *      never blocking readiness.
+ * Nothing runs during `next build`: the build must never open the database.
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
+  const { startServer } = await import("./lib/config/start-server");
+  await startServer();
+}

@@ -1,0 +1,94 @@
+/**
+ * npm run db:migrate — applies prisma/migrations to DATABASE_URL (PostgreSQL) with the runner of
+ * lib/db/migrate.ts and prints what it applied. Without DATABASE_URL it migrates the embedded
+ * database directory ($PGLITE_DATA_DIR, else $DATA_DIR/db); stop the dev server first, since only
+ * one process may open that directory.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { env, EnvError } from "@/lib/config/env";
+import { applyMigrations, readMigrations, type SqlRunner } from "@/lib/db/migrate";
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+async function postgresRunner(url: string): Promise<{ runner: SqlRunner; close: () => Promise<void> }> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    runner: {
+      exec: async (sql) => {
+        await client.query(sql);
+      },
+      query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+    },
+    close: () => client.end(),
+  };
+}
+
+async function pgliteRunner(dir: string): Promise<{ runner: SqlRunner; close: () => Promise<void> }> {
+  const [{ PGlite }, { vector }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-pgvector")]);
+  const inMemory = dir.startsWith("memory://");
+  if (!inMemory) mkdirSync(path.resolve(dir), { recursive: true });
+  const pg = await PGlite.create(inMemory ? dir : path.resolve(dir), { extensions: { vector } });
+  return {
+    runner: {
+      exec: async (sql) => {
+        await pg.exec(sql);
+      },
+      query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
+    },
+    close: () => pg.close(),
+  };
+}
+
+async function main(): Promise<number> {
+  let e;
+  try {
+    e = env();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+  const total = readMigrations().length;
+  const target = e.DATABASE_URL
+    ? { label: `PostgreSQL ${redact(e.DATABASE_URL)}`, open: () => postgresRunner(e.DATABASE_URL as string) }
+    : (() => {
+        const dir = e.PGLITE_DATA_DIR ?? path.join(e.dataDir, "db");
+        return { label: `embedded database ${dir}`, open: () => pgliteRunner(dir) };
+      })();
+  console.log(`Migrating ${target.label} (${total} migration${total === 1 ? "" : "s"} in prisma/migrations)`);
+  const { runner, close } = await target.open();
+  try {
+    const result = await applyMigrations(runner, {
+      onApplied: (name, ms) => console.log(`  applied ${name} (${ms} ms)`),
+    });
+    if (result.applied.length === 0) console.log(`Up to date: all ${result.alreadyApplied} migrations were already applied.`);
+    else console.log(`Applied ${result.applied.length} migration(s); ${result.alreadyApplied} were already applied.`);
+    return 0;
+  } catch (error) {
+    console.error(`Migration failed: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`Migration failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);
