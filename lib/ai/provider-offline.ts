@@ -1,0 +1,160 @@
+import { createHash } from "node:crypto";
+import { AppError } from "@/lib/errors";
+import { AiAbortError } from "./abort";
+import { audioDuration, detectAudioFormat } from "./audio";
+import { encodePng } from "./png";
+import { OFFLINE_MODEL_PREFIX, OFFLINE_TEXT_PREFIX, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ImageRequest, type ImageResult, type StreamPart, type TranscribeRequest } from "./provider";
+import type { AiSettings } from "./settings";
+
+/**
+ * The offline provider (no OPENAI_API_KEY outside production): deterministic answers derived from the
+ * input, streamed in several chunks, a generated PNG, and a transcription stating the audio's real
+ * duration. Every answer is labelled: text starts with "[offline]" and model ids start with "offline-".
+ */
+export const estimateTokens = (text: string) => (text.length === 0 ? 0 : Math.ceil(text.length / 4));
+
+function messageText(m: ChatMessage): string {
+  return typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "[image]")).join(" ");
+}
+
+function imageCount(messages: ChatMessage[]): number {
+  return messages.reduce((n, m) => n + (typeof m.content === "string" ? 0 : m.content.filter((p) => p.type === "image").length), 0);
+}
+
+function shorten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The deterministic offline answer for a conversation. */
+export function offlineAnswer(req: ChatRequest): string {
+  const lastUser = [...req.messages].reverse().find((m) => m.role === "user") ?? req.messages[req.messages.length - 1];
+  const input = lastUser ? messageText(lastUser) : "";
+  const words = input.split(/\s+/).filter(Boolean).length;
+  const digest = createHash("sha256").update(JSON.stringify(req.messages)).digest("hex").slice(0, 8);
+  const images = imageCount(req.messages);
+  const parts = [
+    `${OFFLINE_TEXT_PREFIX} No AI provider is configured, so this is a deterministic offline answer.`,
+    `You wrote ${words} word${words === 1 ? "" : "s"}: "${shorten(input, 160)}".`,
+    images ? `The conversation carries ${images} image${images === 1 ? "" : "s"}, which offline mode does not analyse.` : "",
+    `Conversation of ${req.messages.length} message${req.messages.length === 1 ? "" : "s"}, fingerprint ${digest}.`,
+  ];
+  let text = parts.filter(Boolean).join(" ");
+  if (req.maxTokens !== undefined && estimateTokens(text) > req.maxTokens) text = text.slice(0, Math.max(OFFLINE_TEXT_PREFIX.length, req.maxTokens * 4));
+  return text;
+}
+
+/** Splits text into chunks of a few words (whitespace kept), at least 3 chunks when possible. */
+export function chunkText(text: string): string[] {
+  const tokens = text.match(/\S+\s*/g) ?? [text];
+  const size = Math.max(1, Math.min(4, Math.floor(tokens.length / 3)));
+  const chunks: string[] = [];
+  for (let i = 0; i < tokens.length; i += size) chunks.push(tokens.slice(i, i + size).join(""));
+  return chunks;
+}
+
+const abortError = () => new AiAbortError();
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+function promptTokens(req: ChatRequest): number {
+  return estimateTokens(req.messages.map(messageText).join("\n"));
+}
+
+function sizeOf(size: ImageRequest["size"]): [number, number] {
+  if (size === "1536x1024") return [1536, 1024];
+  if (size === "1024x1536") return [1024, 1536];
+  return [1024, 1024];
+}
+
+/** A deterministic picture of the prompt: a gradient between two colours derived from its hash. */
+export function renderOfflineImage(prompt: string, size: ImageRequest["size"], transparent: boolean): Buffer {
+  const h = createHash("sha256").update(prompt).digest();
+  const [w, hgt] = sizeOf(size);
+  const a = [h[0], h[1], h[2]];
+  const b = [h[3], h[4], h[5]];
+  const cx = w / 2;
+  const cy = hgt / 2;
+  const r2 = (Math.min(w, hgt) * 0.4) ** 2;
+  return encodePng(w, hgt, transparent, (x, y, out) => {
+    const t = x / (w - 1);
+    const s = y / (hgt - 1);
+    out[0] = Math.round(a[0] * (1 - t) + b[0] * t);
+    out[1] = Math.round(a[1] * (1 - s) + b[1] * s);
+    out[2] = Math.round((a[2] + b[2]) / 2);
+    if (transparent) out[3] = (x - cx) ** 2 + (y - cy) ** 2 <= r2 ? 255 : 0;
+  });
+}
+
+export function createOfflineProvider(settings: AiSettings): AiProvider {
+  const model = (id: string) => `${OFFLINE_MODEL_PREFIX}${id}`;
+  return {
+    name: "offline",
+    offline: true,
+
+    async chat(req: ChatRequest): Promise<ChatResult> {
+      if (req.signal?.aborted) throw abortError();
+      const text = offlineAnswer(req);
+      return { text, model: model(req.model ?? settings.chatModel), usage: { promptTokens: promptTokens(req), completionTokens: estimateTokens(text) } };
+    },
+
+    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+      return {
+        async *[Symbol.asyncIterator]() {
+          const text = offlineAnswer(req);
+          for (const piece of chunkText(text)) {
+            await pause(15, req.signal);
+            yield { type: "text", text: piece };
+          }
+          yield { type: "usage", model: model(req.model ?? settings.chatModel), promptTokens: promptTokens(req), completionTokens: estimateTokens(text) };
+        },
+      };
+    },
+
+    async embed() {
+      return null;
+    },
+
+    async transcribe(req: TranscribeRequest) {
+      if (req.signal?.aborted) throw abortError();
+      const format = detectAudioFormat(req.audio);
+      const d = format ? audioDuration(format, req.audio) : { seconds: null, how: null };
+      const kb = Math.max(1, Math.round(req.audio.length / 1024));
+      const label = (format ?? "audio").toUpperCase();
+      const length =
+        d.seconds === null
+          ? "of unknown duration (its header does not state one)"
+          : `of ${d.seconds.toFixed(2)} seconds${d.how === "estimate" ? " (estimated from the bitrate)" : ""}`;
+      return {
+        text: `${OFFLINE_TEXT_PREFIX} Speech recognition is not available offline. Received a ${label} recording ${length}, ${kb} KB.`,
+        language: req.language ?? "en",
+        duration: d.seconds === null ? 0 : Math.round(d.seconds * 1000) / 1000,
+        model: model(settings.transcriptionModel),
+      };
+    },
+
+    async generateImage(req: ImageRequest): Promise<ImageResult> {
+      if (req.signal?.aborted) throw abortError();
+      if (req.prompt.trim().length === 0) throw new AppError("validation_failed", "Invalid body: prompt must not be blank");
+      const png = renderOfflineImage(req.prompt, req.size, req.background === "transparent");
+      return {
+        b64: png.toString("base64"),
+        format: "png",
+        revisedPrompt: `${OFFLINE_TEXT_PREFIX} ${req.prompt}`,
+        model: model(req.model),
+      };
+    },
+  };
+}

@@ -1,0 +1,277 @@
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from "openai";
+import { AppError } from "@/lib/errors";
+import { AiAbortError } from "./abort";
+import { toIso6391 } from "./language";
+import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider";
+import type { AiSettings } from "./settings";
+
+/**
+ * The OpenAI-compatible adapter: the ONLY file importing the openai SDK. It speaks the endpoints
+ * every OpenAI-compatible server has (chat completions incl. SSE with include_usage, audio
+ * transcriptions verbose_json, images b64_json, embeddings) and maps every upstream failure to an
+ * AppError: content-policy refusals -> content_policy (400), everything else -> upstream_failed (500)
+ * with a message naming what went wrong (never the key, never the upstream body).
+ */
+export interface OpenAiProviderOptions {
+  apiKey: string;
+  baseURL?: string;
+  settings: AiSettings;
+}
+
+type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+
+function toOpenAiMessages(messages: ChatMessage[]): OpenAiMessage[] {
+  return messages.map((m) => {
+    const content =
+      typeof m.content === "string"
+        ? m.content
+        : m.content.map((part) =>
+            part.type === "text"
+              ? ({ type: "text", text: part.text } as const)
+              : ({ type: "image_url", image_url: { url: part.image } } as const),
+          );
+    switch (m.role) {
+      case "system":
+        return { role: "system", content: typeof content === "string" ? content : textOnly(m), ...(m.name ? { name: m.name } : {}) };
+      case "assistant":
+        return { role: "assistant", content: typeof content === "string" ? content : textOnly(m), ...(m.name ? { name: m.name } : {}) };
+      case "function":
+        return { role: "function", name: m.name ?? "function", content: typeof content === "string" ? content : textOnly(m) };
+      case "tool":
+        // Without a tool_call_id the upstream rejects "tool" turns; relay them as named user context.
+        return { role: "user", content: `[tool${m.name ? ` ${m.name}` : ""} output]\n${typeof content === "string" ? content : textOnly(m)}` };
+      default:
+        return { role: "user", content, ...(m.name ? { name: m.name } : {}) } as OpenAiMessage;
+    }
+  });
+}
+
+function textOnly(m: ChatMessage): string {
+  return typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+}
+
+interface Deadline {
+  signal: AbortSignal;
+  timedOut: () => boolean;
+  callerAborted: () => boolean;
+  dispose: () => void;
+}
+
+/** One signal that fires on the caller's abort or after `ms` (covers the whole body, streams included). */
+function deadline(caller: AbortSignal | undefined, ms: number): Deadline {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error("timeout"));
+  }, ms);
+  const onAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    callerAborted: () => Boolean(caller?.aborted),
+    dispose: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+function isContentPolicy(error: APIError): boolean {
+  const code = String(error.code ?? "");
+  const text = `${code} ${error.message ?? ""}`.toLowerCase();
+  return (
+    code === "content_policy_violation" ||
+    code === "content_filter" ||
+    code === "moderation_blocked" ||
+    /content[ _-]?polic|safety system|content[ _-]?filter|moderation/.test(text)
+  );
+}
+
+/** Maps any error of an upstream call to an AppError (or AiAbortError when the caller aborted). */
+export function mapUpstreamError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
+  if (error instanceof AppError || error instanceof AiAbortError) return error;
+  if (d.callerAborted()) return new AiAbortError();
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError) {
+    return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${Math.round(timeoutMs / 1000)} seconds`, { cause: error });
+  }
+  if (error instanceof APIUserAbortError) return new AiAbortError();
+  if (error instanceof APIError && error.status !== undefined) {
+    if (error.status === 400 && isContentPolicy(error)) {
+      return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause: error });
+    }
+    const reason =
+      error.status === 401 || error.status === 403
+        ? "rejected the configured API key"
+        : error.status === 404
+          ? "does not know the requested model or endpoint"
+          : error.status === 429
+            ? "is rate limiting or out of quota; try again later"
+            : error.status >= 500
+              ? `failed with status ${error.status}`
+              : `rejected the request with status ${error.status}`;
+    return new AppError("upstream_failed", `AI provider ${reason} (${what})`, { cause: error });
+  }
+  if (error instanceof APIError) {
+    return new AppError("upstream_failed", `AI provider could not be reached (${what})`, { cause: error });
+  }
+  return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, { cause: error });
+}
+
+export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider {
+  const { settings } = options;
+  // Retries are off: a retry would double the upstream cost and the latency the caller waits for;
+  // failures are refunded and reported instead.
+  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
+
+  async function run<T>(what: string, signal: AbortSignal | undefined, timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const d = deadline(signal, timeoutMs);
+    try {
+      return await fn(d.signal);
+    } catch (error) {
+      throw mapUpstreamError(error, what, d, timeoutMs);
+    } finally {
+      d.dispose();
+    }
+  }
+
+  return {
+    name: "openai",
+    offline: false,
+
+    async chat(req: ChatRequest): Promise<ChatResult> {
+      const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
+      return run("chat completion", req.signal, timeoutMs, async (signal) => {
+        const completion = await client.chat.completions.create(
+          {
+            model: req.model ?? settings.chatModel,
+            messages: toOpenAiMessages(req.messages),
+            ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+            ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+          },
+          { signal, timeout: timeoutMs },
+        );
+        const choice = completion.choices?.[0];
+        if (!choice) throw new AppError("upstream_failed", "AI provider returned no choices (chat completion)");
+        if (choice.message?.refusal || choice.finish_reason === "content_filter") {
+          throw new AppError("content_policy", "The chat completion was refused by the AI provider's content policy");
+        }
+        return {
+          text: choice.message?.content ?? "",
+          model: completion.model ?? req.model ?? settings.chatModel,
+          usage: {
+            promptTokens: completion.usage?.prompt_tokens ?? 0,
+            completionTokens: completion.usage?.completion_tokens ?? 0,
+          },
+        };
+      });
+    },
+
+    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+      const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
+      return {
+        async *[Symbol.asyncIterator]() {
+          const d = deadline(req.signal, timeoutMs);
+          try {
+            const stream = await client.chat.completions.create(
+              {
+                model: req.model ?? settings.chatModel,
+                messages: toOpenAiMessages(req.messages),
+                stream: true,
+                stream_options: { include_usage: true },
+                ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+                ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+              },
+              { signal: d.signal, timeout: timeoutMs },
+            );
+            let model = req.model ?? settings.chatModel;
+            for await (const chunk of stream) {
+              if (chunk.model) model = chunk.model;
+              const choice = chunk.choices?.[0];
+              const delta = choice?.delta;
+              if (delta?.refusal || choice?.finish_reason === "content_filter") {
+                throw new AppError("content_policy", "The chat completion was refused by the AI provider's content policy");
+              }
+              if (delta?.content) yield { type: "text", text: delta.content };
+              if (chunk.usage) {
+                yield { type: "usage", model, promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+              }
+            }
+          } catch (error) {
+            throw mapUpstreamError(error, "chat stream", d, timeoutMs);
+          } finally {
+            // A consumer that stops early exits the for-await above, whose return() aborts the SDK stream.
+            d.dispose();
+          }
+        },
+      };
+    },
+
+    async embed(texts: string[], signal?: AbortSignal) {
+      if (texts.length === 0) return { model: settings.embeddingModel, vectors: [] };
+      return run("embedding", signal, settings.timeoutMs, async (s) => {
+        const res = await client.embeddings.create({ model: settings.embeddingModel, input: texts }, { signal: s });
+        const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
+        return { model: res.model ?? settings.embeddingModel, vectors };
+      });
+    },
+
+    async transcribe(req: TranscribeRequest) {
+      const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
+      return run("transcription", req.signal, timeoutMs, async (signal) => {
+        const file = await toFile(req.audio, req.filename, { type: req.mimeType });
+        const res = (await client.audio.transcriptions.create(
+          {
+            file,
+            model: settings.transcriptionModel,
+            response_format: "verbose_json",
+            ...(req.language ? { language: req.language } : {}),
+          },
+          { signal, timeout: timeoutMs },
+        )) as unknown as { text?: string; language?: string; duration?: number };
+        return {
+          text: res.text ?? "",
+          language: toIso6391(res.language ?? req.language),
+          duration: typeof res.duration === "number" && Number.isFinite(res.duration) ? res.duration : 0,
+          model: settings.transcriptionModel,
+        };
+      });
+    },
+
+    async generateImage(req: ImageRequest): Promise<ImageResult> {
+      const timeoutMs = req.timeoutMs ?? settings.longTimeoutMs;
+      return run("image generation", req.signal, timeoutMs, async (signal) => {
+        const res = await client.images.generate(
+          {
+            model: req.model,
+            prompt: req.prompt,
+            n: 1,
+            size: req.size,
+            quality: req.quality,
+            output_format: req.outputFormat,
+            background: req.background,
+            ...(req.model.startsWith("dall-e") ? { response_format: "b64_json" as const } : {}),
+          },
+          { signal, timeout: timeoutMs },
+        );
+        const item = res.data?.[0];
+        let b64 = item?.b64_json ?? undefined;
+        if (!b64 && item?.url) {
+          const image = await fetch(item.url, { signal });
+          if (!image.ok) throw new AppError("upstream_failed", `AI provider's image URL answered ${image.status} (image generation)`);
+          b64 = Buffer.from(await image.arrayBuffer()).toString("base64");
+        }
+        if (!b64) throw new AppError("upstream_failed", "AI provider returned no image (image generation)");
+        return {
+          b64,
+          format: ((res as { output_format?: string }).output_format as ImageResult["format"]) ?? req.outputFormat,
+          revisedPrompt: item?.revised_prompt ?? req.prompt,
+          model: req.model,
+        };
+      });
+    },
+  };
+}
