@@ -1,12 +1,15 @@
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { deleteUserFiles } from "@/lib/storage/delete-user-files";
 
 /**
  * Deletes a user and everything they own. Database rows go by cascade in one statement; work outside
  * the database (stored objects) runs first, as explicit steps, so nothing is orphaned.
  */
 export async function deleteUser(userId: string): Promise<void> {
-  const steps: Array<[string, (userId: string) => Promise<unknown>]> = [];
+  const steps: Array<[string, (userId: string) => Promise<unknown>]> = [
+    ["storage", deleteUserFiles],
+  ];
   for (const [name, step] of steps) {
     try {
       await step(userId);
