@@ -94,6 +94,8 @@ const schema = z.object({
   LEMONSQUEEZY_STORE_ID: optionalText,
   LEMONSQUEEZY_API_URL: optionalUrl,
   PRICING_CONFIG: optionalText,
+  /** Local checkout simulator when Lemon Squeezy is not configured: always outside production; in production only when true. */
+  PAYMENT_SIMULATOR_ENABLED: bool(false),
 
   // AI
   OPENAI_API_KEY: optionalText,
