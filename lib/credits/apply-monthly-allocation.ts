@@ -1,0 +1,83 @@
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { isTierKey, tierConfig } from "@/lib/config/pricing";
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, monthStart, type Tx } from "./ledger";
+
+export interface MonthlyAllocationInput {
+  userId: string;
+  tier: string;
+  /** Identifies the allocation cycle: the allocation applies once per (userId, cycleKey). */
+  cycleKey: string;
+  /** The ledger row's operation name (default "monthly_reset"). */
+  operation?: string;
+}
+
+/** Calendar-month cycle key of the free tier's allocation ("YYYY-MM", UTC). */
+export function freeCycleKey(at: Date = new Date()): string {
+  return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, "0")}`;
+}
+
+async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: boolean }> {
+  const balance = await lockBalance(tx, input.userId);
+  const allocation = tierConfig(input.tier).monthlyCredits;
+  const operationId = await insertOperationOnce(tx, {
+    userId: input.userId,
+    idempotencyKey: `reset:${input.userId}:${input.cycleKey}`,
+    kind: "reset",
+    amount: allocation,
+    status: "applied",
+    details: { tier: input.tier, cycle: input.cycleKey, previous: balance.subscriptionCredits },
+  });
+  if (!operationId) return { applied: false };
+  await tx.$executeRaw`
+    UPDATE credit_balances
+    SET subscription_credits = ${allocation}::int, monthly_allocation = ${allocation}::int,
+        reset_at = now(), cycle = ${input.cycleKey}::text, updated_at = now()
+    WHERE user_id = ${input.userId}::text`;
+  const bonus = await heldBonusCredits(tx, input.userId);
+  await insertLedgerRows(tx, [
+    {
+      userId: input.userId,
+      // The change to the subscription bucket, so the bucket always equals the sum of its rows.
+      amount: allocation - balance.subscriptionCredits,
+      balanceAfter: allocation + bonus,
+      type: "monthly_reset",
+      operation: input.operation ?? "monthly_reset",
+      metadata: { tier: input.tier, cycle: input.cycleKey, allocation, previous: balance.subscriptionCredits },
+      operationId,
+    },
+  ]);
+  return { applied: true };
+}
+
+/**
+ * Sets the user's subscription credits to the tier's monthly allocation (unused credits of the
+ * previous cycle do not carry over), with a `monthly_reset` ledger row whose amount is the change.
+ * Applies once per (userId, cycleKey): a repeated call (a retried webhook) answers applied false.
+ * Joins the caller's transaction when `tx` is given.
+ */
+export async function applyMonthlyAllocation(input: MonthlyAllocationInput, tx?: Prisma.TransactionClient): Promise<{ applied: boolean }> {
+  if (!isTierKey(input.tier)) throw new AppError("bad_request", `Unknown tier "${input.tier}"`);
+  if (!input.cycleKey) throw new AppError("bad_request", "cycleKey is required");
+  if (tx) return apply(tx, input);
+  const prisma = await db();
+  return prisma.$transaction((t) => apply(t, input));
+}
+
+/**
+ * The free tier's lazy calendar-month rollover: when a free user's last reset is before the start of
+ * the current month (UTC), applies this month's allocation. Exactly once per month under concurrency
+ * (the idempotency key `reset:<user>:<YYYY-MM>` is unique). Cheap when nothing is due: one read.
+ */
+export async function rolloverFreeAllocationIfDue(userId: string, now: Date = new Date()): Promise<boolean> {
+  const prisma = await db();
+  const rows = await prisma.$queryRaw<{ tier: string; reset_at: Date | null }[]>`
+    SELECT u.tier, b.reset_at FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id WHERE u.id = ${userId}::text`;
+  const row = rows[0];
+  if (!row) throw new AppError("not_found", "User not found");
+  if (row.tier !== "free") return false;
+  if (row.reset_at && new Date(row.reset_at) >= monthStart(now)) return false;
+  const { applied } = await applyMonthlyAllocation({ userId, tier: "free", cycleKey: freeCycleKey(now), operation: "monthly_rollover" });
+  return applied;
+}

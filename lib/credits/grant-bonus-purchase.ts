@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import { pricingCatalog } from "@/lib/config/pricing";
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance } from "./ledger";
+
+export interface BonusPurchaseInput {
+  userId: string;
+  /** The payment provider's order id: the grant applies once per order. */
+  orderId: string;
+  variantId: string;
+  credits: number;
+  price?: number;
+  /** Default: now + pricingCatalog().bonusExpiryDays. */
+  expiresAt?: Date;
+}
+
+/**
+ * Records a bonus credit purchase and its `purchase` ledger row in one transaction, once per order id
+ * (a redelivered order_created answers granted false with the existing purchase's id).
+ */
+export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ granted: boolean; purchaseId: string }> {
+  if (!input.orderId) throw new AppError("bad_request", "orderId is required");
+  if (!Number.isInteger(input.credits) || input.credits <= 0) throw new AppError("bad_request", `Bonus credits must be a positive integer, got ${input.credits}`);
+  const expiresAt = input.expiresAt ?? new Date(Date.now() + pricingCatalog().bonusExpiryDays * 86_400_000);
+  const prisma = await db();
+  const existing = await prisma.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
+  if (existing) return { granted: false, purchaseId: existing.id };
+  return prisma.$transaction(async (tx) => {
+    const balance = await lockBalance(tx, input.userId);
+    const id = randomUUID();
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO bonus_purchases (id, user_id, order_id, variant_id, credits, remaining, price, expires_at, created_at)
+      VALUES (${id}::text, ${input.userId}::text, ${input.orderId}::text, ${input.variantId}::text, ${input.credits}::int, ${input.credits}::int,
+              ${input.price ?? null}::numeric, ${expiresAt}::timestamptz, now())
+      ON CONFLICT (order_id) DO NOTHING
+      RETURNING id`;
+    if (inserted.length === 0) {
+      const winner = await tx.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
+      return { granted: false, purchaseId: winner?.id ?? "" };
+    }
+    const operationId = await insertOperationOnce(tx, {
+      userId: input.userId,
+      idempotencyKey: `grant:order:${input.orderId}`,
+      kind: "grant",
+      amount: input.credits,
+      status: "applied",
+      details: { orderId: input.orderId, variantId: input.variantId, bonusPurchaseId: id },
+    });
+    const held = balance.subscriptionCredits + (await heldBonusCredits(tx, input.userId));
+    await insertLedgerRows(tx, [
+      {
+        userId: input.userId,
+        amount: input.credits,
+        balanceAfter: held,
+        type: "purchase",
+        operation: "bonus_purchase",
+        metadata: { orderId: input.orderId, variantId: input.variantId, expiresAt: expiresAt.toISOString(), ...(input.price !== undefined ? { price: input.price } : {}) },
+        bonusPurchaseId: id,
+        operationId,
+      },
+    ]);
+    return { granted: true, purchaseId: id };
+  });
+}

@@ -1,0 +1,15 @@
+/**
+ * The credit ledger (see docs/API-NOTES.md "Credits"): subscription credits + bonus purchases, every
+ * change with its ledger row in the same transaction.
+ */
+export type { Reservation } from "./types";
+export { UNLIMITED_CREDITS } from "./types";
+export { reserveCredits, type ReserveInput } from "./reserve-credits";
+export { settleReservation } from "./settle-reservation";
+export { refundReservation } from "./refund-reservation";
+export { getCreditSummary, type CreditSummary } from "./get-credit-summary";
+export { applyMonthlyAllocation, freeCycleKey, rolloverFreeAllocationIfDue, type MonthlyAllocationInput } from "./apply-monthly-allocation";
+export { grantBonusPurchase, type BonusPurchaseInput } from "./grant-bonus-purchase";
+export { monthlyBonusPurchased } from "./monthly-bonus-purchased";
+export { expireBonusPurchases } from "./expire-bonus-purchases";
+export { initializeCredits } from "./initialize-credits";

@@ -1,0 +1,181 @@
+import { randomUUID } from "node:crypto";
+import { flags } from "@/lib/config/flags";
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
+import { bonusSpendable, heldBonusCredits, insertLedgerRows, insufficientCredits, lockBalance, monthStart } from "./ledger";
+import { UNLIMITED_CREDITS, type ChargeDetails, type Draw, type Reservation } from "./types";
+
+export interface ReserveInput {
+  userId: string;
+  /** Credits to charge: a positive integer. */
+  amount: number;
+  /** Name of the operation (ledger `operation`), e.g. "chat". */
+  operation: string;
+  /** A retried call with the same key returns the first reservation and charges nothing. */
+  idempotencyKey?: string;
+  /** Stored on the ledger row (e.g. the model). */
+  metadata?: Record<string, unknown>;
+}
+
+interface FastRow {
+  subscription_credits: number;
+  bonus_held: number;
+  bonus_credits_auto_use: boolean;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } }; message?: string };
+  if (e?.code === "P2002" || e?.code === "23505") return true;
+  const cause = e?.meta?.driverAdapterError?.cause;
+  if (cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation") return true;
+  return typeof e?.message === "string" && /23505|unique constraint/i.test(e.message);
+}
+
+/**
+ * Charges credits atomically BEFORE the work is done (an AI provider call): insufficient credits
+ * throw `insufficient_credits` (→ 402) and nothing is written. Consumption order: subscription
+ * credits first, then bonus purchases, oldest expiry first, only when the user's auto-use is on or the
+ * per-user toggle is off system-wide. In classic_saas mode nothing is charged or written.
+ *
+ * Hot path: ONE statement (a CTE) when the subscription credits cover the charge — a conditional
+ * `UPDATE ... WHERE subscription_credits >= n` (which also takes the row lock), the operation row and
+ * the ledger row, all or nothing. Otherwise a short transaction under the balance row lock draws from
+ * the buckets in order.
+ */
+export async function reserveCredits(input: ReserveInput): Promise<Reservation> {
+  const { userId, amount, operation } = input;
+  if (!flags().creditBased) return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
+  if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
+  const idempotencyKey = input.idempotencyKey ? `charge:${input.idempotencyKey}` : undefined;
+  if (idempotencyKey) {
+    const existing = await findReservation(userId, idempotencyKey);
+    if (existing) return existing;
+  }
+  try {
+    return (await chargeFromSubscription(input, idempotencyKey)) ?? (await chargeAcrossBuckets(input, idempotencyKey));
+  } catch (error) {
+    if (idempotencyKey && isUniqueViolation(error)) {
+      const existing = await findReservation(userId, idempotencyKey);
+      if (existing) return existing;
+    }
+    throw error;
+  }
+}
+
+/** The one-statement charge; null when it does not apply (subscription too low, free rollover due, no balance row). */
+async function chargeFromSubscription(input: ReserveInput, idempotencyKey: string | undefined): Promise<Reservation | null> {
+  const prisma = await db();
+  const id = randomUUID();
+  const details: ChargeDetails = { operation: input.operation, draws: [{ bonusPurchaseId: null, amount: input.amount }] };
+  const rows = await prisma.$queryRaw<FastRow[]>`
+    WITH bal AS (
+      UPDATE credit_balances b
+      SET subscription_credits = b.subscription_credits - ${input.amount}::int, updated_at = now()
+      WHERE b.user_id = ${input.userId}::text
+        AND b.subscription_credits >= ${input.amount}::int
+        AND (b.reset_at >= ${monthStart()}::timestamptz
+             OR EXISTS (SELECT 1 FROM users u WHERE u.id = b.user_id AND u.tier <> 'free'))
+      RETURNING b.subscription_credits
+    ), bonus AS (
+      SELECT COALESCE(SUM(remaining), 0)::int AS held FROM bonus_purchases
+      WHERE user_id = ${input.userId}::text AND remaining > 0 AND expires_at > now()
+    ), op AS (
+      INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
+      SELECT ${id}::text, ${input.userId}::text, ${idempotencyKey ?? id}::text, 'charge', ${input.amount}::int, 'reserved',
+             ${JSON.stringify(details)}::jsonb, now(), now()
+      FROM bal
+      RETURNING id
+    ), ledger AS (
+      INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
+      SELECT gen_random_uuid()::text, ${input.userId}::text, ${-input.amount}::int, bal.subscription_credits + bonus.held, 'usage',
+             ${input.operation}::text, ${input.metadata ? JSON.stringify(input.metadata) : null}::jsonb, NULL, op.id, now()
+      FROM bal, bonus, op
+      RETURNING id
+    )
+    SELECT bal.subscription_credits, bonus.held AS bonus_held, u.bonus_credits_auto_use
+    FROM bal, bonus, users u WHERE u.id = ${input.userId}::text`;
+  const row = rows[0];
+  if (!row) return null;
+  const usableBonus = bonusSpendable(Boolean(row.bonus_credits_auto_use)) ? Number(row.bonus_held) : 0;
+  return { id, userId: input.userId, amount: input.amount, charged: true, remaining: Number(row.subscription_credits) + usableBonus };
+}
+
+/** The general charge under the balance row lock: subscription first, then bonus purchases by expiry. */
+async function chargeAcrossBuckets(input: ReserveInput, idempotencyKey: string | undefined): Promise<Reservation> {
+  const { userId, amount } = input;
+  await rolloverFreeAllocationIfDue(userId);
+  const prisma = await db();
+  const id = randomUUID();
+  return prisma.$transaction(async (tx) => {
+    const balance = await lockBalance(tx, userId);
+    const spendable = bonusSpendable(balance.bonusCreditsAutoUse);
+    const purchases = await tx.$queryRaw<{ id: string; remaining: number }[]>`
+      SELECT id, remaining FROM bonus_purchases
+      WHERE user_id = ${userId}::text AND remaining > 0 AND expires_at > now()
+      ORDER BY expires_at ASC, created_at ASC, id ASC
+      FOR UPDATE`;
+    const bonusHeld = purchases.reduce((sum, p) => sum + Number(p.remaining), 0);
+    const available = balance.subscriptionCredits + (spendable ? bonusHeld : 0);
+    if (available < amount) throw insufficientCredits(amount, available);
+
+    const draws: Draw[] = [];
+    let left = amount;
+    const fromSubscription = Math.min(balance.subscriptionCredits, left);
+    if (fromSubscription > 0) {
+      draws.push({ bonusPurchaseId: null, amount: fromSubscription });
+      left -= fromSubscription;
+    }
+    for (const p of purchases) {
+      if (left === 0) break;
+      const take = Math.min(Number(p.remaining), left);
+      draws.push({ bonusPurchaseId: p.id, amount: take });
+      left -= take;
+    }
+
+    for (const draw of draws) {
+      const changed = draw.bonusPurchaseId
+        ? await tx.$executeRaw`UPDATE bonus_purchases SET remaining = remaining - ${draw.amount}::int
+            WHERE id = ${draw.bonusPurchaseId}::text AND remaining >= ${draw.amount}::int`
+        : await tx.$executeRaw`UPDATE credit_balances SET subscription_credits = subscription_credits - ${draw.amount}::int, updated_at = now()
+            WHERE user_id = ${userId}::text AND subscription_credits >= ${draw.amount}::int`;
+      if (changed !== 1) throw new AppError("internal", "Credit bucket changed under its lock");
+    }
+    const details: ChargeDetails = { operation: input.operation, draws };
+    await tx.$executeRaw`
+      INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
+      VALUES (${id}::text, ${userId}::text, ${idempotencyKey ?? id}::text, 'charge', ${amount}::int, 'reserved', ${JSON.stringify(details)}::jsonb, now(), now())`;
+    let held = balance.subscriptionCredits + bonusHeld;
+    await insertLedgerRows(
+      tx,
+      draws.map((draw) => {
+        held -= draw.amount;
+        return {
+          userId,
+          amount: -draw.amount,
+          balanceAfter: held,
+          type: "usage" as const,
+          operation: input.operation,
+          metadata: input.metadata ?? null,
+          bonusPurchaseId: draw.bonusPurchaseId,
+          operationId: id,
+        };
+      }),
+    );
+    return { id, userId, amount, charged: true, remaining: available - amount };
+  });
+}
+
+/** The reservation already made under this idempotency key (for this user), with the current usable balance. */
+async function findReservation(userId: string, idempotencyKey: string): Promise<Reservation | null> {
+  const prisma = await db();
+  const op = await prisma.creditOperation.findUnique({ where: { idempotencyKey } });
+  if (!op) return null;
+  if (op.userId !== userId || op.kind !== "charge") throw new AppError("conflict", "Idempotency key already used for another operation");
+  const usable = await prisma.$transaction(async (tx) => {
+    const balance = await lockBalance(tx, userId);
+    const bonus = bonusSpendable(balance.bonusCreditsAutoUse) ? await heldBonusCredits(tx, userId) : 0;
+    return balance.subscriptionCredits + bonus;
+  });
+  return { id: op.id, userId, amount: op.amount, charged: true, remaining: usable };
+}

@@ -1,0 +1,27 @@
+/** A charge made by reserveCredits: settle it when the work succeeded, refund it when it failed. */
+export interface Reservation {
+  /** The charge's credit_operations id. */
+  id: string;
+  userId: string;
+  amount: number;
+  /** False in classic_saas mode (nothing was charged; settle/refund are no-ops). */
+  charged: boolean;
+  /** Total usable credits after the charge (subscription + bonus credits the user may spend). */
+  remaining: number;
+}
+
+/** What the usage endpoint reports when the credit system is off (classic_saas, SPEC §4.4). */
+export const UNLIMITED_CREDITS = 999_999;
+
+/** One bucket a charge drew from: the subscription credits (bonusPurchaseId null) or a bonus purchase. */
+export interface Draw {
+  bonusPurchaseId: string | null;
+  amount: number;
+}
+
+/** credit_operations.details of a charge. */
+export interface ChargeDetails {
+  operation: string;
+  draws: Draw[];
+  metadata?: Record<string, unknown>;
+}
