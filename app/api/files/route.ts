@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { methods, route } from "@/lib/http/route";
+import { fileRecordSchema } from "@/lib/storage/file-record-schema";
+import { listFiles } from "@/lib/storage/list-files";
+import { publicBaseUrl } from "@/lib/storage/public-base-url";
+
+export const dynamic = "force-dynamic";
+
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: route(
+    {
+      auth: "session",
+      query: listQuery,
+      summary: "The signed-in user's files, newest first",
+      tags: ["files"],
+      response: z.object({
+        files: z.array(fileRecordSchema),
+        pagination: z.object({ total: z.number(), limit: z.number(), offset: z.number(), hasMore: z.boolean() }),
+      }),
+    },
+    ({ user, query, req }) => listFiles(user.id, query.limit, query.offset, publicBaseUrl(req.url)),
+  ),
+});

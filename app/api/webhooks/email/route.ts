@@ -1,0 +1,20 @@
+import { processEmailWebhook } from "@/lib/email/process-email-webhook";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "none",
+      rateLimit: "webhooks",
+      summary: "Email delivery events (Resend)",
+      description:
+        "svix-signed (svix-id, svix-timestamp, svix-signature; EMAIL_WEBHOOK_SECRET). email.delivered, email.bounced and email.complained update the email log found by data.email_id; other types are acknowledged. A duplicate svix-id changes nothing.",
+      tags: ["webhooks"],
+      errors: [400, 401],
+      consumes: "application/json",
+    },
+    async ({ req, log }) => processEmailWebhook(await req.text(), req.headers, log),
+  ),
+});

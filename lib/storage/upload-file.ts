@@ -1,0 +1,108 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream";
+import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
+import { env } from "@/lib/config/env";
+import { db } from "@/lib/db/client";
+import { AppError, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { afterFileStored } from "./file-hooks";
+import { toFileRecord, type FileRecord } from "./file-record";
+import { ALLOWED_TYPES, normalizeDeclaredType } from "./file-types";
+import { objectStore } from "./object-store";
+import { newStorageKey } from "./storage-key";
+import { UploadInspector } from "./upload-inspector";
+
+export interface UploadInput {
+  userId: string;
+  filename: string;
+  filesize: number;
+  filetype: string;
+  body: ReadableStream<Uint8Array> | null;
+  /** Origin for app URLs (local store's signed addresses). */
+  baseUrl: string;
+}
+
+/** The file name as shown back to the user: no directories, no control characters, at most 255 chars. */
+export function cleanFileName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  return base.slice(0, 255);
+}
+
+/**
+ * Streams an upload into object storage and records it. Rejections before any byte is read: unknown
+ * type (400), empty or oversized declaration (400 / 413). While streaming: content checks (400), the
+ * size maximum (413, reading stops), byte count vs filesize (400). Afterwards: the same content from
+ * the same owner is 409, a database failure is 503; both delete the stored object first.
+ */
+export async function uploadFile(input: UploadInput): Promise<FileRecord> {
+  const maxBytes = env().UPLOAD_MAX_BYTES;
+  const originalName = cleanFileName(input.filename);
+  if (!originalName) throw new AppError("validation_failed", "filename is empty");
+  const contentType = normalizeDeclaredType(input.filetype);
+  if (!contentType) {
+    throw new AppError("validation_failed", `Unsupported filetype ${input.filetype.slice(0, 100)}; allowed: ${ALLOWED_TYPES.join(", ")}`);
+  }
+  if (input.filesize === 0) throw new AppError("validation_failed", "filesize is 0: empty files are not accepted");
+  if (input.filesize > maxBytes) {
+    throw new AppError("payload_too_large", `filesize ${input.filesize} is over the maximum of ${maxBytes} bytes`);
+  }
+  if (!input.body) throw new AppError("validation_failed", "Request body is empty; send the file bytes as the body");
+
+  const store = await objectStore();
+  const storageKey = newStorageKey(input.userId);
+  const inspector = new UploadInspector(contentType, input.filesize, maxBytes);
+  let sourceError: Error | null = null;
+  const source = Readable.fromWeb(input.body as unknown as NodeWebReadableStream<Uint8Array>);
+  // pipeline() propagates errors both ways: an inspector failure destroys the source (stops reading the
+  // request body); a broken client connection errors the inspector and so the store's write.
+  pipeline(source, inspector, (error) => {
+    if (error && !inspector.failure) sourceError = error;
+  });
+
+  const removeObject = async () => {
+    try {
+      await store.delete(storageKey);
+    } catch (error) {
+      log.error("could not delete stored object after a failed upload", { storageKey, error });
+    }
+  };
+
+  try {
+    await store.put(storageKey, inspector, { contentType });
+  } catch (error) {
+    await removeObject();
+    if (inspector.failure) throw inspector.failure;
+    if (sourceError || source.destroyed) throw new AppError("bad_request", "Upload interrupted before the whole body was received", { cause: error });
+    throw isAppError(error) ? error : new AppError("upstream_failed", "Storing the file failed", { cause: error });
+  }
+  const inspected = inspector.result;
+  if (!inspected) {
+    await removeObject();
+    throw inspector.failure ?? new AppError("internal", "Upload finished without a result");
+  }
+
+  let file;
+  try {
+    const prisma = await db();
+    file = await prisma.file.create({
+      data: {
+        userId: input.userId,
+        storageKey,
+        storage: store.kind,
+        originalName,
+        size: inspected.size,
+        contentType: inspected.contentType,
+        sha256: inspected.sha256,
+      },
+    });
+  } catch (error) {
+    await removeObject();
+    const code = (error as { code?: string }).code;
+    if (code === "P2002") throw new AppError("conflict", "Duplicate file: you already uploaded a file with the same content");
+    throw new AppError("unavailable", "Database unavailable; the file was not stored", { cause: error });
+  }
+  log.info("file uploaded", { userId: input.userId, fileId: file.id, size: file.size, contentType: file.contentType, storage: store.kind });
+  await afterFileStored(file);
+  return toFileRecord(file, input.baseUrl);
+}
