@@ -13,3 +13,6 @@ export { grantBonusPurchase, type BonusPurchaseInput } from "./grant-bonus-purch
 export { monthlyBonusPurchased } from "./monthly-bonus-purchased";
 export { expireBonusPurchases } from "./expire-bonus-purchases";
 export { initializeCredits } from "./initialize-credits";
+export { getAiUsage, type AiUsage } from "./get-ai-usage";
+export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
+export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";

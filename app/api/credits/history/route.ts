@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { listCreditHistory } from "@/lib/credits";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** An integer query parameter within [min, max()] (max evaluated per request: the year bound moves). */
+const intParam = (min: number, max: () => number, fallback: () => number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return fallback();
+      const hi = max();
+      const n = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!Number.isSafeInteger(n) || n < min || n > hi) {
+        ctx.addIssue({ code: "custom", message: hi === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${hi}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const thisYear = () => new Date().getUTCFullYear();
+
+const query = z.object({
+  limit: intParam(1, () => 100, () => 50),
+  offset: intParam(0, () => Number.MAX_SAFE_INTEGER, () => 0),
+  year: intParam(2000, () => thisYear() + 1, thisYear),
+});
+
+const transaction = z.object({
+  id: z.string(),
+  amount: z.number(),
+  balanceAfter: z.number(),
+  type: z.enum(["usage", "purchase", "refund", "monthly_reset", "adjustment"]),
+  operation: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+});
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: route(
+    {
+      auth: "session",
+      rateLimit: "api",
+      cache: "privateMinute",
+      query,
+      summary: "Credit transactions of one year, newest first",
+      tags: ["credits"],
+      response: z.object({ transactions: z.array(transaction), totalCount: z.number(), availableYears: z.array(z.number()) }),
+    },
+    ({ user, query }) => listCreditHistory(user.id, query),
+  ),
+});

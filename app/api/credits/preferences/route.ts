@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { getCreditPreferences, setBonusCreditsAutoUse } from "@/lib/credits";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+const body = z.strictObject({ bonusCreditsAutoUse: z.boolean() });
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: route(
+    {
+      auth: "session",
+      rateLimit: "api",
+      feature: "creditBased",
+      summary: "Bonus credit auto-use preference",
+      tags: ["credits"],
+      errors: [404],
+      response: z.object({ bonusCreditsAutoUse: z.boolean(), userToggleEnabled: z.boolean() }),
+    },
+    ({ user }) => getCreditPreferences(user.id),
+  ),
+  PATCH: route(
+    {
+      auth: "session",
+      rateLimit: "api",
+      feature: "creditBased",
+      body,
+      summary: "Set bonus credit auto-use (403 when the per-user toggle feature is disabled)",
+      tags: ["credits"],
+      errors: [403, 404],
+      response: z.object({ success: z.boolean(), bonusCreditsAutoUse: z.boolean() }),
+    },
+    ({ user, body }) => setBonusCreditsAutoUse(user.id, body.bonusCreditsAutoUse),
+  ),
+});

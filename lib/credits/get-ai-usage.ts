@@ -1,0 +1,39 @@
+import { flags } from "@/lib/config/flags";
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { getCreditSummary } from "./get-credit-summary";
+import { UNLIMITED_CREDITS } from "./types";
+
+export interface AiUsage {
+  unlimited: boolean;
+  tier: string;
+  monthlyLimit: number;
+  remaining: number;
+  bonusCredits: number;
+  used: number;
+  resetAt?: string;
+}
+
+/**
+ * The usage endpoint's answer (SPEC §4.4). classic_saas: the fixed unlimited values, no resetAt.
+ * credit_based: the tier's allocation, the subscription credits left, the unexpired bonus credits,
+ * used = monthlyLimit - remaining (never below 0) and the last reset.
+ */
+export async function getAiUsage(userId: string): Promise<AiUsage> {
+  if (!flags().creditBased) {
+    const prisma = await db();
+    const user = await prisma.user.findUnique({ where: { id: userId }, select: { id: true } });
+    if (!user) throw new AppError("not_found", "User not found");
+    return { unlimited: true, tier: "unlimited", monthlyLimit: UNLIMITED_CREDITS, remaining: UNLIMITED_CREDITS, bonusCredits: 0, used: 0 };
+  }
+  const s = await getCreditSummary(userId);
+  return {
+    unlimited: false,
+    tier: s.tier,
+    monthlyLimit: s.monthlyAllocation,
+    remaining: s.subscriptionCredits,
+    bonusCredits: s.bonusCredits,
+    used: Math.max(0, s.monthlyAllocation - s.subscriptionCredits),
+    ...(s.resetAt ? { resetAt: s.resetAt.toISOString() } : {}),
+  };
+}
