@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { runChat, runChatBatch } from "@/lib/ai/run-chat";
+import { chatRequestSchema } from "@/lib/ai/schemas";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+const usage = z.object({ promptTokens: z.number(), completionTokens: z.number() });
+const answer = z.object({ text: z.string(), model: z.string(), usage, cost: z.number() });
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      feature: "aiChat",
+      body: chatRequestSchema,
+      summary: "Chat completion (15 credits), or a batch of 1-10 run concurrently",
+      description:
+        "Single: { messages, model?, temperature?, maxTokens?, systemPrompt?, context?, cache?, cacheTTL? }. Batch: { requests: [single, ...] } answers { results: [answer | { error }], cost }.",
+      tags: ["ai"],
+      errors: [402],
+      response: z.union([answer, z.object({ results: z.array(z.union([answer, z.object({ error: z.string() })])), cost: z.number() })]),
+    },
+    async ({ user, body, req, setHeader }) => {
+      if (body.batch) return runChatBatch({ userId: user.id, requests: body.requests, signal: req.signal });
+      const { cached, ...result } = await runChat({ userId: user.id, body: body.request, signal: req.signal });
+      setHeader("X-Cache", cached ? "HIT" : "MISS");
+      return result;
+    },
+  ),
+});

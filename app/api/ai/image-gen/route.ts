@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { generateImage } from "@/lib/ai/generate-image";
+import { imageBodySchema } from "@/lib/ai/schemas";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+export const maxDuration = 60;
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      feature: "aiImage",
+      body: imageBodySchema,
+      summary: "Image generation (80 credits)",
+      tags: ["ai"],
+      errors: [402],
+      response: z.object({
+        image: z.string(),
+        model: z.string(),
+        size: z.string(),
+        quality: z.string(),
+        format: z.string(),
+        revised_prompt: z.string(),
+        credits_used: z.number(),
+        credits_remaining: z.number(),
+      }),
+    },
+    ({ user, body, req }) => generateImage({ userId: user.id, body, signal: req.signal }),
+  ),
+});

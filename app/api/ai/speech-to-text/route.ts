@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { transcribeAudio } from "@/lib/ai/transcribe-audio";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      feature: "aiAudio",
+      summary: "Speech to text (20 credits)",
+      description: "multipart/form-data with the file field `audio` (WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB) and an optional `language` (ISO 639-1 hint).",
+      tags: ["ai"],
+      errors: [402, 413],
+      consumes: "multipart/form-data",
+      response: z.object({ text: z.string(), language: z.string(), duration: z.number() }),
+    },
+    ({ user, req }) => transcribeAudio({ userId: user.id, req }),
+  ),
+});

@@ -1,0 +1,32 @@
+import { streamBodySchema } from "@/lib/ai/schemas";
+import { streamChat } from "@/lib/ai/stream-chat";
+import { sse } from "@/lib/http/respond";
+import { methods, route } from "@/lib/http/route";
+import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      feature: "aiChat",
+      body: streamBodySchema,
+      summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
+      description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
+      tags: ["ai"],
+      errors: [402],
+      produces: "text/event-stream",
+    },
+    async ({ user, body, req, log }) => {
+      const result = await streamChat({
+        userId: user.id,
+        body,
+        signal: req.signal,
+        framing: { text: sseText, meta: sseMeta, error: sseError, done: sseDone },
+        log,
+      });
+      return sse(result.body, result.headers);
+    },
+  ),
+});

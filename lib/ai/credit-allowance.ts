@@ -1,0 +1,29 @@
+import { getCreditSummary } from "@/lib/credits";
+
+/**
+ * X-RateLimit-* of /api/ai/stream describe the user's CREDIT allowance (AI endpoints have no request
+ * rate limit; credits limit them):
+ *   X-RateLimit-Limit      monthly allocation + bonus credits the user may spend
+ *   X-RateLimit-Remaining  usable credits after this request's charge
+ *   X-RateLimit-Reset      Unix time of the next monthly allocation (free tier: the 1st of next month,
+ *                          UTC; paid tiers: one month after the last reset, i.e. the renewal)
+ * In classic_saas mode (no credit system) `remaining` is null and no headers are sent.
+ */
+export async function creditAllowanceHeaders(userId: string, remaining: number | null): Promise<Record<string, string>> {
+  if (remaining === null) return {};
+  const summary = await getCreditSummary(userId);
+  return {
+    "X-RateLimit-Limit": String(summary.monthlyAllocation + summary.usableBonusCredits),
+    "X-RateLimit-Remaining": String(remaining),
+    "X-RateLimit-Reset": String(Math.floor(nextAllocationReset(summary.tier, summary.resetAt).getTime() / 1000)),
+  };
+}
+
+export function nextAllocationReset(tier: string, lastReset: Date | null, now: Date = new Date()): Date {
+  if (tier !== "free" && lastReset) {
+    const next = new Date(lastReset);
+    next.setUTCMonth(next.getUTCMonth() + 1);
+    if (next > now) return next;
+  }
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}

@@ -1,0 +1,140 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
+import busboy from "busboy";
+import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { refundReservation, reserveCredits, settleReservation } from "@/lib/credits";
+import { AppError, isAppError } from "@/lib/errors";
+import { isAbortError } from "./abort";
+import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
+import { aiProvider } from "./provider";
+
+export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/** Room for multipart boundaries, part headers and small fields on top of the file itself. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+export interface AudioUpload {
+  bytes: Buffer;
+  filename: string;
+  format: AudioFormat;
+  mimeType: string;
+  language?: string;
+}
+
+const tooLarge = () => new AppError("payload_too_large", "Audio file is larger than 25 MB");
+const accepted = Object.values(AUDIO_EXTENSIONS).map((e) => `.${e[0]}`).join(", ");
+
+/**
+ * Reads the multipart field `audio` (and an optional `language` field, an ISO 639-1 hint) without
+ * ever holding more than 25 MB: a Content-Length over the limit is refused before reading, and the
+ * bytes are counted while busboy streams the body, which is abandoned at the limit (413).
+ */
+export async function readAudioUpload(req: Request): Promise<AudioUpload> {
+  const contentType = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data/i.test(contentType)) {
+    throw new AppError("validation_failed", 'No file: send multipart/form-data with the recording in the field "audio"');
+  }
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (Number.isFinite(declared) && declared > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
+  if (!req.body) throw new AppError("validation_failed", 'No file: the multipart body is empty; send the recording in the field "audio"');
+
+  const source = Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>);
+  const parsed = await new Promise<{ chunks: Buffer[]; filename: string; language?: string } | null>((resolve, reject) => {
+    let settled = false;
+    const fail = (error: AppError) => {
+      if (settled) return;
+      settled = true;
+      source.unpipe();
+      source.destroy();
+      reject(error);
+    };
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { "content-type": contentType },
+        limits: { fileSize: MAX_AUDIO_BYTES, files: 3, fields: 10, fieldSize: 1024, parts: 20 },
+      });
+    } catch {
+      return reject(new AppError("validation_failed", "Invalid multipart body: missing boundary"));
+    }
+    let total = 0;
+    source.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) fail(tooLarge());
+    });
+    source.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: the upload was interrupted")));
+    let audio: { chunks: Buffer[]; filename: string } | null = null;
+    let language: string | undefined;
+    bb.on("file", (name, stream, info) => {
+      if (name !== "audio" || audio) {
+        stream.resume();
+        return;
+      }
+      const file = { chunks: [] as Buffer[], filename: info.filename ?? "" };
+      audio = file;
+      stream.on("data", (chunk: Buffer) => file.chunks.push(chunk));
+      stream.on("limit", () => fail(tooLarge()));
+    });
+    bb.on("field", (name, value) => {
+      if (name === "language") language = value.trim().toLowerCase();
+    });
+    bb.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body")));
+    bb.on("close", () => {
+      if (settled) return;
+      settled = true;
+      resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language } : null);
+    });
+    source.pipe(bb);
+  });
+
+  if (!parsed) throw new AppError("validation_failed", 'No file: the multipart field "audio" is missing');
+  const bytes = Buffer.concat(parsed.chunks);
+  if (bytes.length === 0) throw new AppError("validation_failed", 'No file: the "audio" file is empty');
+  if (parsed.language !== undefined && !/^[a-z]{2}$/.test(parsed.language)) {
+    throw new AppError("validation_failed", "Invalid body: language must be an ISO 639-1 code such as en");
+  }
+  const byContent = detectAudioFormat(bytes.subarray(0, 64));
+  const byName = formatForExtension(extensionOf(parsed.filename));
+  if (!byName) {
+    throw new AppError("validation_failed", `Invalid format: file name "${parsed.filename || "(none)"}" must end in one of ${accepted} (WebM, WAV, MP3, M4A, OGG or FLAC)`);
+  }
+  if (!byContent) {
+    throw new AppError("validation_failed", "Invalid format: the file content is not WebM, WAV, MP3, M4A, OGG or FLAC audio");
+  }
+  if (byContent !== byName) {
+    throw new AppError("validation_failed", `Invalid format: the file is named .${extensionOf(parsed.filename)} but its content is ${byContent.toUpperCase()}`);
+  }
+  return { bytes, filename: parsed.filename, format: byContent, mimeType: AUDIO_MIME[byContent], language: parsed.language };
+}
+
+/**
+ * POST /api/ai/speech-to-text: 20 credits reserved after the upload was validated and before the
+ * provider call (402 without an upstream call), refunded when the provider fails or refuses.
+ */
+export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
+  const provider = aiProvider();
+  const upload = await readAudioUpload(input.req);
+  const cost = CREDIT_COSTS.speechToText;
+  const reservation = await reserveCredits({
+    userId: input.userId,
+    amount: cost,
+    operation: "speech_to_text",
+    metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name },
+  });
+  try {
+    const result = await provider.transcribe({
+      audio: upload.bytes,
+      filename: upload.filename,
+      mimeType: upload.mimeType,
+      language: upload.language,
+      signal: input.req.signal,
+    });
+    let duration = result.duration;
+    if (!(duration > 0)) duration = audioDuration(upload.format, upload.bytes).seconds ?? 0;
+    await settleReservation(reservation, { model: result.model, duration });
+    return { text: result.text, language: result.language, duration };
+  } catch (error) {
+    await refundReservation(reservation, { reason: isAppError(error) ? error.code : "aborted" });
+    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
+    throw error;
+  }
+}
