@@ -2,6 +2,7 @@ import { db } from "@/lib/db/client";
 import type { User } from "@/lib/generated/prisma/client";
 import { initializeCredits } from "@/lib/credits/initialize-credits";
 import { log } from "@/lib/log";
+import { applyPendingPaymentDeliveries } from "@/lib/webhooks/payment/process-payment-webhook";
 
 export interface UserIdentity {
   email?: string | null;
@@ -69,7 +70,9 @@ export async function ensureUser(identity: UserIdentity): Promise<{ user: User; 
  * events that arrived before the user registered).
  */
 async function afterUserCreated(user: User): Promise<void> {
-  const steps: Array<[string, (u: User) => Promise<unknown>]> = [];
+  const steps: Array<[string, (u: User) => Promise<unknown>]> = [
+    ["apply pending payment deliveries", (u) => applyPendingPaymentDeliveries({ email: u.email })],
+  ];
   for (const [name, step] of steps) {
     try {
       await step(user);

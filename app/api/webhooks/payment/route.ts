@@ -1,0 +1,20 @@
+import { methods, route } from "@/lib/http/route";
+import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "none",
+      rateLimit: "webhooks",
+      summary: "Payment provider events (Lemon Squeezy)",
+      description:
+        "The 11 Lemon Squeezy event types of SPEC §6. X-Signature = hex HMAC-SHA256 of the raw body with PAYMENT_WEBHOOK_SECRET, verified before parsing (401, no effect). A duplicate body changes nothing. 200 once processing was attempted, even when the handler failed (logged; the delivery is marked failed).",
+      tags: ["webhooks"],
+      errors: [400, 401],
+      consumes: "application/json",
+    },
+    async ({ req, log }) => processPaymentWebhook(await req.text(), req.headers.get("x-signature"), log),
+  ),
+});

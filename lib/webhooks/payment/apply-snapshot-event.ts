@@ -1,0 +1,20 @@
+import { applySubscriptionSnapshot } from "@/lib/billing/apply-subscription-snapshot";
+import { env } from "@/lib/config/env";
+import type { SubscriptionAttributes } from "@/lib/billing/provider-types";
+import type { SnapshotEvent } from "@/lib/billing/subscription-state";
+import type { HandlerOutcome, PaymentEventContext } from "./types";
+
+/** Shared by the seven subscription_* handlers: the payload is the whole subscription. */
+export async function applySnapshotEvent(ctx: PaymentEventContext, name: SnapshotEvent): Promise<HandlerOutcome> {
+  const result = await applySubscriptionSnapshot({
+    userId: ctx.userId,
+    subscription: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as SubscriptionAttributes },
+    event: name,
+    provider: env().LEMONSQUEEZY_API_KEY ? "lemonsqueezy" : "simulator",
+  });
+  return {
+    status: "processed",
+    result: result.applied ? `subscription ${result.subscription.status} (${result.subscription.tier})` : "older than the state held; newer state kept",
+    createdSubscription: result.created ? result.subscription.providerSubscriptionId : undefined,
+  };
+}

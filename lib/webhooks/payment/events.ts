@@ -1,0 +1,28 @@
+import type { PaymentEventName } from "@/lib/billing/subscription-state";
+import { handleOrderCreated } from "./handle-order-created";
+import { handleSubscriptionCancelled } from "./handle-subscription-cancelled";
+import { handleSubscriptionCreated } from "./handle-subscription-created";
+import { handleSubscriptionExpired } from "./handle-subscription-expired";
+import { handleSubscriptionPaused } from "./handle-subscription-paused";
+import { handleSubscriptionPaymentFailed } from "./handle-subscription-payment-failed";
+import { handleSubscriptionPaymentRecovered } from "./handle-subscription-payment-recovered";
+import { handleSubscriptionPaymentSuccess } from "./handle-subscription-payment-success";
+import { handleSubscriptionResumed } from "./handle-subscription-resumed";
+import { handleSubscriptionUnpaused } from "./handle-subscription-unpaused";
+import { handleSubscriptionUpdated } from "./handle-subscription-updated";
+import type { PaymentEventHandler } from "./types";
+
+/** The 11 payment event types of SPEC §6, one handler file each. */
+export const PAYMENT_EVENT_HANDLERS: Record<PaymentEventName, PaymentEventHandler> = {
+  subscription_created: handleSubscriptionCreated,
+  subscription_updated: handleSubscriptionUpdated,
+  subscription_cancelled: handleSubscriptionCancelled,
+  subscription_resumed: handleSubscriptionResumed,
+  subscription_expired: handleSubscriptionExpired,
+  subscription_paused: handleSubscriptionPaused,
+  subscription_unpaused: handleSubscriptionUnpaused,
+  subscription_payment_failed: handleSubscriptionPaymentFailed,
+  subscription_payment_success: handleSubscriptionPaymentSuccess,
+  subscription_payment_recovered: handleSubscriptionPaymentRecovered,
+  order_created: handleOrderCreated,
+};

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscription-state";
+
+/** A payment event in Lemon Squeezy's webhook shape (meta + one JSON:API resource). */
+export interface PaymentEvent {
+  name: string;
+  custom: Record<string, unknown>;
+  data: { id: string; type: string; attributes: Record<string, unknown> };
+}
+
+const id = z.union([z.string().min(1), z.number()]).transform(String);
+
+const envelope = z.object({
+  meta: z.looseObject({
+    event_name: z.string().min(1),
+    custom_data: z.record(z.string(), z.unknown()).nullish(),
+  }),
+  data: z.looseObject({
+    id,
+    type: z.string().min(1),
+    attributes: z.record(z.string(), z.unknown()),
+  }),
+});
+
+const timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), "must be a timestamp");
+const snapshotAttributes = z.looseObject({ status: z.string().min(1), variant_id: id, updated_at: timestamp });
+const invoiceAttributes = z.looseObject({ subscription_id: id });
+const orderAttributes = z.looseObject({ first_order_item: z.looseObject({ variant_id: id }) });
+
+function describe(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0];
+  return `Invalid payload: ${prefix}${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`;
+}
+
+/** Parses a verified raw body; a malformed payload is a 400 naming the field. */
+export function parsePaymentEvent(rawBody: string): PaymentEvent {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody);
+  } catch {
+    throw new AppError("bad_request", "Invalid payload: not valid JSON");
+  }
+  return toPaymentEvent(json);
+}
+
+export function toPaymentEvent(json: unknown): PaymentEvent {
+  const parsed = envelope.safeParse(json);
+  if (!parsed.success) throw new AppError("bad_request", describe(parsed.error, ""));
+  const name = parsed.data.meta.event_name;
+  const attributes = parsed.data.data.attributes;
+  const check = isSnapshotEvent(name)
+    ? snapshotAttributes.safeParse(attributes)
+    : isInvoiceEvent(name)
+      ? invoiceAttributes.safeParse(attributes)
+      : name === "order_created"
+        ? orderAttributes.safeParse(attributes)
+        : null;
+  if (check && !check.success) throw new AppError("bad_request", describe(check.error, "data.attributes."));
+  return { name, custom: parsed.data.meta.custom_data ?? {}, data: { id: parsed.data.data.id, type: parsed.data.data.type, attributes } };
+}
+
+/** The provider object the event is about: the subscription for subscription_* events, else the order. */
+export function eventObjectId(event: PaymentEvent): string {
+  if (isInvoiceEvent(event.name)) return String(event.data.attributes.subscription_id);
+  return event.data.id;
+}
+
+/** The event's time: the resource's updated_at (else created_at, else now). */
+export function eventTime(event: PaymentEvent): Date {
+  for (const key of ["updated_at", "created_at"]) {
+    const value = event.data.attributes[key];
+    if (typeof value === "string" && !Number.isNaN(Date.parse(value))) return new Date(value);
+  }
+  return new Date();
+}
+
+export function eventEmail(event: PaymentEvent): string | null {
+  const email = event.data.attributes.user_email;
+  return typeof email === "string" && email.includes("@") ? email.trim().toLowerCase() : null;
+}
