@@ -5,7 +5,12 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ["node_modules/**", ".next/**", ".data/**", "lib/generated/**", "next-env.d.ts", "docs/**"],
+    ignores: ["node_modules/**", ".next/**", ".data/**", "lib/generated/**", "next-env.d.ts", "docs/**", "coverage/**", "bench/results/**"],
+  },
+  {
+    // Test helpers such as useFreshPostgres() are not React hooks.
+    files: ["tests/**", "scripts/**", "bench/**"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
   },
   {
     rules: {

@@ -67,8 +67,11 @@ const schema = z.object({
   DEBUG_KEY: optionalText,
 
   // Rate limiting
+  /** Off only outside production (benchmarks, load tests); refused at start-up in production. */
   RATE_LIMIT_ENABLED: bool(true),
   RATE_LIMIT_TIMEOUT_MS: int(1000, 1),
+  /** Serves /api/bench/noop (the benchmark's baseline route) in production too; off by default. */
+  BENCH_ROUTES: bool(false),
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: optionalText,
 
@@ -144,6 +147,7 @@ function crossChecks(env: Env): string[] {
   if (env.isProduction) {
     if (!env.NEXTAUTH_SECRET) problems.push("NEXTAUTH_SECRET: required in production");
     if (!env.CRON_SECRET) problems.push("CRON_SECRET: required in production (cron endpoints need a bearer token)");
+    if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (SPEC §8 limits are mandatory)");
     if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
       problems.push("PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set");
   }

@@ -101,6 +101,12 @@ function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): 
   return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
 }
 
+/** The caller's (or middleware's) x-request-id when it is a sane token, else a new UUID. */
+export function requestIdOf(req: Request): string {
+  const given = req.headers.get("x-request-id");
+  return given && /^[\w.:-]{1,64}$/.test(given) ? given : crypto.randomUUID();
+}
+
 export function toErrorResponse(error: unknown, log: Logger): Response {
   if (isAppError(error)) {
     const status = STATUS_BY_CODE[error.code];
@@ -117,7 +123,7 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
   handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
 ): NextRouteHandler {
   const wrapped: NextRouteHandler = async (req, nextCtx) => {
-    const requestId = req.headers.get("x-request-id")?.slice(0, 64) || crypto.randomUUID();
+    const requestId = requestIdOf(req);
     const url = new URL(req.url);
     const log = createLogger({ requestId, method: req.method, path: url.pathname });
     const extraHeaders = new Headers();
@@ -173,7 +179,8 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
     } catch (error) {
       response = toErrorResponse(error, log);
     }
-    if (!response.ok) response.headers.set("cache-control", "no-store");
+    // Errors are never cached; a handler that answers an error itself may be stricter (health: 503).
+    if (!response.ok && !response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
     extraHeaders.forEach((value, name) => response.headers.set(name, value));
     if (rate) {
       response.headers.set(RATE_LIMIT_HEADER_NAMES.limit, String(rate.limit));
@@ -198,7 +205,11 @@ type Method = (typeof ALL_METHODS)[number];
 export function methods(implemented: Partial<Record<Method, NextRouteHandler>>): Record<Method, NextRouteHandler> {
   const allow = ALL_METHODS.filter((m) => implemented[m]).join(", ");
   const notAllowed: NextRouteHandler = async (req) =>
-    errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, { allow });
+    errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, {
+      allow,
+      "cache-control": "no-store",
+      "x-request-id": requestIdOf(req),
+    });
   const out = {} as Record<Method, NextRouteHandler>;
   for (const m of ALL_METHODS) out[m] = implemented[m] ?? notAllowed;
   return out;

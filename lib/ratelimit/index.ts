@@ -57,7 +57,8 @@ export async function checkRateLimit(
   options: { store?: RateLimitStore; nowMs?: number } = {},
 ): Promise<RateLimitOutcome | null> {
   const e = env();
-  if (!e.RATE_LIMIT_ENABLED) return null;
+  // Switching limits off is refused in production at start-up (lib/config/env.ts); checked here too.
+  if (!e.RATE_LIMIT_ENABLED && !e.isProduction) return null;
   const limits = RATE_LIMIT_CATEGORIES[category];
   const hits = [];
   if (limits.perUser !== null && subject.userId) hits.push({ key: `${category}:user:${subject.userId}`, limit: limits.perUser });

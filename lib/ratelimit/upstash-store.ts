@@ -3,8 +3,8 @@ import { Redis } from "@upstash/redis";
 import type { RateLimitStore, WindowCount, WindowHit } from "./store";
 
 /**
- * Upstash Redis through @upstash/ratelimit (fixed window). A check that times out resolves as allowed
- * (the library fails open after `timeoutMs`); a Redis error throws and the caller lets the request pass.
+ * Upstash Redis through @upstash/ratelimit (fixed window). A Redis error or a check that takes longer
+ * than `timeoutMs` throws; the caller (lib/ratelimit/index.ts) lets the request pass and logs a warning.
  */
 export function createUpstashStore(options: { url: string; token: string; timeoutMs: number }): RateLimitStore {
   const redis = new Redis({ url: options.url, token: options.token, retry: { retries: 0 } });
@@ -31,8 +31,10 @@ export function createUpstashStore(options: { url: string; token: string; timeou
       return Promise.all(
         hits.map(async (h) => {
           const result = await limiterFor(h.limit, windowMs).limit(h.key);
-          // On timeout the library answers success with reason "timeout": count it as a pass.
-          const count = result.reason === "timeout" ? 0 : h.limit - result.remaining + (result.success ? 0 : 1);
+          // On timeout the library answers success with reason "timeout": that is a store failure (the
+          // caller lets the request pass and logs it), not a count.
+          if (result.reason === "timeout") throw new Error(`upstash did not answer within ${options.timeoutMs} ms`);
+          const count = h.limit - result.remaining + (result.success ? 0 : 1);
           const resetMs = result.reset || Math.floor(nowMs / windowMs) * windowMs + windowMs;
           return { ...h, count, resetMs };
         }),

@@ -1,0 +1,209 @@
+import { randomUUID } from "node:crypto";
+import { Webhook } from "svix";
+import { afterAll, describe, expect, it } from "vitest";
+import { GET, POST } from "@/app/api/webhooks/identity/route";
+import { closeDb, db } from "@/lib/db/client";
+import { call, signIn } from "@/tests/helpers/http";
+
+afterAll(closeDb);
+
+const SECRET = process.env.IDENTITY_WEBHOOK_SECRET as string;
+const OTHER_SECRET = "whsec_b3RoZXItc2VjcmV0LXRoYXQtaXMtbm90LW91cnMtMDEyMw==";
+
+interface UserData {
+  id: string;
+  email?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  banned?: boolean;
+}
+
+function clerkUser(u: UserData) {
+  return {
+    id: u.id,
+    email_addresses: u.email ? [{ id: `idn_${u.id}`, email_address: u.email }] : [],
+    primary_email_address_id: u.email ? `idn_${u.id}` : null,
+    first_name: u.first_name ?? null,
+    last_name: u.last_name ?? null,
+    image_url: null,
+    ...(u.banned !== undefined ? { banned: u.banned } : {}),
+  };
+}
+
+let ipCounter = 0;
+
+/** Signs a payload exactly as svix does and delivers it (each call from its own IP unless given). */
+function deliver(
+  payload: unknown,
+  options: { id?: string; secret?: string; at?: Date; ip?: string; headers?: Record<string, string>; raw?: string } = {},
+) {
+  const body = options.raw ?? JSON.stringify(payload);
+  const id = options.id ?? `msg_${randomUUID()}`;
+  const at = options.at ?? new Date();
+  const signature = new Webhook(options.secret ?? SECRET).sign(id, at, body);
+  return call(POST, {
+    method: "POST",
+    path: "/api/webhooks/identity",
+    rawBody: body,
+    headers: {
+      "content-type": "application/json",
+      "svix-id": id,
+      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "svix-signature": signature,
+      "x-forwarded-for": options.ip ?? `10.1.0.${++ipCounter % 250}`,
+      ...options.headers,
+    },
+  });
+}
+
+async function findUser(externalId: string) {
+  const prisma = await db();
+  return prisma.user.findUnique({ where: { externalId }, include: { creditBalance: true, creditTransactions: true } });
+}
+
+describe("POST /api/webhooks/identity", () => {
+  it("user.created creates the user with free-tier credits (200)", async () => {
+    const res = await deliver({ type: "user.created", data: clerkUser({ id: "user_c1", email: "Created@Example.com", first_name: "Ada", last_name: "Lovelace" }) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: true, type: "user.created", duplicate: false });
+    const user = await findUser("user_c1");
+    expect(user).toMatchObject({ email: "created@example.com", name: "Ada Lovelace", tier: "free" });
+    expect(user?.creditBalance?.subscriptionCredits).toBe(200);
+    expect(user?.creditTransactions).toHaveLength(1);
+    expect(user?.creditTransactions[0]).toMatchObject({ type: "monthly_reset", amount: 200, balanceAfter: 200 });
+  });
+
+  it("user.created for an email that already signed in links that user instead of creating another", async () => {
+    const prisma = await db();
+    const { user: signedIn } = await signIn("linked@example.com");
+    const before = await prisma.user.count();
+    const res = await deliver({ type: "user.created", data: clerkUser({ id: "user_first", email: "Linked@example.com" }) });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toBe("user already existed; linked");
+    expect(await prisma.user.count()).toBe(before);
+    expect((await findUser("user_first"))?.id).toBe(signedIn.id);
+    expect(await prisma.creditTransaction.count({ where: { userId: signedIn.id } })).toBe(1);
+  });
+
+  it("user.updated updates email and name", async () => {
+    await deliver({ type: "user.created", data: clerkUser({ id: "user_u1", email: "old@example.com", first_name: "Old" }) });
+    const res = await deliver({ type: "user.updated", data: clerkUser({ id: "user_u1", email: "new@example.com", first_name: "New", last_name: "Name" }) });
+    expect(res.status).toBe(200);
+    const user = await findUser("user_u1");
+    expect(user).toMatchObject({ email: "new@example.com", name: "New Name", lockedAt: null });
+  });
+
+  it("user.updated with banned locks the account; unbanning unlocks it", async () => {
+    await deliver({ type: "user.created", data: clerkUser({ id: "user_b1", email: "banned@example.com" }) });
+    await deliver({ type: "user.updated", data: clerkUser({ id: "user_b1", email: "banned@example.com", banned: true }) });
+    expect((await findUser("user_b1"))?.lockedAt).toBeInstanceOf(Date);
+    await deliver({ type: "user.updated", data: clerkUser({ id: "user_b1", email: "banned@example.com", banned: false }) });
+    expect((await findUser("user_b1"))?.lockedAt).toBeNull();
+  });
+
+  it("user.deleted deletes the user and their data", async () => {
+    const prisma = await db();
+    await deliver({ type: "user.created", data: clerkUser({ id: "user_d1", email: "deleted@example.com" }) });
+    const user = await findUser("user_d1");
+    expect(user).not.toBeNull();
+    await prisma.ragConversation.create({ data: { userId: user!.id, title: "t", tier: "free" } });
+    const res = await deliver({ type: "user.deleted", data: { id: "user_d1", deleted: true } });
+    expect(res.status).toBe(200);
+    expect(await findUser("user_d1")).toBeNull();
+    expect(await prisma.creditBalance.count({ where: { userId: user!.id } })).toBe(0);
+    expect(await prisma.creditTransaction.count({ where: { userId: user!.id } })).toBe(0);
+    expect(await prisma.ragConversation.count({ where: { userId: user!.id } })).toBe(0);
+  });
+
+  it("a duplicate delivery (same svix-id) changes nothing", async () => {
+    const id = `msg_${randomUUID()}`;
+    await deliver({ type: "user.created", data: clerkUser({ id: "user_dup", email: "dup@example.com" }) });
+    const update = { type: "user.updated", data: clerkUser({ id: "user_dup", email: "dup@example.com", first_name: "First" }) };
+    expect((await deliver(update, { id })).body.duplicate).toBe(false);
+    const prisma = await db();
+    await prisma.user.update({ where: { externalId: "user_dup" }, data: { name: "Changed since" } });
+    const again = await deliver(update, { id });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ received: true, duplicate: true });
+    expect((await findUser("user_dup"))?.name).toBe("Changed since");
+    expect(await prisma.webhookDelivery.count({ where: { source: "identity", deliveryId: id } })).toBe(1);
+  });
+
+  it("answers 400 naming the missing signature headers, before reading anything", async () => {
+    const res = await call(POST, {
+      method: "POST",
+      path: "/api/webhooks/identity",
+      rawBody: JSON.stringify({ type: "user.created", data: clerkUser({ id: "user_nohdr", email: "nohdr@example.com" }) }),
+      headers: { "content-type": "application/json", "svix-id": "msg_1", "x-forwarded-for": "10.2.0.1" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Missing signature headers: svix-timestamp, svix-signature" });
+    expect(await findUser("user_nohdr")).toBeNull();
+  });
+
+  it("answers 401 for a bad signature, the wrong secret, a tampered body or a stale timestamp", async () => {
+    const event = { type: "user.created", data: clerkUser({ id: "user_bad", email: "bad@example.com" }) };
+    const bad = await deliver(event, { headers: { "svix-signature": "v1,aW52YWxpZC1zaWduYXR1cmU=" } });
+    const wrongSecret = await deliver(event, { secret: OTHER_SECRET });
+    const stale = await deliver(event, { at: new Date(Date.now() - 10 * 60 * 1000) });
+    // Signed for one body, delivered with another.
+    const id = "msg_tampered";
+    const at = new Date();
+    const signature = new Webhook(SECRET).sign(id, at, JSON.stringify(event));
+    const tampered = await call(POST, {
+      method: "POST",
+      path: "/api/webhooks/identity",
+      rawBody: JSON.stringify({ ...event, data: { ...event.data, first_name: "Mallory" } }),
+      headers: { "svix-id": id, "svix-timestamp": String(Math.floor(at.getTime() / 1000)), "svix-signature": signature, "x-forwarded-for": "10.2.0.2" },
+    });
+    for (const res of [bad, wrongSecret, stale, tampered]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "Signature verification failed" });
+    }
+    expect(await findUser("user_bad")).toBeNull();
+  });
+
+  it("answers 401 when no secret is configured, without exposing configuration details", async () => {
+    const saved = process.env.IDENTITY_WEBHOOK_SECRET;
+    delete process.env.IDENTITY_WEBHOOK_SECRET;
+    try {
+      const res = await deliver({ type: "user.created", data: clerkUser({ id: "user_nosecret", email: "ns@example.com" }) });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/^Signature verification failed/);
+      expect(res.text).not.toContain("whsec_");
+    } finally {
+      process.env.IDENTITY_WEBHOOK_SECRET = saved;
+    }
+  });
+
+  it("answers 400 for a signed but invalid payload of a known type, and 200 (ignored) for an unknown type", async () => {
+    const invalid = await deliver({ type: "user.created", data: { email_addresses: [] } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error).toMatch(/^Invalid user.created payload: data.id/);
+    const unknown = await deliver({ type: "session.created", data: { id: "sess_1" } });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ type: "session.created", result: "event type ignored" });
+  });
+
+  it("answers 429 over 100 deliveries per IP per hour, with rate-limit headers", async () => {
+    const ip = "10.9.9.9";
+    for (let i = 0; i < 100; i++) {
+      const res = await call(POST, { method: "POST", path: "/api/webhooks/identity", rawBody: "{}", headers: { "x-forwarded-for": ip } });
+      expect(res.status).toBe(400);
+    }
+    const limited = await deliver({ type: "user.created", data: clerkUser({ id: "user_limited", email: "limited@example.com" }) }, { ip });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatch(/^Rate limit exceeded/);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("100");
+    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(await findUser("user_limited")).toBeNull();
+    // Another sender is not affected.
+    expect((await deliver({ type: "user.created", data: clerkUser({ id: "user_other_ip", email: "otherip@example.com" }) })).status).toBe(200);
+  });
+
+  it("answers 405 with Allow: POST for other methods", async () => {
+    const res = await call(GET, { path: "/api/webhooks/identity" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+  });
+});

@@ -1,0 +1,186 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { GET as userStatus } from "@/app/api/user/status/route";
+import { closeDb, db } from "@/lib/db/client";
+import { checkRateLimit } from "@/lib/ratelimit";
+import { RATE_LIMIT_CATEGORIES, RATE_LIMIT_WINDOW_MS } from "@/lib/ratelimit/categories";
+import { databaseStore } from "@/lib/ratelimit/database-store";
+import type { RateLimitStore } from "@/lib/ratelimit/store";
+import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
+
+afterAll(closeDb);
+// Open (and migrate) the database first, as the server does at start-up: opening takes longer than
+// the store timeout, which would make the first check fail open.
+beforeAll(async () => {
+  await db();
+});
+
+let warnings: Array<Record<string, unknown>> = [];
+let restoreEnv: () => void;
+beforeEach(() => {
+  warnings = [];
+  restoreEnv = setEnv({ LOG_LEVEL: "warn" });
+  vi.spyOn(console, "error").mockImplementation((line: unknown) => {
+    const record = JSON.parse(String(line)) as Record<string, unknown>;
+    if (record.level === "warn") warnings.push(record);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  restoreEnv();
+});
+
+const HOUR = RATE_LIMIT_WINDOW_MS;
+const at = (hour: number, minute = 0) => Date.UTC(2030, 0, 1, hour, minute);
+
+describe("rate limits on the database store (SPEC §8)", () => {
+  it("declares the categories of SPEC §8 exactly", () => {
+    expect(RATE_LIMIT_CATEGORIES).toEqual({
+      upload: { perUser: 10, perIp: 20 },
+      email: { perUser: 5, perIp: 10 },
+      contact: { perUser: null, perIp: 3 },
+      payments: { perUser: 20, perIp: null },
+      webhooks: { perUser: null, perIp: 100 },
+      api: { perUser: 100, perIp: 200 },
+    });
+    expect(HOUR).toBe(3_600_000);
+  });
+
+  it("counts per user in a fixed one-hour window and resets at the next window", async () => {
+    const now = at(1, 10);
+    for (let i = 1; i <= 5; i++) {
+      const r = await checkRateLimit("email", { userId: "u-window" }, { nowMs: now });
+      expect(r).toEqual({ allowed: true, limit: 5, remaining: 5 - i, reset: at(2) / 1000 });
+    }
+    expect(await checkRateLimit("email", { userId: "u-window" }, { nowMs: at(1, 59) })).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await checkRateLimit("email", { userId: "u-window" }, { nowMs: at(2, 0) })).toEqual({ allowed: true, limit: 5, remaining: 4, reset: at(3) / 1000 });
+  });
+
+  it("counts both the per-user and the per-IP window; the outcome describes the tighter one", async () => {
+    const now = at(5);
+    // Eight users behind one IP use the email category (5/user, 10/IP).
+    for (let i = 0; i < 8; i++) await checkRateLimit("email", { userId: `u-ip-${i}`, ip: "198.51.100.7" }, { nowMs: now });
+    // A fresh user: their own window has 4 left, the IP's only 1 (10 - 9): the IP window is reported.
+    expect(await checkRateLimit("email", { userId: "u-fresh", ip: "198.51.100.7" }, { nowMs: now })).toMatchObject({
+      allowed: true,
+      limit: 10,
+      remaining: 1,
+    });
+    // Same user from another IP: the user window (4 - 1 = 3 left) is tighter than the new IP's (9).
+    expect(await checkRateLimit("email", { userId: "u-fresh", ip: "203.0.113.1" }, { nowMs: now })).toMatchObject({
+      allowed: true,
+      limit: 5,
+      remaining: 3,
+    });
+    await checkRateLimit("email", { userId: "u-other", ip: "198.51.100.7" }, { nowMs: now });
+    // The IP is now over its limit: a user with a full allowance is still refused.
+    expect(await checkRateLimit("email", { userId: "u-new", ip: "198.51.100.7" }, { nowMs: now })).toMatchObject({
+      allowed: false,
+      limit: 10,
+      remaining: 0,
+    });
+  });
+
+  it("limits per IP only, or per user only, where the category says so", async () => {
+    const now = at(7);
+    for (let i = 0; i < 3; i++) expect((await checkRateLimit("contact", { userId: `c${i}`, ip: "192.0.2.9" }, { nowMs: now }))?.allowed).toBe(true);
+    expect(await checkRateLimit("contact", { userId: "c9", ip: "192.0.2.9" }, { nowMs: now })).toMatchObject({ allowed: false, limit: 3 });
+    expect(await checkRateLimit("payments", { ip: "192.0.2.9" }, { nowMs: now })).toBeNull();
+    expect(await checkRateLimit("payments", { userId: "p1", ip: "192.0.2.9" }, { nowMs: now })).toMatchObject({ limit: 20, remaining: 19 });
+  });
+
+  it("uses one atomic upsert per check: concurrent checks never lose a count", async () => {
+    const now = at(9);
+    const results = await Promise.all(Array.from({ length: 30 }, () => checkRateLimit("payments", { userId: "u-conc" }, { nowMs: now })));
+    expect(results.filter((r) => r?.allowed)).toHaveLength(20);
+    expect(results.map((r) => r?.remaining).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([...Array(11).fill(0), ...Array.from({ length: 19 }, (_, i) => i + 1)]);
+    const prisma = await db();
+    const row = await prisma.rateLimitWindow.findFirstOrThrow({ where: { key: "payments:user:u-conc" } });
+    expect(row.count).toBe(30);
+    expect(row.windowStart.getTime()).toBe(at(9));
+  });
+
+  it("is off when RATE_LIMIT_ENABLED=false (outside production)", async () => {
+    const restore = setEnv({ RATE_LIMIT_ENABLED: "false" });
+    try {
+      expect(await checkRateLimit("api", { userId: "off", ip: "192.0.2.1" })).toBeNull();
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe("fail-open when the store is unavailable", () => {
+  const throwing: RateLimitStore = {
+    name: "throwing",
+    hit: async () => {
+      throw new Error("connection reset by peer");
+    },
+  };
+  const hanging: RateLimitStore = { name: "hanging", hit: () => new Promise(() => undefined) };
+
+  it("lets the request pass and logs a warning when the store throws", async () => {
+    expect(await checkRateLimit("api", { userId: "u1", ip: "192.0.2.2" }, { store: throwing })).toBeNull();
+    expect(warnings).toEqual([
+      expect.objectContaining({ msg: "rate limit store unavailable; request allowed", store: "throwing", category: "api", error: "connection reset by peer" }),
+    ]);
+  });
+
+  it("lets the request pass and logs a warning when the store does not answer in time (about 1 s)", async () => {
+    const restore = setEnv({ RATE_LIMIT_TIMEOUT_MS: "100" });
+    try {
+      const started = Date.now();
+      expect(await checkRateLimit("api", { userId: "u1" }, { store: hanging })).toBeNull();
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(warnings[0]).toMatchObject({ store: "hanging", error: expect.stringMatching(/timed out/) });
+    } finally {
+      restore();
+    }
+  });
+
+  it("an endpoint answers 200 without rate-limit headers when the configured store is down", async () => {
+    // Upstash configured at a closed port: every check fails, every request passes.
+    const restore = setEnv({ UPSTASH_REDIS_REST_URL: "http://127.0.0.1:9", UPSTASH_REDIS_REST_TOKEN: "t" });
+    try {
+      const { cookie } = await signIn("failopen@example.com");
+      const res = await call(userStatus, { path: "/api/user/status", cookie });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+      expect(warnings.some((w) => w.store === "upstash")).toBe(true);
+    } finally {
+      restore();
+    }
+  });
+
+  it("an endpoint answers 200 when the configured store hangs past RATE_LIMIT_TIMEOUT_MS", async () => {
+    const sockets = new Set<import("node:net").Socket>();
+    const server: Server = createServer(() => undefined); // accepts, never answers
+    server.on("connection", (s) => sockets.add(s));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const restore = setEnv({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`, UPSTASH_REDIS_REST_TOKEN: "t", RATE_LIMIT_TIMEOUT_MS: "200" });
+    try {
+      const { cookie } = await signIn("hang@example.com");
+      const started = Date.now();
+      const res = await call(userStatus, { path: "/api/user/status", cookie });
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(warnings.some((w) => w.store === "upstash")).toBe(true);
+    } finally {
+      restore();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("the database store is the default and is a real store", async () => {
+    expect(databaseStore.name).toBe("database");
+    const counts = await databaseStore.hit([{ key: "direct:a", limit: 2 }, { key: "direct:b", limit: 3 }], HOUR, at(11));
+    expect(counts).toEqual([
+      { key: "direct:a", limit: 2, count: 1, resetMs: at(12) },
+      { key: "direct:b", limit: 3, count: 1, resetMs: at(12) },
+    ]);
+  });
+});

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { env, EnvError, parseEnv, settingNames } from "@/lib/config/env";
+import { startServer } from "@/lib/config/start-server";
+import { setEnv } from "@/tests/helpers/env";
+
+afterEach(() => vi.restoreAllMocks());
+
+function problemsOf(source: Record<string, string | undefined>): string[] {
+  try {
+    parseEnv(source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvError);
+    return (error as EnvError).problems;
+  }
+  throw new Error("expected an EnvError");
+}
+
+describe("env", () => {
+  it("works with nothing set: embedded defaults, development mode, dev sign-in on", () => {
+    const e = parseEnv({});
+    expect(e).toMatchObject({
+      appEnv: "development",
+      isProduction: false,
+      dataDir: ".data",
+      devLoginEnabled: true,
+      RATE_LIMIT_ENABLED: true,
+      RATE_LIMIT_TIMEOUT_MS: 1000,
+      PUBLIC_PRICING_MODEL: "credit_based",
+      PUBLIC_AI_LLM_CHAT_ENABLED: true,
+    });
+    expect(e.DATABASE_URL).toBeUndefined();
+  });
+
+  it("derives production from NODE_ENV (as next start sets it); APP_ENV wins", () => {
+    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c" };
+    expect(parseEnv(base)).toMatchObject({ appEnv: "production", isProduction: true, devLoginEnabled: false });
+    expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(true);
+    expect(parseEnv({ ...base, APP_ENV: "development" }).appEnv).toBe("development");
+    expect(parseEnv({ AUTH_DEV_LOGIN: "false" }).devLoginEnabled).toBe(false);
+  });
+
+  it("lists every problem at once, each naming its setting, never echoing values", () => {
+    const problems = problemsOf({
+      DATABASE_URL: "mysql://root:topsecret@db/app",
+      RATE_LIMIT_TIMEOUT_MS: "soon",
+      PUBLIC_PRICING_MODEL: "freemium",
+      PUBLIC_AI_RAG_CHAT_ENABLED: "maybe",
+      NEXTAUTH_URL: "not a url",
+      LOG_LEVEL: "loud",
+    });
+    expect(problems).toHaveLength(6);
+    for (const name of ["DATABASE_URL", "RATE_LIMIT_TIMEOUT_MS", "PUBLIC_PRICING_MODEL", "PUBLIC_AI_RAG_CHAT_ENABLED", "NEXTAUTH_URL", "LOG_LEVEL"]) {
+      expect(problems.some((p) => p.startsWith(`${name}: `))).toBe(true);
+    }
+    expect(problems.join("\n")).not.toContain("topsecret");
+    const error = new EnvError(problems);
+    expect(error.message).toMatch(/^Invalid configuration:\n {2}- /);
+    expect(error.message.split("\n")).toHaveLength(7);
+  });
+
+  it("checks settings that depend on each other, and production requirements", () => {
+    expect(problemsOf({ APP_ENV: "production" })).toEqual([
+      "NEXTAUTH_SECRET: required in production",
+      "CRON_SECRET: required in production (cron endpoints need a bearer token)",
+    ]);
+    expect(problemsOf({ APP_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false" })).toEqual([
+      "RATE_LIMIT_ENABLED: cannot be false in production (SPEC §8 limits are mandatory)",
+    ]);
+    expect(problemsOf({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toEqual([
+      "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither",
+    ]);
+    expect(problemsOf({ LEMONSQUEEZY_API_KEY: "k", S3_BUCKET: "b", S3_ACCESS_KEY_ID: "a" })).toEqual([
+      "LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set",
+      "S3_REGION: required when S3_BUCKET is set",
+      "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither",
+    ]);
+  });
+
+  it("env() follows process.env changes (tests switch flags between cases)", () => {
+    const restore = setEnv({ PUBLIC_AI_IMAGE_GEN_ENABLED: "false" });
+    try {
+      expect(env().PUBLIC_AI_IMAGE_GEN_ENABLED).toBe(false);
+    } finally {
+      restore();
+    }
+    expect(env().PUBLIC_AI_IMAGE_GEN_ENABLED).toBe(true);
+  });
+
+  it("declares the documented settings", () => {
+    for (const name of ["DATABASE_URL", "DATA_DIR", "UPSTASH_REDIS_REST_URL", "RATE_LIMIT_ENABLED", "RAG_INDEX_ON_START", "BENCH_ROUTES"]) {
+      expect(settingNames).toContain(name);
+    }
+  });
+});
+
+describe("server start-up", () => {
+  it("prints the readable list of problems and exits 1 on an invalid environment", async () => {
+    const printed: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => void printed.push(String(line)));
+    const exit = vi.fn(() => undefined as never);
+    const restore = setEnv({ DATABASE_URL: "mysql://x", PUBLIC_PRICING_MODEL: "nope" });
+    try {
+      await startServer({ exit });
+    } finally {
+      restore();
+    }
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(printed.join("\n")).toMatch(/Invalid configuration:\n {2}- DATABASE_URL: .+\n {2}- PUBLIC_PRICING_MODEL: /);
+  });
+});
