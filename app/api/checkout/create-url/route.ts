@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { createPlanCheckout } from "@/lib/billing/create-checkout";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      rateLimit: "payments",
+      summary: "Checkout URL for a plan variant of a tier",
+      tags: ["payments"],
+      body: z.object({ variantId: z.string().trim().min(1, "is required"), tier: z.string().trim().min(1, "is required") }),
+      response: z.object({ checkoutUrl: z.string() }),
+      errors: [400],
+    },
+    ({ user, body, req }) => createPlanCheckout({ userId: user.id, variantId: body.variantId, tier: body.tier, requestUrl: req.url }),
+  ),
+});

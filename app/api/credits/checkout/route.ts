@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { createBonusCheckout } from "@/lib/billing/create-bonus-checkout";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      rateLimit: "payments",
+      feature: "bonusCredits",
+      summary: "Checkout for a bonus credit package of the user's tier",
+      description: "After payment the buyer lands on /dashboard/credits?purchase=success; order_created grants the credits.",
+      tags: ["credits"],
+      body: z.object({ variantId: z.string().trim().min(1, "is required") }),
+      response: z.object({ checkoutUrl: z.string() }),
+      errors: [400, 403],
+    },
+    ({ user, body, req }) => createBonusCheckout({ userId: user.id, variantId: body.variantId, requestUrl: req.url }),
+  ),
+});

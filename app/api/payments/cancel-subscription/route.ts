@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { cancelSubscription } from "@/lib/billing/cancel-subscription";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      rateLimit: "payments",
+      summary: "Cancel the subscription at the end of the current period",
+      tags: ["payments"],
+      response: z.object({ message: z.string(), endsAt: z.string() }),
+      errors: [404],
+    },
+    ({ user, req }) => cancelSubscription({ userId: user.id, requestUrl: req.url }),
+  ),
+});

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { changePlan } from "@/lib/billing/change-plan";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      rateLimit: "payments",
+      summary: "Upgrade or downgrade the subscription to another plan variant",
+      description: "During a trial at most 2 downgrades; the third answers 400 until the trial ends.",
+      tags: ["payments"],
+      body: z.object({ newVariantId: z.string().trim().min(1, "is required") }),
+      response: z.object({
+        success: z.boolean(),
+        message: z.string(),
+        newVariantId: z.string(),
+        subscription: z.object({ status: z.string(), currentPeriodEnd: z.string().nullable() }),
+      }),
+      errors: [400, 404],
+    },
+    ({ user, body, req }) => changePlan({ userId: user.id, newVariantId: body.newVariantId, requestUrl: req.url }),
+  ),
+});

@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/create-checkout";
+import { redirect } from "@/lib/http/respond";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+const optional = z.string().trim().max(2048).optional();
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      rateLimit: "payments",
+      summary: "Create a checkout for a plan variant",
+      description: "redirectUrl and cancelUrl must be paths or addresses of this app.",
+      tags: ["payments"],
+      body: z.object({
+        variantId: z.string().trim().min(1, "is required"),
+        productId: optional,
+        redirectUrl: optional,
+        cancelUrl: optional,
+        discountCode: z.string().trim().max(64).optional(),
+      }),
+      response: z.object({ checkoutUrl: z.string() }),
+      errors: [400, 404],
+    },
+    ({ user, body, req }) =>
+      createPlanCheckout({
+        userId: user.id,
+        variantId: body.variantId,
+        redirectUrl: body.redirectUrl,
+        cancelUrl: body.cancelUrl,
+        discountCode: body.discountCode,
+        requestUrl: req.url,
+      }),
+  ),
+  GET: route(
+    {
+      auth: "none",
+      summary: "Registration-first checkout: 302 to the checkout of a tier and billing period",
+      description:
+        "No session. tier: basic | pro | enterprise; billing: monthly | yearly (default monthly); email optionally prefills the checkout. The purchase attaches to the account registering with the buyer's email.",
+      tags: ["payments"],
+      query: z.object({
+        tier: z.enum(["basic", "pro", "enterprise"], { message: "must be basic, pro or enterprise" }),
+        billing: z.enum(["monthly", "yearly"], { message: "must be monthly or yearly" }).default("monthly"),
+        email: z.email({ message: "must be an email address" }).optional(),
+      }),
+      errors: [302, 400],
+    },
+    async ({ query, req }) => redirect((await createGuestCheckout({ ...query, requestUrl: req.url })).checkoutUrl, 302),
+  ),
+});

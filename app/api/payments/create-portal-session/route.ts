@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      summary: "Billing portal session (address valid 24 hours)",
+      tags: ["payments"],
+      response: z.object({ url: z.string() }),
+      errors: [404],
+    },
+    async ({ user, req }) => ({ url: await customerPortalUrl({ userId: user.id, requestUrl: req.url }) }),
+  ),
+});

@@ -1,0 +1,17 @@
+import { getSubscriptionDetails } from "@/lib/billing/subscription-details";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: route(
+    {
+      auth: "session",
+      cache: "privateMinute",
+      summary: "Subscription details, plan and its limits",
+      tags: ["payments"],
+      errors: [404],
+    },
+    ({ user }) => getSubscriptionDetails(user.id),
+  ),
+});
