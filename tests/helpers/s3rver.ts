@@ -16,7 +16,8 @@ export interface LocalS3 {
 
 /**
  * A real S3 protocol server (s3rver) on 127.0.0.1 with an ephemeral port and its own directory, with
- * one bucket. Credentials are s3rver's fixed S3RVER/S3RVER (it verifies SigV4 signatures with them).
+ * one bucket. Credentials are s3rver's fixed S3RVER/S3RVER. Note: s3rver checks a presigned
+ * URL's expiry (X-Amz-Date + X-Amz-Expires) but does not verify SigV4 signatures.
  */
 export async function startS3rver(bucket = "test-bucket"): Promise<LocalS3> {
   const directory = mkdtempSync(path.join(tmpdir(), "s3rver-"));
