@@ -96,7 +96,7 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
   if (error instanceof AppError || error instanceof AiAbortError) return error;
   if (d.callerAborted()) return new AiAbortError();
   if (d.timedOut() || error instanceof APIConnectionTimeoutError) {
-    return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${Math.round(timeoutMs / 1000)} seconds`, { cause: error });
+    return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, { cause: error });
   }
   if (error instanceof APIUserAbortError) return new AiAbortError();
   if (error instanceof APIError && error.status !== undefined) {

@@ -69,6 +69,8 @@ export interface OpenAiStub {
   chunkDelayMs: number;
   /** Stream accounting: opened, finished normally, closed early by the client. */
   streams: { opened: number; completed: number; clientClosed: number; active: number };
+  /** Requests under a "hang" behaviour that the client closed (gave up or aborted). */
+  abandoned: number;
   /** Resolves when `n` streams have been closed by their client (or rejects after ms). */
   waitForClientClose(n: number, ms?: number): Promise<void>;
   reset(): void;
@@ -157,6 +159,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     transcription: { text: "stub transcription of the audio", language: "english", duration: 1.5 },
     chunkDelayMs: options.chunkDelayMs ?? 0,
     streams: { opened: 0, completed: 0, clientClosed: 0, active: 0 },
+    abandoned: 0,
     waitForClientClose(n, ms = 5000) {
       if (stub.streams.clientClosed >= n) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -168,7 +171,9 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       stub.requests.length = 0;
       queues.clear();
       defaults.clear();
-      stub.streams = { opened: 0, completed: 0, clientClosed: 0, active: 0 };
+      // `active` is not reset: streams of an earlier test may still be closing.
+      stub.streams = { opened: 0, completed: 0, clientClosed: 0, active: stub.streams.active };
+      stub.abandoned = 0;
       stub.transcription = { text: "stub transcription of the audio", language: "english", duration: 1.5 };
       stub.chunkDelayMs = options.chunkDelayMs ?? 0;
     },
@@ -192,7 +197,8 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       return false;
     }
     if (b.kind === "hang") {
-      await new Promise<void>((resolve) => req.socket.once("close", () => resolve()));
+      await new Promise<void>((resolve) => res.once("close", () => resolve()));
+      stub.abandoned++;
       return true;
     }
     if (b.kind === "error") {
@@ -269,6 +275,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       if (res.destroyed) return;
       if (behaviour?.kind === "break" && i >= behaviour.afterChunks) {
         finished = true; // a server-side failure, not a client close
+        await sleep(30); // let the chunks already written reach the client first
         res.destroy();
         return;
       }

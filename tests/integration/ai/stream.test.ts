@@ -1,0 +1,196 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { POST } from "@/app/api/ai/stream/route";
+import { renderOfflineImage } from "@/lib/ai/provider-offline";
+import { closeDb, db } from "@/lib/db/client";
+import { setEnv } from "@/tests/helpers/env";
+import { call, send, signIn } from "@/tests/helpers/http";
+import type { OpenAiStub } from "@/tests/helpers/openai-stub";
+import { balanceOf, ledger, parseEvents, readSse, setBalance, useStubProvider } from "./ai-test-kit";
+
+let stub: OpenAiStub;
+let restore: () => void;
+
+beforeAll(async () => {
+  ({ stub, restore } = await useStubProvider());
+});
+afterEach(() => stub.reset());
+afterAll(async () => {
+  restore();
+  await stub.close();
+  await closeDb();
+});
+
+const PNG = `data:image/png;base64,${renderOfflineImage("tiny", "1024x1024", false).toString("base64")}`;
+const hello = { messages: [{ role: "user", content: "Tell me a story" }] };
+const stream = (cookie: string | undefined, body: unknown, signal?: AbortSignal) => send(POST, { path: "/api/ai/stream", cookie, body, signal });
+
+function nextMonthUnix(): number {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000;
+}
+
+describe("POST /api/ai/stream", () => {
+  it("answers 401 without a session and 404 when chat is disabled", async () => {
+    expect((await call(POST, { path: "/api/ai/stream", body: hello })).status).toBe(401);
+    const { cookie } = await signIn();
+    const undo = setEnv({ PUBLIC_AI_LLM_CHAT_ENABLED: "false" });
+    try {
+      expect((await call(POST, { path: "/api/ai/stream", body: hello, cookie })).status).toBe(404);
+    } finally {
+      undo();
+    }
+    expect(stub.count()).toBe(0);
+  });
+
+  it("streams text chunks, then the meta event, then [DONE], charging 20 credits", async () => {
+    const { user, cookie } = await signIn();
+    const res = await stream(cookie, { ...hello, systemPrompt: "Be nice.", temperature: 1, maxTokens: 100 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(res.headers.get("x-ratelimit-limit")).toBe("200");
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("180");
+    expect(Number(res.headers.get("x-ratelimit-reset"))).toBe(nextMonthUnix());
+    const events = await readSse(res);
+    const texts = events.filter((e) => e.json?.type === "text");
+    expect(texts.length).toBeGreaterThan(2);
+    expect(texts.map((e) => e.json.text).join("")).toBe("stub reply to: Tell me a story");
+    expect(events.at(-2)).toEqual({ event: "meta", data: JSON.stringify({ creditsUsed: 20, creditsRemaining: 180 }), json: { creditsUsed: 20, creditsRemaining: 180 } });
+    expect(events.at(-1)?.data).toBe("[DONE]");
+    expect(await balanceOf(user.id)).toBe(180);
+    const sent = stub.requests[0].body;
+    expect(sent.stream).toBe(true);
+    expect(sent.stream_options).toEqual({ include_usage: true });
+    expect(sent.messages[0]).toEqual({ role: "system", content: "Be nice." });
+    expect(sent.temperature).toBe(1);
+    expect(sent.max_tokens).toBe(100);
+    const prisma = await db();
+    const op = await prisma.creditOperation.findFirst({ where: { userId: user.id, kind: "charge" } });
+    expect(op?.status).toBe("settled");
+    expect((op?.details as any).metadata).toMatchObject({ promptTokens: expect.any(Number), completionTokens: 7 });
+  });
+
+  it("charges 30 credits when a message carries an image part, relayed as image_url", async () => {
+    const { user, cookie } = await signIn();
+    const res = await stream(cookie, { messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", image: PNG }] }] });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events.find((e) => e.event === "meta")?.json).toEqual({ creditsUsed: 30, creditsRemaining: 170 });
+    expect(await balanceOf(user.id)).toBe(170);
+    expect(stub.requests[0].body.messages[0].content).toEqual([
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url: PNG } },
+    ]);
+    expect((await ledger(user.id))[0].operation).toBe("stream_image");
+  });
+
+  it.each([
+    [{ messages: [{ role: "user", content: [{ type: "image", image: "https://example.com/cat.png" }] }] }, /messages\.0\.content.*data URL/],
+    [{ messages: [{ role: "user", content: [{ type: "image", image: "data:image/png;base64,SGVsbG8gd29ybGQhIQ==" }] }] }, /not a png image/],
+    [{ messages: [{ role: "user", content: [{ type: "image", image: `data:image/png;base64,${"A".repeat(7_000_000)}` }] }] }, /at most 5242880 bytes/],
+    [{ messages: [{ role: "user", content: Array.from({ length: 5 }, () => ({ type: "image", image: PNG })) }] }, /at most 4 images/],
+    [{ messages: [{ role: "user", content: [{ type: "video", url: "x" }] }] }, /messages\.0\.content/],
+    [{ messages: [{ role: "user", content: [] }] }, /messages\.0\.content/],
+    [{ messages: [] }, /at least one message/],
+    [{ ...hello, temperature: 3 }, /temperature/],
+    [{ ...hello, model: "gpt-unknown" }, /model "gpt-unknown" is not available/],
+  ])("answers 400 for invalid input %# without charging", async (body, message) => {
+    const { user, cookie } = await signIn();
+    const res = await call(POST, { path: "/api/ai/stream", cookie, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(message);
+    expect(await balanceOf(user.id)).toBe(200);
+    expect(stub.count()).toBe(0);
+  });
+
+  it("answers 402 before any upstream call (30 needed for images)", async () => {
+    const { user, cookie } = await signIn();
+    await setBalance(user.id, 25);
+    const res = await call(POST, { path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: [{ type: "image", image: PNG }] }] } });
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatch(/costs 30, you have 25/);
+    expect(stub.count()).toBe(0);
+    expect(await balanceOf(user.id)).toBe(25);
+  });
+
+  it("answers a JSON 500 and refunds when the provider fails before streaming", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "error", status: 502 });
+    const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat stream)" });
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
+  it("answers 400 and refunds when the provider refuses", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "refuse" });
+    const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/content policy/);
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
+  it("sends an error event and refunds when the upstream stream breaks mid-way", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "break", afterChunks: 2 });
+    const res = await stream(cookie, hello);
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events.filter((e) => e.json?.type === "text")).toHaveLength(2);
+    expect(events.at(-1)?.json).toEqual({ type: "error", error: expect.stringMatching(/AI provider/) });
+    expect(events.some((e) => e.data === "[DONE]" || e.event === "meta")).toBe(false);
+    expect(await balanceOf(user.id)).toBe(200);
+    expect((await ledger(user.id)).map((r) => r.type)).toEqual(["usage", "refund"]);
+  });
+
+  it("aborts the upstream request when the client disconnects mid-stream (charge stands)", async () => {
+    const { user, cookie } = await signIn();
+    stub.chunkDelayMs = 40;
+    stub.next("stream", { kind: "reply", text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") });
+    const client = new AbortController();
+    const res = await stream(cookie, hello, client.signal);
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('"type":"text"');
+    client.abort();
+    await reader.cancel();
+    await stub.waitForClientClose(1, 3000);
+    expect(stub.streams.completed).toBe(0);
+    expect(stub.streams.active).toBe(0);
+    expect(await balanceOf(user.id)).toBe(180);
+  });
+
+  it("refunds when the client disconnects before any content arrived", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "hang" });
+    const client = new AbortController();
+    const pending = call(POST, { path: "/api/ai/stream", cookie, body: hello, signal: client.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    client.abort();
+    const res = await pending;
+    expect(res.status).toBe(400);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stub.abandoned).toBe(1);
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
+  it("streams a labelled offline answer in several chunks without OPENAI_API_KEY", async () => {
+    const { user, cookie } = await signIn();
+    const undo = setEnv({ OPENAI_API_KEY: undefined });
+    try {
+      const res = await stream(cookie, hello);
+      const events = parseEvents(await res.text());
+      const texts = events.filter((e) => e.json?.type === "text").map((e) => e.json.text);
+      expect(texts.length).toBeGreaterThanOrEqual(3);
+      expect(texts.join("")).toMatch(/^\[offline\] .*"Tell me a story"/);
+      expect(events.at(-2)?.json).toEqual({ creditsUsed: 20, creditsRemaining: 180 });
+      expect(events.at(-1)?.data).toBe("[DONE]");
+    } finally {
+      undo();
+    }
+    expect(stub.count()).toBe(0);
+    expect(await balanceOf(user.id)).toBe(180);
+  });
+});
