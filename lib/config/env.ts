@@ -99,6 +99,8 @@ const schema = z.object({
   PRICING_CONFIG: optionalText,
   /** Local checkout simulator when Lemon Squeezy is not configured: always outside production; in production only when true. */
   PAYMENT_SIMULATOR_ENABLED: bool(false),
+  /** The daily check-trials cron also reconciles subscriptions and bonus orders with Lemon Squeezy. */
+  BILLING_SYNC_IN_CRON: bool(false),
 
   // AI
   OPENAI_API_KEY: optionalText,
