@@ -49,6 +49,8 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   produces?: string;
   /** Body content type when not JSON (multipart/form-data, application/octet-stream, ...). */
   consumes?: string;
+  /** Documents the request body in OpenAPI when `body` is a custom parser (z.unknown().transform(...)) or absent. */
+  bodyDoc?: ZodType;
 }
 
 export interface RouteContext<Q, B, A extends AuthMode> {

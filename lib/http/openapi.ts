@@ -1,0 +1,275 @@
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { z, type ZodType } from "zod";
+import { RATE_LIMIT_CATEGORIES } from "@/lib/ratelimit/categories";
+import { CACHE } from "./cache";
+import type { AuthMode, NextRouteHandler, RouteSpec } from "./handler";
+
+/**
+ * Builds the OpenAPI 3.1 document from the route declarations: every app/api/**\/route.ts is
+ * imported and each exported method handler's `.definition` (set by route()/edgeRoute()) becomes an
+ * operation. Handlers without a definition are methods()' 405 fillers (or next-auth's own handlers,
+ * documented statically below). Used by `npm run openapi` (writes docs/openapi.json) and by the test
+ * that fails when that file is stale.
+ */
+type Definition = RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
+type JsonObject = Record<string, unknown>;
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  302: "Redirect",
+  400: "Bad request: validation failed (the message names the field)",
+  401: "Unauthorized: missing or invalid session or signature",
+  402: "Payment required: insufficient credits",
+  403: "Forbidden",
+  404: "Not found (also: feature disabled by flag)",
+  405: "Method not allowed (Allow header lists the methods)",
+  409: "Conflict",
+  413: "Payload too large",
+  429: "Too many requests: rate limit exceeded (Retry-After, X-RateLimit-* headers)",
+  500: "Internal server error",
+  503: "Service unavailable",
+};
+
+export function routeFiles(apiDir: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (name === "route.ts" || name === "route.js") out.push(full);
+    }
+  };
+  walk(apiDir);
+  return out;
+}
+
+/** app/api/files/[id]/route.ts -> /api/files/{id} (catch-all segments become one parameter). */
+export function openApiPath(appDir: string, file: string): { path: string; params: string[] } {
+  const rel = path.relative(appDir, path.dirname(file)).split(path.sep).filter((s) => s && !/^\(.*\)$/.test(s));
+  const params: string[] = [];
+  const segments = rel.map((segment) => {
+    const m = /^\[{1,2}(?:\.\.\.)?([^\]]+)\]{1,2}$/.exec(segment);
+    if (!m) return segment;
+    params.push(m[1]);
+    return `{${m[1]}}`;
+  });
+  return { path: `/${segments.join("/")}`, params };
+}
+
+function jsonSchema(schema: ZodType, io: "input" | "output"): JsonObject {
+  try {
+    const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonObject;
+    delete out.$schema;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+const errorRef = { $ref: "#/components/schemas/Error" };
+const errorResponse = (status: number) => ({
+  description: STATUS_TEXT[status] ?? `Status ${status}`,
+  content: { "application/json": { schema: errorRef } },
+});
+
+const rateHeaders = {
+  "X-RateLimit-Limit": { description: "Maximum requests in the window (the tighter of per-user and per-IP)", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests remaining in the window", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Unix time (seconds) when the window resets", schema: { type: "integer" } },
+};
+
+function operationId(method: string, apiPath: string): string {
+  const words = apiPath
+    .replace(/^\/api\//, "")
+    .split(/[/{}-]+/)
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+}
+
+export function operationFor(method: string, apiPath: string, pathParams: string[], def: Definition): JsonObject {
+  const parameters: JsonObject[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  if (def.query) {
+    const schema = jsonSchema(def.query, "input");
+    const props = (schema.properties ?? {}) as Record<string, JsonObject>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    for (const [name, prop] of Object.entries(props)) {
+      const { description, ...rest } = prop;
+      parameters.push({ name, in: "query", required: required.has(name), ...(description ? { description } : {}), schema: rest });
+    }
+  }
+
+  const statuses = new Set<number>(def.errors ?? []);
+  if (def.query || def.body) statuses.add(400);
+  if (def.auth === "session") statuses.add(401);
+  if (def.feature) statuses.add(404);
+  if (def.rateLimit) statuses.add(429);
+  statuses.add(405);
+  statuses.add(500);
+
+  const successContent = def.produces
+    ? { [def.produces]: { schema: def.produces.startsWith("application/json") && def.response ? jsonSchema(def.response, "output") : { type: "string" } } }
+    : { "application/json": { schema: def.response ? jsonSchema(def.response, "output") : { type: "object" } } };
+  const cache = def.cache ? CACHE[def.cache] : CACHE.none;
+  const responses: JsonObject = {
+    "200": {
+      description: STATUS_TEXT[200],
+      headers: {
+        "Cache-Control": { description: "Caching of the success response", schema: { type: "string", const: cache } },
+        ...(def.rateLimit ? rateHeaders : {}),
+      },
+      content: successContent,
+    },
+  };
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    if (status === 200) continue;
+    responses[String(status)] = status === 302 ? { description: STATUS_TEXT[302] } : errorResponse(status);
+  }
+
+  const op: JsonObject = {
+    operationId: operationId(method, apiPath),
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    tags: def.tags ?? [apiPath.split("/")[2] ?? "api"],
+    ...(parameters.length ? { parameters } : {}),
+  };
+  const documented = def.bodyDoc ?? def.body;
+  if (documented && (!def.consumes || def.consumes === "application/json")) {
+    op.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(documented, "input") } } };
+  } else if (def.consumes) {
+    const schema = documented
+      ? jsonSchema(documented, "input")
+      : def.consumes === "application/json" || def.consumes.startsWith("multipart/")
+        ? { type: "object" }
+        : { type: "string", format: "binary" };
+    op.requestBody = { required: true, content: { [def.consumes]: { schema } } };
+  }
+  op.responses = responses;
+  op.security = def.auth === "session" ? [{ sessionCookie: [] }, { bearerSession: [] }] : def.auth === "optional" ? [{}, { sessionCookie: [] }, { bearerSession: [] }] : [];
+  if (def.rateLimit) {
+    const limits = RATE_LIMIT_CATEGORIES[def.rateLimit];
+    op["x-rate-limit"] = { category: def.rateLimit, perUser: limits.perUser, perIp: limits.perIp, window: "1h" };
+  }
+  if (typeof def.feature === "string") op["x-feature-flag"] = def.feature;
+  return op;
+}
+
+/** next-auth's endpoints (not declared with route()) that API clients use for the dev sign-in. */
+function authPaths(): Record<string, JsonObject> {
+  return {
+    "/api/auth/csrf": {
+      get: {
+        operationId: "getAuthCsrf",
+        summary: "CSRF token for sign-in (next-auth)",
+        tags: ["auth"],
+        responses: { "200": { description: "OK (sets the next-auth.csrf-token cookie)", content: { "application/json": { schema: { type: "object", properties: { csrfToken: { type: "string" } }, required: ["csrfToken"] } } } } },
+        security: [],
+      },
+    },
+    "/api/auth/callback/dev": {
+      post: {
+        operationId: "postAuthCallbackDev",
+        summary: "Development sign-in by email (next-auth Credentials provider `dev`)",
+        description: "Off in production unless AUTH_DEV_LOGIN=true. Send the csrf cookie from /api/auth/csrf. Creates the user with free-tier credits on first sign-in and sets the session cookie.",
+        tags: ["auth"],
+        requestBody: {
+          required: true,
+          content: {
+            "application/x-www-form-urlencoded": {
+              schema: { type: "object", properties: { csrfToken: { type: "string" }, email: { type: "string", format: "email" }, json: { type: "string" } }, required: ["csrfToken", "email"] },
+            },
+          },
+        },
+        responses: { "200": { description: "Signed in (with json=true)" }, "302": { description: "Signed in, or redirected to /signin?error=... when refused" } },
+        security: [],
+      },
+    },
+    "/api/auth/session": {
+      get: {
+        operationId: "getAuthSession",
+        summary: "Current session (next-auth)",
+        tags: ["auth"],
+        responses: {
+          "200": {
+            description: "The session, or {} when signed out",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  properties: {
+                    user: { type: "object", properties: { id: { type: "string" }, email: { type: ["string", "null"] } } },
+                    expires: { type: "string", format: "date-time" },
+                  },
+                },
+              },
+            },
+          },
+        },
+        security: [{ sessionCookie: [] }],
+      },
+    },
+  };
+}
+
+export interface OpenApiBuild {
+  document: JsonObject;
+  /** Route files that could not be imported (reported, not fatal to the other routes). */
+  failures: Array<{ file: string; error: string }>;
+}
+
+export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.0"): Promise<OpenApiBuild> {
+  const appDir = path.join(root, "app");
+  const files = routeFiles(path.join(appDir, "api"));
+  const paths: Record<string, JsonObject> = {};
+  const failures: OpenApiBuild["failures"] = [];
+  for (const file of files) {
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      failures.push({ file: path.relative(root, file), error: (error as Error).message });
+      continue;
+    }
+    const { path: apiPath, params } = openApiPath(appDir, file);
+    const item: JsonObject = {};
+    for (const method of METHODS) {
+      const handler = mod[method] as NextRouteHandler | undefined;
+      const def = handler?.definition;
+      if (def) item[method.toLowerCase()] = operationFor(method, apiPath, params, def as Definition);
+    }
+    if (Object.keys(item).length) paths[apiPath] = item;
+  }
+  Object.assign(paths, authPaths());
+  const sorted = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
+  const document = {
+    openapi: "3.1.0",
+    info: {
+      title: "Subscription, Credits, AI and Storage Service API",
+      version,
+      description:
+        "Generated from the route declarations by `npm run openapi`. Every error body is { error }. Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8).",
+    },
+    servers: [{ url: "http://localhost:3000" }],
+    tags: [...new Set(Object.values(sorted).flatMap((item) => Object.values(item as JsonObject).flatMap((op) => ((op as JsonObject).tags as string[]) ?? [])))]
+      .sort()
+      .map((name) => ({ name })),
+    paths: sorted,
+    components: {
+      schemas: {
+        Error: { type: "object", properties: { error: { type: "string", description: "Human-readable message" } }, required: ["error"], additionalProperties: false },
+      },
+      securitySchemes: {
+        sessionCookie: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "next-auth JWT session (`__Secure-` prefixed on https)" },
+        bearerSession: { type: "http", scheme: "bearer", bearerFormat: "next-auth JWT", description: "The same session token as Authorization: Bearer" },
+      },
+    },
+  };
+  return { document, failures };
+}
+
+export function serializeOpenApi(document: unknown): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildOpenApiDocument, openApiPath, operationFor, serializeOpenApi } from "@/lib/http/openapi";
+
+const root = process.cwd();
+const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+
+describe("OpenAPI document", () => {
+  it("docs/openapi.json is up to date with the route declarations (run `npm run openapi` when this fails)", async () => {
+    const { document, failures } = await buildOpenApiDocument(root, version);
+    expect(failures).toEqual([]);
+    const current = readFileSync(path.join(root, "docs", "openapi.json"), "utf8");
+    expect(current === serializeOpenApi(document), "docs/openapi.json is stale: run `npm run openapi`").toBe(true);
+  }, 120_000);
+
+  it("describes the foundation endpoints from their declarations", async () => {
+    const { document } = await buildOpenApiDocument(root, version);
+    const paths = (document as { paths: Record<string, Record<string, Record<string, unknown>>> }).paths;
+    expect((document as { openapi: string }).openapi).toBe("3.1.0");
+    const status = paths["/api/user/status"].get;
+    expect(Object.keys(status.responses as object)).toEqual(["200", "401", "405", "429", "500"]);
+    expect(status["x-rate-limit"]).toEqual({ category: "api", perUser: 100, perIp: 200, window: "1h" });
+    expect(JSON.stringify(status.responses)).toContain("private, max-age=300");
+    expect(paths["/api/health"].get.responses).toHaveProperty("503");
+    expect(paths["/api/health"].post).toBeUndefined(); // 405 fillers are not operations
+    expect(paths["/api/webhooks/identity"].post.security).toEqual([]);
+    expect(paths["/api/auth/callback/dev"].post).toBeDefined();
+  }, 120_000);
+
+  it("maps file paths to OpenAPI paths", () => {
+    const app = path.join(root, "app");
+    expect(openApiPath(app, path.join(app, "api/files/[id]/route.ts"))).toEqual({ path: "/api/files/{id}", params: ["id"] });
+    expect(openApiPath(app, path.join(app, "api/(group)/x/[...slug]/route.ts"))).toEqual({ path: "/api/x/{slug}", params: ["slug"] });
+  });
+
+  it("turns a declaration into an operation: schemas, statuses, security, flags", () => {
+    const op = operationFor("POST", "/api/things/{id}", ["id"], {
+      auth: "session",
+      rateLimit: "email",
+      feature: "aiChat",
+      summary: "Make a thing",
+      errors: [402, 409],
+      query: z.object({ dryRun: z.enum(["true", "false"]).optional() }),
+      body: z.object({ name: z.string().min(1), size: z.number().int().max(10).optional() }),
+      response: z.object({ id: z.string() }),
+    }) as Record<string, any>;
+    expect(op.operationId).toBe("postThingsId");
+    expect(op.parameters).toEqual([
+      { name: "id", in: "path", required: true, schema: { type: "string" } },
+      { name: "dryRun", in: "query", required: false, schema: { type: "string", enum: ["true", "false"] } },
+    ]);
+    expect(op.requestBody.content["application/json"].schema).toMatchObject({ type: "object", required: ["name"] });
+    expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "402", "404", "405", "409", "429", "500"]);
+    expect(op.responses["200"].content["application/json"].schema).toMatchObject({ properties: { id: { type: "string" } } });
+    expect(op.security).toEqual([{ sessionCookie: [] }, { bearerSession: [] }]);
+    expect(op["x-feature-flag"]).toBe("aiChat");
+  });
+});
