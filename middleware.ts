@@ -20,20 +20,30 @@ function withSecurityHeaders(response: NextResponse, secure: boolean): NextRespo
   return response;
 }
 
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
 export async function middleware(req: NextRequest) {
   const secure = req.nextUrl.protocol === "https:";
   const headers = new Headers(req.headers);
   headers.delete("x-middleware-subrequest");
+  // One request id for the whole request: route handlers log with it and answer it.
+  const given = req.headers.get("x-request-id");
+  const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+  headers.set("x-request-id", requestId);
 
   if (req.nextUrl.pathname.startsWith("/dashboard")) {
     const token = await getToken({ req, secret: authSecret(), secureCookie: secure }).catch(() => null);
     if (!token?.sub) {
       const signIn = new URL("/signin", req.url);
       signIn.searchParams.set("callbackUrl", req.nextUrl.pathname + req.nextUrl.search);
-      return withSecurityHeaders(NextResponse.redirect(signIn), secure);
+      const redirect = withSecurityHeaders(NextResponse.redirect(signIn), secure);
+      redirect.headers.set("x-request-id", requestId);
+      return redirect;
     }
   }
-  return withSecurityHeaders(NextResponse.next({ request: { headers } }), secure);
+  const response = withSecurityHeaders(NextResponse.next({ request: { headers } }), secure);
+  response.headers.set("x-request-id", requestId);
+  return response;
 }
 
 export const config = {
