@@ -1,5 +1,6 @@
 import type { File } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
+import { indexUploadedFile, removeUploadedFileFromIndex } from "@/lib/rag/index-uploaded-file";
 
 /**
  * Steps other domains run when a file is stored or about to be deleted. Each domain adds ONE line to
@@ -9,11 +10,11 @@ import { log } from "@/lib/log";
 type FileStep = [name: string, step: (file: File) => Promise<unknown>];
 
 const afterStoredSteps: FileStep[] = [
-  // ["rag-index", (file) => indexUploadedFile(file)],
+  ["rag-index", (file) => indexUploadedFile(file)],
 ];
 
 const beforeDeletedSteps: FileStep[] = [
-  // ["rag-unindex", (file) => removeUploadedFileFromIndex(file)],
+  ["rag-unindex", (file) => removeUploadedFileFromIndex(file)],
 ];
 
 async function runSteps(phase: string, steps: FileStep[], file: File): Promise<void> {

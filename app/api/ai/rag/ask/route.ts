@@ -1,0 +1,37 @@
+import { sse } from "@/lib/http/respond";
+import { methods, route } from "@/lib/http/route";
+import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
+import { askQuestion, resolveQuestion, streamQuestion } from "@/lib/rag";
+import { askBodySchema, askResponseSchema } from "@/lib/rag/schemas";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "session",
+      feature: "aiRag",
+      body: askBodySchema,
+      summary: "Ask a question over the shared knowledge and your own documents",
+      description:
+        "Body: `question`, or `messages` in the chat SDK's format (the last user message is the question); optional `conversationId`; `stream`. " +
+        "Cost: 10 credits + 1 per started 500 tokens of context (retrieved chunks + conversation history), at most 20. " +
+        "Streaming: SSE with X-RAG-Sources (base64 JSON), X-RAG-Chunks-Used, X-RAG-Tokens-Estimated, X-RAG-Conversation-Id; text chunks, `event: meta`, [DONE].",
+      tags: ["ai", "rag"],
+      errors: [402],
+      response: askResponseSchema,
+    },
+    async ({ user, body, req, log }) => {
+      const input = { userId: user.id, question: resolveQuestion(body), conversationId: body?.conversationId, signal: req.signal, log };
+      if (!body?.stream) return askQuestion(input);
+      const result = await streamQuestion(input, { text: sseText, meta: sseMeta, error: sseError, done: sseDone });
+      return sse(result.body, {
+        "X-RAG-Sources": Buffer.from(JSON.stringify(result.sources)).toString("base64"),
+        "X-RAG-Chunks-Used": String(result.chunksUsed),
+        "X-RAG-Tokens-Estimated": String(result.tokensEstimated),
+        "X-RAG-Conversation-Id": result.conversationId,
+        "X-RAG-Retrieval": result.retrieval,
+      });
+    },
+  ),
+});
