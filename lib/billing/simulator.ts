@@ -10,6 +10,7 @@ import { signPaymentBody } from "@/lib/webhooks/payment/signature";
 import type { CheckoutRequest, PaymentProvider, ProviderOrder, ProviderSubscription, SubscriptionAttributes } from "./provider-types";
 import { paymentWebhookSecret } from "./signing-secret";
 import { signSimulatorToken, verifySimulatorToken } from "./simulator-token";
+import { snapshotFromRecord } from "./record-snapshot";
 
 /**
  * The local checkout simulator: the payment provider when Lemon Squeezy is not configured. Checkout
@@ -60,29 +61,6 @@ export async function deliverSimulatedEvent(eventName: string, data: { type: str
   return result;
 }
 
-/** The subscription as the provider would answer it, built from our record. */
-export function simulatedSnapshot(row: Subscription, email: string | null, patch: Partial<SubscriptionAttributes> = {}, now = new Date()): ProviderSubscription {
-  const attributes: SubscriptionAttributes = {
-    store_id: "simulator",
-    customer_id: row.providerCustomerId,
-    product_id: row.productId,
-    variant_id: row.variantId,
-    user_email: email,
-    status: row.status,
-    cancelled: row.status === "cancelled",
-    pause: row.status === "paused" ? { mode: "void", resumes_at: null } : null,
-    trial_ends_at: iso(row.trialEndsAt),
-    renews_at: iso(row.currentPeriodEnd),
-    ends_at: iso(row.endsAt),
-    created_at: iso(row.createdAt),
-    updated_at: now.toISOString(),
-    urls: { customer_portal: null, update_payment_method: null },
-    test_mode: true,
-    ...patch,
-  };
-  return { id: row.providerSubscriptionId, attributes };
-}
-
 export class CheckoutSimulator implements PaymentProvider {
   readonly name = "simulator" as const;
 
@@ -113,13 +91,13 @@ export class CheckoutSimulator implements PaymentProvider {
   async getSubscription(id: string): Promise<ProviderSubscription | null> {
     const prisma = await db();
     const row = await prisma.subscription.findUnique({ where: { providerSubscriptionId: id }, include: { user: { select: { email: true } } } });
-    return row ? simulatedSnapshot(row, row.user.email, { updated_at: (row.providerUpdatedAt ?? row.updatedAt).toISOString() }) : null;
+    return row ? snapshotFromRecord(row, row.user.email, { updated_at: (row.providerUpdatedAt ?? row.updatedAt).toISOString() }) : null;
   }
 
   private async mutate(id: string, event: string, patch: (row: Subscription, now: Date) => Partial<SubscriptionAttributes>): Promise<ProviderSubscription> {
     const { row, email } = await this.row(id);
     const now = new Date();
-    const snapshot = simulatedSnapshot(row, email, patch(row, now), now);
+    const snapshot = snapshotFromRecord(row, email, patch(row, now), now);
     await deliverSimulatedEvent(event, { type: "subscriptions", ...snapshot }, { user_id: row.userId });
     return snapshot;
   }
@@ -151,14 +129,14 @@ export class CheckoutSimulator implements PaymentProvider {
     const { row, email } = await this.row(id);
     const now = new Date();
     await deliverSimulatedEvent("subscription_payment_failed", invoice(row, email, "renewal", "failed", now), { user_id: row.userId });
-    await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...simulatedSnapshot(row, email, { status: "past_due" }, now) }, { user_id: row.userId });
+    await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "past_due" }, now) }, { user_id: row.userId });
   }
 
   async simulatePaymentRecovery(id: string): Promise<void> {
     const { row, email } = await this.row(id);
     const now = new Date();
     await deliverSimulatedEvent("subscription_payment_recovered", invoice(row, email, "renewal", "paid", now), { user_id: row.userId });
-    await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...simulatedSnapshot(row, email, { status: "active" }, now) }, { user_id: row.userId });
+    await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "active" }, now) }, { user_id: row.userId });
   }
 
   async simulateRenewal(id: string): Promise<void> {
@@ -169,7 +147,7 @@ export class CheckoutSimulator implements PaymentProvider {
     await deliverSimulatedEvent("subscription_payment_success", invoice(row, email, "renewal", "paid", now), { user_id: row.userId });
     await deliverSimulatedEvent(
       "subscription_updated",
-      { type: "subscriptions", ...simulatedSnapshot(row, email, { status: "active", renews_at: renewsAt.toISOString(), trial_ends_at: iso(row.trialEndsAt) }, now) },
+      { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "active", renews_at: renewsAt.toISOString(), trial_ends_at: iso(row.trialEndsAt) }, now) },
       { user_id: row.userId },
     );
   }
