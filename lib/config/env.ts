@@ -169,21 +169,35 @@ function crossChecks(env: Env): string[] {
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = schema.safeParse(source);
   if (!result.success) {
-    throw new EnvError(result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
+    const problems = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    // Also report what the other settings lack (production requirements, pairs), so one start-up
+    // attempt lists every problem: re-check without the invalid settings, skipping checks about them.
+    const invalid = new Set(result.error.issues.map((i) => String(i.path[0])));
+    const rest = Object.fromEntries(Object.entries(source).filter(([k]) => !invalid.has(k)));
+    const retry = schema.safeParse(rest);
+    if (retry.success) {
+      for (const problem of crossChecks(withDerived(retry.data))) {
+        if (![...invalid].some((name) => problem.includes(name))) problems.push(problem);
+      }
+    }
+    throw new EnvError(problems);
   }
-  const raw = result.data;
+  const env = withDerived(result.data);
+  const problems = crossChecks(env);
+  if (problems.length > 0) throw new EnvError(problems);
+  return env;
+}
+
+function withDerived(raw: RawEnv): Env {
   const appEnv: AppEnv = raw.APP_ENV ?? (raw.NODE_ENV === "production" ? "production" : raw.NODE_ENV === "test" ? "test" : "development");
   const isProduction = appEnv === "production";
-  const env: Env = {
+  return {
     ...raw,
     appEnv,
     isProduction,
     dataDir: raw.DATA_DIR ?? ".data",
     devLoginEnabled: raw.AUTH_DEV_LOGIN === "true" || (!isProduction && raw.AUTH_DEV_LOGIN !== "false"),
   };
-  const problems = crossChecks(env);
-  if (problems.length > 0) throw new EnvError(problems);
-  return env;
 }
 
 let cached: { key: string; env: Env } | undefined;

@@ -66,6 +66,13 @@ describe("env", () => {
     expect(problemsOf({ APP_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false" })).toEqual([
       "RATE_LIMIT_ENABLED: cannot be false in production (SPEC §8 limits are mandatory)",
     ]);
+    // Invalid values and missing requirements are reported together, in one attempt.
+    expect(problemsOf({ APP_ENV: "production", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
+      "DATABASE_URL: must be a postgres:// or postgresql:// URL",
+      "UPSTASH_REDIS_REST_URL: must be a URL",
+      "NEXTAUTH_SECRET: required in production",
+      "CRON_SECRET: required in production (cron endpoints need a bearer token)",
+    ]);
     expect(problemsOf({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toEqual([
       "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither",
     ]);

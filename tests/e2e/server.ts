@@ -1,0 +1,141 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * Builds and starts the real server (`next build`, `next start`) for the e2e suite and the benchmark.
+ * The server is started with `node node_modules/next/dist/bin/next start` so the PID we hold is the
+ * server's own, and it is stopped by that PID.
+ */
+const ROOT = process.cwd();
+const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+const SOURCES = ["app", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json", "public", "prisma"];
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p)) if (name !== "node_modules") visit(path.join(p, name));
+    } else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const s of SOURCES) visit(path.join(ROOT, s));
+  return newest;
+}
+
+/** True when .next holds a production build newer than every source file. */
+export function buildIsFresh(): boolean {
+  const id = path.join(ROOT, ".next", "BUILD_ID");
+  return existsSync(id) && statSync(id).mtimeMs > newestSourceMtime();
+}
+
+/**
+ * Runs `next build` unless skipped: E2E_SKIP_BUILD=true reuses an existing build as is; otherwise a
+ * build newer than every source file is reused and anything else is rebuilt.
+ */
+export function ensureBuild(log: (line: string) => void = console.log): void {
+  const skip = process.env.E2E_SKIP_BUILD === "true" || process.env.E2E_SKIP_BUILD === "1";
+  if (skip && existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    log("e2e: E2E_SKIP_BUILD set, reusing .next");
+    return;
+  }
+  if (!skip && buildIsFresh()) {
+    log("e2e: .next is newer than the sources, reusing it");
+    return;
+  }
+  log("e2e: next build ...");
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) {
+    throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
+  }
+  log(`e2e: built in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  port: number;
+  pid: number;
+  dataDir: string;
+  logFile: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `next start` on PORT (env, not -p: proves PORT is honoured) with its own DATA_DIR. */
+export async function startServer(env: Record<string, string | undefined> = {}, options: { readyTimeoutMs?: number } = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "svc-e2e-"));
+  const logFile = path.join(dataDir, "server.log");
+  const out = openSync(logFile, "a");
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Only the basics of the parent environment: the server's configuration is exactly what is given here.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => ["PATH", "HOME", "LANG", "TZ", "TMPDIR", "USER", "SHELL"].includes(k)),
+  );
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries({
+    ...inherited,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(port),
+    HOSTNAME: "127.0.0.1",
+    DATA_DIR: dataDir,
+    NEXTAUTH_URL: baseUrl,
+    NEXTAUTH_SECRET: "e2e-nextauth-secret-0123456789abcdef",
+    CRON_SECRET: "e2e-cron-secret",
+    AUTH_DEV_LOGIN: "true",
+    RAG_INDEX_ON_START: "false",
+    LOG_LEVEL: "warn",
+    ...env,
+  })) {
+    if (v !== undefined) childEnv[k] = v;
+  }
+  const child = spawn(process.execPath, [NEXT_BIN, "start", "-H", "127.0.0.1"], { cwd: ROOT, env: childEnv, stdio: ["ignore", out, out] });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(child.pid as number, "SIGTERM");
+    const timer = setTimeout(() => child.exitCode === null && process.kill(child.pid as number, "SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`server exited with ${child.exitCode} before it was ready:\n${readFileSync(logFile, "utf8").slice(-4000)}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(5000) });
+      if (res.status === 200) {
+        return { baseUrl, port, pid: child.pid as number, dataDir, logFile, child, stop };
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`server not healthy within the timeout:\n${readFileSync(logFile, "utf8").slice(-4000)}`);
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
