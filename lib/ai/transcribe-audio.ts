@@ -51,7 +51,8 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     try {
       bb = busboy({
         headers: { "content-type": contentType },
-        limits: { fileSize: MAX_AUDIO_BYTES, files: 3, fields: 10, fieldSize: 1024, parts: 20 },
+        // busboy emits `limit` on REACHING fileSize: one byte over 25 MB is the first refused size.
+        limits: { fileSize: MAX_AUDIO_BYTES + 1, files: 3, fields: 10, fieldSize: 1024, parts: 20 },
       });
     } catch {
       return reject(new AppError("validation_failed", "Invalid multipart body: missing boundary"));
