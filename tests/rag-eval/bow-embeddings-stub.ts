@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -39,13 +39,38 @@ export function bowEmbedding(text: string, dim = 1536): number[] {
 
 export interface EmbeddingsStub {
   url: string;
+  /** Embeddings requests received. */
   requests: number;
+  /** Answer the next `n` embeddings requests with 503. */
+  failNext(n?: number): void;
   close(): Promise<void>;
 }
 
-export async function startBowEmbeddingsStub(dim = 1536): Promise<EmbeddingsStub> {
-  const state = { requests: 0 };
+/**
+ * Starts the peer. With `forwardTo` (another OpenAI-compatible base URL, e.g. the shared test stub),
+ * every request other than embeddings is proxied there unchanged (streams included), so chat and
+ * embeddings share one OPENAI_BASE_URL.
+ */
+export async function startBowEmbeddingsStub(options: { dim?: number; forwardTo?: string } = {}): Promise<EmbeddingsStub> {
+  const dim = options.dim ?? 1536;
+  const state = { requests: 0, failures: 0 };
   const server: Server = createServer((req, res) => {
+    if (options.forwardTo && !req.url?.endsWith("/embeddings")) {
+      const target = new URL(options.forwardTo);
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: `${target.pathname.replace(/\/v1$/, "")}${req.url}`, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.on("aborted", () => res.destroy());
+          up.on("error", () => res.destroy());
+          up.pipe(res);
+        },
+      );
+      upstream.on("error", () => res.destroy());
+      res.on("close", () => upstream.destroy());
+      req.pipe(upstream);
+      return;
+    }
     const parts: Buffer[] = [];
     req.on("data", (c: Buffer) => parts.push(c));
     req.on("end", () => {
@@ -55,6 +80,12 @@ export async function startBowEmbeddingsStub(dim = 1536): Promise<EmbeddingsStub
         return;
       }
       state.requests++;
+      if (state.failures > 0) {
+        state.failures--;
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "embeddings unavailable", type: "server_error" } }));
+        return;
+      }
       const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as { input: string | string[]; model?: string; encoding_format?: string };
       const inputs = Array.isArray(body.input) ? body.input : [body.input];
       // The openai SDK asks for base64 (little-endian float32) unless told otherwise, as the real API allows.
@@ -70,6 +101,9 @@ export async function startBowEmbeddingsStub(dim = 1536): Promise<EmbeddingsStub
     url: `http://127.0.0.1:${port}/v1`,
     get requests() {
       return state.requests;
+    },
+    failNext(n = 1) {
+      state.failures += n;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
