@@ -200,6 +200,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
                 yield { type: "usage", model, promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
               }
             }
+            // The SDK ends the iteration quietly when its signal aborts: report why it ended.
+            if (d.signal.aborted) throw new Error("stream aborted");
           } catch (error) {
             throw mapUpstreamError(error, "chat stream", d, timeoutMs);
           } finally {
@@ -213,7 +215,11 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     async embed(texts: string[], signal?: AbortSignal) {
       if (texts.length === 0) return { model: settings.embeddingModel, vectors: [] };
       return run("embedding", signal, settings.timeoutMs, async (s) => {
-        const res = await client.embeddings.create({ model: settings.embeddingModel, input: texts }, { signal: s });
+        const res = await client.embeddings.create(
+          // "float" explicitly: the SDK would ask for base64, which several OpenAI-compatible servers lack.
+          { model: settings.embeddingModel, input: texts, encoding_format: "float" },
+          { signal: s },
+        );
         const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
         return { model: res.model ?? settings.embeddingModel, vectors };
       });

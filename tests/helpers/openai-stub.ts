@@ -336,7 +336,11 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       const h = createHash("sha256").update(String(text)).digest();
       const v = Array.from({ length: dim }, (_, i) => (h[i % h.length] - 127.5) / 127.5);
       const norm = Math.hypot(...v) || 1;
-      return { object: "embedding", index, embedding: v.map((x) => x / norm) };
+      const unit = v.map((x) => x / norm);
+      if (body.encoding_format === "base64") {
+        return { object: "embedding", index, embedding: Buffer.from(new Float32Array(unit).buffer).toString("base64") };
+      }
+      return { object: "embedding", index, embedding: unit };
     });
     sendJson(res, 200, { object: "list", data, model: body.model ?? "stub-embedding", usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
   }

@@ -244,6 +244,30 @@ describe("POST /api/ai/chat (single)", () => {
   });
 });
 
+describe("POST /api/ai/chat (charging rules)", () => {
+  it("never lets concurrent requests take the balance below zero", async () => {
+    const { user, cookie } = await signIn();
+    await setBalance(user.id, 40);
+    const results = await Promise.all(Array.from({ length: 5 }, () => chat(cookie, hello)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 402, 402, 402]);
+    expect(await balanceOf(user.id)).toBe(10);
+    expect(stub.count("chat")).toBe(2);
+  });
+
+  it("charges nothing in classic_saas mode (no credit system) and reports cost 0", async () => {
+    const { user, cookie } = await signIn();
+    const undo = setEnv({ PUBLIC_PRICING_MODEL: "classic_saas" });
+    try {
+      const res = await chat(cookie, hello);
+      expect(res.status).toBe(200);
+      expect(res.body.cost).toBe(0);
+    } finally {
+      undo();
+    }
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+});
+
 describe("POST /api/ai/chat (batch)", () => {
   it("runs 1-10 requests concurrently and charges 15 per answered item", async () => {
     const { user, cookie } = await signIn();

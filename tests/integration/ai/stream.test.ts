@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/stream/route";
 import { renderOfflineImage } from "@/lib/ai/provider-offline";
-import { closeDb, db } from "@/lib/db/client";
+import { closeDb } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
 import type { OpenAiStub } from "@/tests/helpers/openai-stub";
@@ -64,10 +64,10 @@ describe("POST /api/ai/stream", () => {
     expect(sent.messages[0]).toEqual({ role: "system", content: "Be nice." });
     expect(sent.temperature).toBe(1);
     expect(sent.max_tokens).toBe(100);
-    const prisma = await db();
-    const op = await prisma.creditOperation.findFirst({ where: { userId: user.id, kind: "charge" } });
-    expect(op?.status).toBe("settled");
-    expect((op?.details as any).metadata).toMatchObject({ promptTokens: expect.any(Number), completionTokens: 7 });
+    // Settled with the provider's token counts on the ledger row.
+    const rows = await ledger(user.id);
+    expect(rows.map((r) => [r.type, r.amount, r.operation])).toEqual([["usage", -20, "stream"]]);
+    expect(rows[0].metadata).toMatchObject({ promptTokens: expect.any(Number), completionTokens: 7 });
   });
 
   it("charges 30 credits when a message carries an image part, relayed as image_url", async () => {
@@ -173,6 +173,36 @@ describe("POST /api/ai/stream", () => {
     expect(res.status).toBe(400);
     await new Promise((r) => setTimeout(r, 100));
     expect(stub.abandoned).toBe(1);
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
+  it("refunds when the client disconnects after the upstream answered but before any content", async () => {
+    const { user, cookie } = await signIn();
+    stub.chunkDelayMs = 1000;
+    const client = new AbortController();
+    const pending = call(POST, { path: "/api/ai/stream", cookie, body: hello, signal: client.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(stub.streams.opened).toBe(1);
+    client.abort();
+    const res = await pending;
+    expect(res.status).toBe(400);
+    await stub.waitForClientClose(1);
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
+  it("sends an error event and refunds when the upstream stalls past AI_TIMEOUT_MS mid-stream", async () => {
+    const { user, cookie } = await signIn();
+    const undo = setEnv({ AI_TIMEOUT_MS: "400" });
+    try {
+      stub.chunkDelayMs = 150;
+      stub.next("stream", { kind: "reply", text: "one two three four five six seven eight nine ten" });
+      const events = await readSse(await stream(cookie, hello));
+      expect(events.filter((e) => e.json?.type === "text").length).toBeGreaterThan(0);
+      expect(events.at(-1)?.json).toEqual({ type: "error", error: "AI provider did not answer the chat stream within 400 ms" });
+    } finally {
+      undo();
+    }
+    await stub.waitForClientClose(1);
     expect(await balanceOf(user.id)).toBe(200);
   });
 

@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isAbortError } from "@/lib/ai/abort";
+import { aiProvider } from "@/lib/ai/provider";
+import { setEnv } from "@/tests/helpers/env";
+import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
+import { wav } from "./audio-fixtures";
+
+let stub: OpenAiStub;
+let restore: () => void;
+
+beforeAll(async () => {
+  stub = await startOpenAiStub({ embeddingDim: 16 });
+  restore = setEnv({ OPENAI_API_KEY: "sk-unit", OPENAI_BASE_URL: stub.url, AI_EMBEDDING_MODEL: "embed-small" });
+});
+afterEach(() => stub.reset());
+afterAll(async () => {
+  restore();
+  await stub.close();
+});
+
+const long = { kind: "reply" as const, text: Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ") };
+const req = { messages: [{ role: "user" as const, content: "hi" }] };
+
+describe("OpenAI-compatible provider against the stub", () => {
+  it("selects the openai provider when a key is set", () => {
+    expect(aiProvider()).toMatchObject({ name: "openai", offline: false });
+  });
+
+  it("embeds texts in input order with the configured model", async () => {
+    const result = await aiProvider().embed(["alpha", "beta"]);
+    expect(result?.model).toBe("embed-small");
+    expect(result?.vectors).toHaveLength(2);
+    expect(result?.vectors[0]).toHaveLength(16);
+    expect(result?.vectors[0]).not.toEqual(result?.vectors[1]);
+    expect(stub.requests[0].body).toEqual({ model: "embed-small", input: ["alpha", "beta"], encoding_format: "float" });
+    expect(await aiProvider().embed([])).toEqual({ model: "embed-small", vectors: [] });
+    expect(stub.count("embeddings")).toBe(1);
+  });
+
+  it("maps an embeddings failure to upstream_failed", async () => {
+    stub.next("embeddings", { kind: "error", status: 429 });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider is rate limiting or out of quota; try again later (embedding)" });
+  });
+
+  it("transcribes with verbose_json and converts the language name", async () => {
+    stub.transcription = { text: "bonjour", language: "french", duration: 4.2 };
+    const t = await aiProvider().transcribe({ audio: wav(1), filename: "a.wav", mimeType: "audio/wav" });
+    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1" });
+  });
+
+  it("aborts the upstream stream when the caller's signal aborts", async () => {
+    stub.chunkDelayMs = 20;
+    stub.next("stream", long);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    let failure: unknown;
+    try {
+      for await (const part of aiProvider().streamChat({ ...req, signal: controller.signal })) {
+        if (part.type === "text") seen.push(part.text);
+        if (seen.length === 2) controller.abort();
+      }
+    } catch (error) {
+      failure = error;
+    }
+    expect(isAbortError(failure)).toBe(true);
+    await stub.waitForClientClose(1);
+    expect(stub.streams.completed).toBe(0);
+  });
+
+  it("closes the upstream stream when the consumer stops early", async () => {
+    stub.chunkDelayMs = 20;
+    stub.next("stream", long);
+    for await (const part of aiProvider().streamChat(req)) {
+      if (part.type === "text") break;
+    }
+    await stub.waitForClientClose(1);
+  });
+
+  it("relays usage from the include_usage chunk", async () => {
+    const parts = [];
+    for await (const part of aiProvider().streamChat({ ...req, model: "gpt-4o" })) parts.push(part);
+    expect(parts.at(-1)).toEqual({ type: "usage", model: "gpt-4o", promptTokens: expect.any(Number), completionTokens: 4 });
+  });
+});
