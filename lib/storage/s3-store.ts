@@ -1,15 +1,25 @@
 import type { Readable } from "node:stream";
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+  type CompletedPart,
+} from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { env } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
 import { contentDisposition } from "./content-disposition";
 import type { ObjectStore } from "./object-store";
 
-/** Multipart part size and parallel parts: at most PART_SIZE * QUEUE_SIZE bytes are in memory per upload. */
+/** Multipart part size (S3's minimum). An upload holds exactly two part buffers: 10 MB. */
 const PART_SIZE = 5 * 1024 * 1024;
-const QUEUE_SIZE = 2;
 
 /**
  * S3 (or any S3-compatible service: S3_ENDPOINT + S3_FORCE_PATH_STYLE) adapter; the only file importing
@@ -34,21 +44,7 @@ export function s3Store(): ObjectStore {
   return {
     kind: "s3",
     async put(key, body, options) {
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: key, Body: body, ContentType: options.contentType },
-        partSize: PART_SIZE,
-        queueSize: QUEUE_SIZE,
-        leavePartsOnError: false,
-      });
-      // If the source stream fails (limit exceeded, content rejected, client gone) stop the upload.
-      const onError = () => void upload.abort().catch(() => undefined);
-      body.once("error", onError);
-      try {
-        await upload.done();
-      } finally {
-        body.off("error", onError);
-      }
+      await putStreamed(client, bucket, key, body, options.contentType);
     },
     async get(key) {
       try {
@@ -77,4 +73,67 @@ export function s3Store(): ObjectStore {
       );
     },
   };
+}
+
+/**
+ * Streams a body into S3 with bounded memory: bytes are copied into one of two preallocated part
+ * buffers; while one part uploads the other fills, and reading waits (backpressure) until the previous
+ * part is done. Under one part it is a single PutObject. (lib-storage's Upload concatenates and
+ * re-slices parts, which under load kept several copies of each part alive.) On any error the
+ * multipart upload is aborted, so no parts are left behind.
+ */
+async function putStreamed(client: S3Client, bucket: string, key: string, body: Readable, contentType: string): Promise<void> {
+  const buffers = [Buffer.allocUnsafeSlow(PART_SIZE), Buffer.allocUnsafeSlow(PART_SIZE)];
+  let current = 0;
+  let filled = 0;
+  let uploadId: string | undefined;
+  const parts: CompletedPart[] = [];
+  let inFlight: Promise<void> = Promise.resolve();
+
+  const sendPart = async () => {
+    if (!uploadId) {
+      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
+      uploadId = created.UploadId;
+    }
+    const data = buffers[current].subarray(0, filled);
+    const partNumber = parts.length + 1;
+    parts.push({ PartNumber: partNumber });
+    await inFlight; // the other buffer must be sent before it is refilled
+    inFlight = client
+      .send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: data, ContentLength: data.length }))
+      .then((out) => {
+        parts[partNumber - 1] = { PartNumber: partNumber, ETag: out.ETag };
+      });
+    inFlight.catch(() => undefined); // surfaced by the next await
+    current ^= 1;
+    filled = 0;
+  };
+
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      let offset = 0;
+      while (offset < buf.length) {
+        const n = Math.min(buf.length - offset, PART_SIZE - filled);
+        buf.copy(buffers[current], filled, offset, offset + n);
+        filled += n;
+        offset += n;
+        if (filled === PART_SIZE) await sendPart();
+      }
+    }
+    if (!uploadId) {
+      const data = buffers[current].subarray(0, filled);
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, ContentType: contentType }));
+      return;
+    }
+    if (filled > 0) await sendPart();
+    await inFlight;
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+  } catch (error) {
+    await inFlight.catch(() => undefined);
+    if (uploadId) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+    }
+    throw error;
+  }
 }
