@@ -100,7 +100,8 @@ async function followSubscription(tx: Prisma.TransactionClient, row: Subscriptio
     where: { id: userId },
     data: {
       tier: current?.tier ?? "free",
-      ...(current ? { billingPeriod: current.billingPeriod } : {}),
+      // The free plan is reported monthly, whatever the expired subscription was.
+      billingPeriod: current?.billingPeriod ?? "monthly",
       ...(row.status === "on_trial" || row.trialEndsAt ? { hasUsedTrial: true } : {}),
     },
   });
