@@ -34,6 +34,10 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
     metadata: { withImage },
     log: input.log,
   });
-  const headers = await creditAllowanceHeaders(input.userId, reservation.charged ? reservation.remaining : null);
+  // The stream is already paid for and open: a failing summary must not abandon it, only the headers.
+  const headers = await creditAllowanceHeaders(input.userId, reservation.charged ? reservation.remaining : null).catch((error) => {
+    input.log?.warn("credit allowance headers unavailable", { error });
+    return {};
+  });
   return { body, headers, cost };
 }

@@ -16,6 +16,10 @@ import { encodePng } from "@/lib/ai/png";
  * every request is recorded (tests assert "no upstream call"), and stream closes by the client are
  * counted (tests assert that an abort reached the upstream). Used by tests and by bench/.
  */
+/** Parsed JSON of arbitrary shape (wire payloads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 export type StubEndpoint = "chat" | "stream" | "transcriptions" | "images" | "embeddings";
 
 export type StubBehaviour =
@@ -39,7 +43,7 @@ export interface StubRequest {
   path: string;
   headers: IncomingMessage["headers"];
   /** Parsed JSON body, or multipart fields (file described by name/size/type). */
-  body: any;
+  body: Loose;
   at: number;
 }
 
@@ -130,12 +134,12 @@ function sendError(res: ServerResponse, status: number, message: string, code: s
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function lastUserText(body: any): string {
-  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+function lastUserText(body: Loose): string {
+  const messages: Loose[] = Array.isArray(body?.messages) ? body.messages : [];
   const last = [...messages].reverse().find((m) => m?.role === "user") ?? messages[messages.length - 1];
   if (!last) return "";
   if (typeof last.content === "string") return last.content;
-  if (Array.isArray(last.content)) return last.content.map((p: any) => (p?.type === "text" ? p.text : "[image]")).join(" ");
+  if (Array.isArray(last.content)) return last.content.map((p: Loose) => (p?.type === "text" ? p.text : "[image]")).join(" ");
   return "";
 }
 
@@ -217,7 +221,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     return false;
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse, body: any, behaviour: StubBehaviour | null): Promise<void> {
+  async function chat(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const model = body.model ?? "stub-model";
     const text = behaviour?.kind === "reply" ? behaviour.text : `stub reply to: ${lastUserText(body)}`;
     const promptTokens = Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
@@ -293,7 +297,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     res.end();
   }
 
-  async function transcriptions(req: IncomingMessage, res: ServerResponse, body: any, behaviour: StubBehaviour | null): Promise<void> {
+  async function transcriptions(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const handled = await applyCommon(behaviour, req, res, () =>
       sendError(res, 400, "Your request was rejected as a result of our safety system.", "content_policy_violation"),
     );
@@ -308,7 +312,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     }
   }
 
-  async function images(req: IncomingMessage, res: ServerResponse, body: any, behaviour: StubBehaviour | null): Promise<void> {
+  async function images(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const handled = await applyCommon(behaviour, req, res, () =>
       sendError(res, 400, "Your request was rejected as a result of our safety system.", "content_policy_violation"),
     );
@@ -327,7 +331,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     });
   }
 
-  async function embeddings(req: IncomingMessage, res: ServerResponse, body: any, behaviour: StubBehaviour | null): Promise<void> {
+  async function embeddings(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const handled = await applyCommon(behaviour, req, res, () => sendError(res, 400, "rejected by content policy", "content_policy_violation"));
     if (handled) return;
     const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
@@ -352,7 +356,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       const auth = req.headers.authorization ?? "";
       if (!auth.startsWith("Bearer ")) return sendError(res, 401, "Missing API key", "invalid_api_key");
       let endpoint: StubEndpoint;
-      let body: any;
+      let body: Loose;
       if (path.endsWith("/audio/transcriptions")) {
         endpoint = "transcriptions";
         body = await readMultipart(req);

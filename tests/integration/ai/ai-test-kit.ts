@@ -2,6 +2,10 @@ import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 
+/** Parsed JSON of arbitrary shape (wire payloads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 /** Shared fixtures of the AI integration tests: the stub as the configured provider, balances, ledger. */
 export async function useStubProvider(): Promise<{ stub: OpenAiStub; restore: () => void }> {
   const stub = await startOpenAiStub();
@@ -27,13 +31,13 @@ export async function ledger(userId: string) {
 }
 
 /** Reads a whole SSE body into events (event name + parsed data). */
-export async function readSse(response: Response): Promise<{ event?: string; data: string; json?: any }[]> {
+export async function readSse(response: Response): Promise<{ event?: string; data: string; json?: Loose }[]> {
   const text = await response.text();
   return parseEvents(text);
 }
 
-export function parseEvents(text: string): { event?: string; data: string; json?: any }[] {
-  const out: { event?: string; data: string; json?: any }[] = [];
+export function parseEvents(text: string): { event?: string; data: string; json?: Loose }[] {
+  const out: { event?: string; data: string; json?: Loose }[] = [];
   for (const block of text.split("\n\n")) {
     if (!block.trim()) continue;
     let event: string | undefined;
@@ -43,7 +47,7 @@ export function parseEvents(text: string): { event?: string; data: string; json?
       else if (line.startsWith("data:")) data.push(line.slice(5).trim());
     }
     const joined = data.join("\n");
-    let json: any;
+    let json: Loose;
     try {
       json = joined === "[DONE]" ? undefined : JSON.parse(joined);
     } catch {

@@ -6,6 +6,10 @@ import { call, signIn } from "@/tests/helpers/http";
 import type { OpenAiStub } from "@/tests/helpers/openai-stub";
 import { balanceOf, ledger, setBalance, useStubProvider } from "./ai-test-kit";
 
+/** Parsed JSON of arbitrary shape (wire payloads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 let stub: OpenAiStub;
 let restore: () => void;
 
@@ -279,7 +283,7 @@ describe("POST /api/ai/chat (batch)", () => {
     expect(Date.now() - started).toBeLessThan(1400); // 5 x 300 ms in sequence would take 1500
     expect(res.body.cost).toBe(75);
     expect(res.body.results).toHaveLength(5);
-    res.body.results.forEach((r: any, i: number) => expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15 }));
+    res.body.results.forEach((r: Loose, i: number) => expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15 }));
     expect(await balanceOf(user.id)).toBe(125);
     const arrivals = stub.requests.map((r) => r.at);
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(250);
@@ -291,7 +295,7 @@ describe("POST /api/ai/chat (batch)", () => {
     const requests = [{ messages: [{ role: "user", content: "a" }] }, { messages: [{ role: "user", content: "b" }] }, { messages: [{ role: "user", content: "c" }] }];
     const res = await chat(cookie, { requests });
     expect(res.status).toBe(200);
-    const errors = res.body.results.filter((r: any) => "error" in r);
+    const errors = res.body.results.filter((r: Loose) => "error" in r);
     expect(errors).toEqual([{ error: "AI provider failed with status 500 (chat completion)" }]);
     expect(res.body.cost).toBe(30);
     expect(await balanceOf(user.id)).toBe(170);
