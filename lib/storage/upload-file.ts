@@ -1,6 +1,5 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream";
-import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { AppError, isAppError } from "@/lib/errors";
@@ -52,13 +51,12 @@ export async function uploadFile(input: UploadInput): Promise<FileRecord> {
   const store = await objectStore();
   const storageKey = newStorageKey(input.userId);
   const inspector = new UploadInspector(contentType, input.filesize, maxBytes);
-  let sourceError: Error | null = null;
-  const source = Readable.fromWeb(input.body as unknown as NodeWebReadableStream<Uint8Array>);
-  // pipeline() propagates errors both ways: an inspector failure destroys the source (stops reading the
-  // request body); a broken client connection errors the inspector and so the store's write.
-  pipeline(source, inspector, (error) => {
-    if (error && !inspector.failure) sourceError = error;
-  });
+  const client: { error: unknown } = { error: null };
+  const source = Readable.from(readRequestBody(input.body, client), { objectMode: false });
+  // pipeline() propagates errors both ways: an inspector failure destroys the source (which cancels
+  // the request body: reading stops); a broken client connection errors the inspector and so the
+  // store's write.
+  pipeline(source, inspector, () => undefined);
 
   const removeObject = async () => {
     try {
@@ -73,7 +71,7 @@ export async function uploadFile(input: UploadInput): Promise<FileRecord> {
   } catch (error) {
     await removeObject();
     if (inspector.failure) throw inspector.failure;
-    if (sourceError || source.destroyed) throw new AppError("bad_request", "Upload interrupted before the whole body was received", { cause: error });
+    if (client.error) throw new AppError("bad_request", "Upload interrupted before the whole body was received", { cause: client.error });
     throw isAppError(error) ? error : new AppError("upstream_failed", "Storing the file failed", { cause: error });
   }
   const inspected = inspector.result;
@@ -105,4 +103,25 @@ export async function uploadFile(input: UploadInput): Promise<FileRecord> {
   log.info("file uploaded", { userId: input.userId, fileId: file.id, size: file.size, contentType: file.contentType, storage: store.kind });
   await afterFileStored(file);
   return toFileRecord(file, input.baseUrl);
+}
+
+/** Reads a request body, noting whether a failure came from the client side (not from us stopping). */
+async function* readRequestBody(body: ReadableStream<Uint8Array>, client: { error: unknown }): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        client.error = error;
+        throw error;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Stopped early (limit, content check, storage failure): cancel the rest of the request body.
+    reader.cancel().catch(() => undefined);
+  }
 }

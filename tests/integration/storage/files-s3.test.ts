@@ -145,6 +145,19 @@ describe("files on S3 (s3rver)", () => {
     }
   });
 
+  it("answers 500 when the object store is unreachable and records nothing", async () => {
+    const restore = setEnv({ S3_ENDPOINT: "http://127.0.0.1:9" });
+    try {
+      const { cookie, user } = await signIn();
+      const res = await upload(fixtures.png(), { cookie, filename: "a.png", filetype: "image/png" });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: "Storing the file failed" });
+      expect(await (await db()).file.count({ where: { userId: user.id } })).toBe(0);
+    } finally {
+      restore();
+    }
+  });
+
   it("deleting a user deletes their objects from the bucket", async () => {
     const { cookie, user } = await signIn();
     await upload(fixtures.png(), { cookie, filename: "a.png", filetype: "image/png" });
