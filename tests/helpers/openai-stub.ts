@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import busboy from "busboy";
-import { encodePng } from "@/lib/ai/png";
 
 /**
  * A local OpenAI-compatible server (real HTTP on 127.0.0.1, ephemeral port) speaking the wire protocol
@@ -86,12 +85,11 @@ const JPEG_1X1 = Buffer.from(
   "base64",
 );
 const WEBP_1X1 = Buffer.from("UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA", "base64");
-const PNG_8X8 = encodePng(8, 8, true, (x, y, out) => {
-  out[0] = x * 32;
-  out[1] = y * 32;
-  out[2] = 128;
-  out[3] = 255;
-});
+/** An 8x8 RGBA PNG (kept inline so the stub needs nothing but Node and busboy; bench/ reuses it). */
+const PNG_8X8 = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAYAAADED76LAAAALElEQVR4nGNkYGj4r8DAwIALMzIoEFLgQEhBAiEFDYQULCCk4AAhBQ/wKwAAt80WgY5kOdAAAAAASUVORK5CYII=",
+  "base64",
+);
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
