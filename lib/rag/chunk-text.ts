@@ -16,7 +16,7 @@ export interface ChunkOptions {
 }
 
 /** Bump when the chunking changes: documents are re-indexed when their hash (which includes it) changes. */
-export const CHUNKER_VERSION = "2";
+export const CHUNKER_VERSION = "3";
 
 interface Section {
   heading: string;
@@ -53,23 +53,33 @@ function splitSections(text: string, markdown: boolean): Section[] {
   return sections;
 }
 
-/** Paragraphs, then sentences for paragraphs that do not fit, then token windows for sentences that do not. */
-function units(body: string, budget: number, overlap: number): string[] {
-  const out: string[] = [];
+interface Unit {
+  text: string;
+  /** How the unit joins the one before it: paragraphs "\n\n", lines of a table or list "\n", sentences " ". */
+  sep: string;
+}
+
+/** Paragraphs, then lines or sentences for paragraphs that do not fit, then token windows for pieces that do not. */
+function units(body: string, budget: number, overlap: number): Unit[] {
+  const out: Unit[] = [];
   for (const paragraph of body.split(/\n\s*\n/)) {
     const p = paragraph.trim();
     if (!p) continue;
     if (countTokens(p) <= budget) {
-      out.push(p);
+      out.push({ text: p, sep: "\n\n" });
       continue;
     }
-    // Lists and tables: keep lines together; prose: split into sentences.
-    const pieces = p.includes("\n") ? p.split(/\n/) : p.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`*\-])/);
+    // Lists and tables: keep lines whole; prose: split into sentences.
+    const byLine = p.includes("\n");
+    const pieces = byLine ? p.split(/\n/) : p.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(`*\-])/);
+    let first = true;
     for (const piece of pieces) {
-      const s = piece.trim();
-      if (!s) continue;
-      if (countTokens(s) <= budget) out.push(s);
-      else out.push(...tokenWindows(s, budget, overlap));
+      const text = piece.trim();
+      if (!text) continue;
+      const sep = first ? "\n\n" : byLine ? "\n" : " ";
+      first = false;
+      if (countTokens(text) <= budget) out.push({ text, sep });
+      else tokenWindows(text, budget, overlap).forEach((w, i) => out.push({ text: w, sep: i === 0 ? sep : " " }));
     }
   }
   return out;
@@ -89,20 +99,20 @@ export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
   for (const section of splitSections(text.replace(/\u0000/g, ""), options.markdown ?? true)) {
     const prefix = section.heading ? `${section.heading}\n\n` : "";
     const budget = Math.max(32, maxTokens - countTokens(prefix));
-    let current: { text: string; tokens: number }[] = [];
+    let current: (Unit & { tokens: number })[] = [];
     let size = 0;
     let fresh = 0; // units in `current` that are not overlap carried from the previous chunk
     const emit = () => {
       if (fresh === 0) return;
-      const content = prefix + current.map((u) => u.text).join("\n\n");
+      const content = prefix + current.map((u, i) => (i === 0 ? u.text : u.sep + u.text)).join("");
       chunks.push({ content, tokens: countTokens(content) });
     };
-    for (const text of units(section.body, budget, overlapTokens)) {
-      const tokens = countTokens(text);
+    for (const unit of units(section.body, budget, overlapTokens)) {
+      const tokens = countTokens(unit.text);
       if (size + tokens + (current.length ? 1 : 0) > budget && fresh > 0) {
         emit();
         // Carry trailing units (or the tail of the last one) as overlap.
-        const carried: { text: string; tokens: number }[] = [];
+        const carried: (Unit & { tokens: number })[] = [];
         let carriedSize = 0;
         for (let i = current.length - 1; i >= 0; i--) {
           if (carriedSize + current[i].tokens > overlapTokens) break;
@@ -111,7 +121,7 @@ export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
         }
         if (carried.length === 0 && overlapTokens > 0 && current.length) {
           const tail = lastTokens(current[current.length - 1].text, overlapTokens);
-          carried.push({ text: tail, tokens: countTokens(tail) });
+          carried.push({ text: tail, sep: " ", tokens: countTokens(tail) });
           carriedSize = carried[0].tokens;
         }
         // Never let the overlap squeeze out the new unit.
@@ -121,7 +131,7 @@ export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
         fresh = 0;
       }
       size += tokens + (current.length ? 1 : 0);
-      current.push({ text, tokens });
+      current.push({ ...unit, tokens });
       fresh++;
     }
     emit();
