@@ -40,7 +40,7 @@ async function fetchLocal(url: string) {
   const id = decodeURIComponent(u.pathname.split("/")[3]);
   const response = await send(GET_CONTENT, { path: u.pathname + u.search, params: { id } });
   const bytes = Buffer.from(await response.arrayBuffer());
-  let body: any;
+  let body: { error?: string } | undefined;
   try {
     body = JSON.parse(bytes.toString("utf8"));
   } catch {
@@ -346,7 +346,7 @@ describe("GET/DELETE /api/files/{id} and GET /api/files", () => {
     const expired = signLocalFileUrl("http://localhost:3000", created.body.id, 900, Date.now() - 901_000);
     const e = await fetchLocal(expired);
     expect(e.status).toBe(403);
-    expect(e.body.error).toMatch(/expired/);
+    expect(e.body?.error).toMatch(/expired/);
 
     // a valid token for one file does not open another
     const other = await upload(fixtures.text(100), { cookie, filename: "o.txt", filetype: "text/plain" });
