@@ -22,6 +22,8 @@ export function verifySvixDelivery(rawBody: string, headers: Headers, secret: st
     return { id: values["svix-id"], payload };
   } catch (error) {
     if (error instanceof WebhookVerificationError) throw new AppError("invalid_signature", "Signature verification failed");
+    // svix parses the body only after the signature matched: a signed body that is not JSON is bad input.
+    if (error instanceof SyntaxError) throw new AppError("bad_request", "Invalid payload: body is not valid JSON");
     // A malformed secret is a configuration problem, but must not leak: still a plain 401 to the sender.
     throw new AppError("invalid_signature", "Signature verification failed", { cause: error });
   }
