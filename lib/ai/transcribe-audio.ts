@@ -65,6 +65,7 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     source.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: the upload was interrupted")));
     let audio: { chunks: Buffer[]; filename: string } | null = null;
     let language: string | undefined;
+    let audioAsText = false;
     bb.on("file", (name, stream, info) => {
       if (name !== "audio" || audio) {
         stream.resume();
@@ -77,11 +78,13 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     });
     bb.on("field", (name, value) => {
       if (name === "language") language = value.trim().toLowerCase();
+      if (name === "audio") audioAsText = true;
     });
     bb.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body")));
     bb.on("close", () => {
       if (settled) return;
       settled = true;
+      if (!audio && audioAsText) return reject(new AppError("validation_failed", 'No file: the field "audio" must be a file upload, not a text value'));
       resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language } : null);
     });
     source.pipe(bb);

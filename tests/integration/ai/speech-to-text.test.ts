@@ -117,6 +117,7 @@ describe("POST /api/ai/speech-to-text", () => {
   it.each([
     ["no audio field", form(wav(1), "a.wav", {}, "file"), /field "audio" is missing/],
     ["an empty file", form(Buffer.alloc(0), "a.wav"), /"audio" file is empty/],
+    ["audio sent as a text value", form(null, "a.wav", { audio: "UklGRg==" }), /field "audio" must be a file upload/],
     ["content that is not audio", form(Buffer.from("just some text, definitely not audio"), "a.wav"), /content is not WebM, WAV, MP3, M4A, OGG or FLAC/],
     ["a name that does not match the content", form(wav(1), "a.mp3"), /named \.mp3 but its content is WAV/],
     ["an unsupported extension", form(wav(1), "a.txt"), /must end in one of \.webm, \.wav, \.mp3, \.m4a, \.ogg, \.flac/],
