@@ -62,6 +62,15 @@ async function findUser(externalId: string) {
 }
 
 describe("POST /api/webhooks/identity", () => {
+  it("answers 400 for a correctly signed body that is not JSON, and records nothing", async () => {
+    const prisma = await db();
+    const before = await prisma.webhookDelivery.count();
+    const res = await deliver(null, { raw: "{not json" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON" });
+    expect(await prisma.webhookDelivery.count()).toBe(before);
+  });
+
   it("user.created creates the user with free-tier credits (200)", async () => {
     const res = await deliver({ type: "user.created", data: clerkUser({ id: "user_c1", email: "Created@Example.com", first_name: "Ada", last_name: "Lovelace" }) });
     expect(res.status).toBe(200);
