@@ -12,7 +12,10 @@ export const DEFAULT_CACHE_TTL_SECONDS = 3600;
 export const MAX_BATCH = 10;
 
 const role = z.enum(["system", "user", "assistant", "function", "tool"]);
-const name = z.string().min(1).max(64).optional();
+const name = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, _ or -")
+  .optional();
 
 export const chatMessageSchema = z.object({
   role,

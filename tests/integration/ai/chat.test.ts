@@ -100,6 +100,7 @@ describe("POST /api/ai/chat (single)", () => {
     [{ messages: [] }, /messages: at least one message/],
     [{ messages: [{ role: "robot", content: "x" }] }, /messages\.0\.role/],
     [{ messages: [{ role: "user", content: 5 }] }, /messages\.0\.content/],
+    [{ messages: [{ role: "user", content: "x", name: "Jane Doe" }] }, /messages\.0\.name: must be 1 to 64 letters/],
     [{ ...hello, temperature: 2.5 }, /temperature/],
     [{ ...hello, temperature: -0.1 }, /temperature/],
     [{ ...hello, maxTokens: 0 }, /maxTokens/],
