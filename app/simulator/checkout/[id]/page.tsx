@@ -3,13 +3,21 @@ import { simulatorEnabled } from "@/lib/billing/payment-provider";
 
 export const dynamic = "force-dynamic";
 
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 const box = { fontFamily: "system-ui, sans-serif", maxWidth: 480, margin: "4rem auto", padding: "0 1rem" } as const;
 
 /** The local checkout simulator's checkout page (stands in for Lemon Squeezy's hosted checkout). */
 export default async function SimulatedCheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ error?: string }> }) {
   const { id } = await params;
   const { error } = await searchParams;
-  const view = simulatorEnabled() ? await describeSimulatedCheckout(decodeURIComponent(id)) : null;
+  const view = simulatorEnabled() ? await describeSimulatedCheckout(safeDecode(id)) : null;
   if (!view) {
     return (
       <main style={box}>
