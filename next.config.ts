@@ -9,6 +9,9 @@ const securityHeaders = [
 
 const nextConfig: NextConfig = {
   reactStrictMode: true,
+  // `npm run typecheck` (tsc over the whole tree, tests included) is its own CI step; the build does
+  // not type-check again, so a type error in a test file never blocks building the server.
+  typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
   // PGlite ships WASM and data files that must be loaded from node_modules at run time, not bundled.
   serverExternalPackages: [

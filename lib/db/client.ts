@@ -34,11 +34,13 @@ async function openPglite(): Promise<Handle> {
     import("@electric-sql/pglite-pgvector"),
     import("pglite-prisma-adapter"),
   ]);
+  // The data directory is chosen at run time: keep it out of the build's file tracing.
   const dir = pgliteDataDir();
   const inMemory = dir.startsWith("memory://");
-  if (!inMemory) mkdirSync(path.resolve(dir), { recursive: true });
+  const resolved = inMemory ? dir : path.resolve(/*turbopackIgnore: true*/ dir);
+  if (!inMemory) mkdirSync(/*turbopackIgnore: true*/ resolved, { recursive: true });
   const started = Date.now();
-  const pg = await PGlite.create(inMemory ? dir : path.resolve(dir), { extensions: { vector } });
+  const pg = await PGlite.create(resolved, { extensions: { vector } });
   const runner: SqlRunner = {
     exec: async (sql) => {
       await pg.exec(sql);
@@ -49,7 +51,7 @@ async function openPglite(): Promise<Handle> {
     onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
   });
   log.info("embedded database ready", {
-    dataDir: inMemory ? dir : path.resolve(dir),
+    dataDir: resolved,
     applied: result.applied.length,
     ms: Date.now() - started,
   });

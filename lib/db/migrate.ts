@@ -24,14 +24,15 @@ export function migrationsDir(): string {
   return path.join(process.cwd(), "prisma", "migrations");
 }
 
+/** Reads the migrations (shipped with the server through next.config.ts outputFileTracingIncludes). */
 export function readMigrations(dir = migrationsDir()): Migration[] {
-  if (!existsSync(dir)) throw new Error(`Migrations folder not found: ${dir}`);
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, "migration.sql")))
+  if (!existsSync(/*turbopackIgnore: true*/ dir)) throw new Error(`Migrations folder not found: ${dir}`);
+  return readdirSync(/*turbopackIgnore: true*/ dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(/*turbopackIgnore: true*/ path.join(dir, d.name, "migration.sql")))
     .map((d) => d.name)
     .sort()
     .map((name) => {
-      const sql = readFileSync(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = readFileSync(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     });
 }

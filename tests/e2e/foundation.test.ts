@@ -3,7 +3,7 @@ import path from "node:path";
 import { Webhook } from "svix";
 import { describe, expect, inject, it } from "vitest";
 import { Client } from "./client";
-import { freePort } from "./server";
+import { E2E_IDENTITY_SECRET, freePort } from "./server";
 
 const baseUrl = inject("baseUrl");
 const email = `e2e-${Date.now()}@example.com`;
@@ -110,27 +110,39 @@ describe("the built server over HTTP (next start, embedded database)", () => {
     expect(res.status).not.toBe(307);
   });
 
-  it("the identity webhook creates a user that the same email then signs in as", async () => {
-    const secret = "whsec_ZTJlLWlkZW50aXR5LXNlY3JldC0wMTIzNDU2Nzg5YWI=";
-    // The suite's server has no IDENTITY_WEBHOOK_SECRET: deliveries fail verification (401).
-    const payload = JSON.stringify({
-      type: "user.created",
-      data: { id: "user_e2e", email_addresses: [{ id: "e1", email_address: "hook-e2e@example.com" }], primary_email_address_id: "e1" },
-    });
-    const at = new Date();
-    const res = await fetch(`${baseUrl}/api/webhooks/identity`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "svix-id": "msg_e2e_1",
-        "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "svix-signature": new Webhook(secret).sign("msg_e2e_1", at, payload),
-      },
-      body: payload,
-    });
-    expect(res.status).toBe(401);
-    const missing = await fetch(`${baseUrl}/api/webhooks/identity`, { method: "POST", body: payload });
+  it("the identity webhook creates a user that the same email then signs in as; user.deleted removes them", async () => {
+    const deliver = (id: string, event: unknown, secret = E2E_IDENTITY_SECRET) => {
+      const payload = JSON.stringify(event);
+      const at = new Date();
+      return fetch(`${baseUrl}/api/webhooks/identity`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "svix-id": id,
+          "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
+          "svix-signature": new Webhook(secret).sign(id, at, payload),
+        },
+        body: payload,
+      });
+    };
+    const data = { id: "user_e2e", email_addresses: [{ id: "e1", email_address: "hook-e2e@example.com" }], primary_email_address_id: "e1" };
+    const created = await deliver("msg_e2e_1", { type: "user.created", data });
+    expect(created.status).toBe(200);
+    expect(await created.json()).toMatchObject({ duplicate: false, result: "user created" });
+    expect(await (await deliver("msg_e2e_1", { type: "user.created", data })).json()).toMatchObject({ duplicate: true });
+
+    const c = new Client(baseUrl);
+    await c.signIn("hook-e2e@example.com");
+    expect((await c.json("/api/user/status")).status).toBe(200);
+
+    const wrong = await deliver("msg_e2e_2", { type: "user.deleted", data: { id: "user_e2e" } }, "whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC0wMTI=");
+    expect(wrong.status).toBe(401);
+    const missing = await fetch(`${baseUrl}/api/webhooks/identity`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(400);
+
+    expect((await deliver("msg_e2e_3", { type: "user.deleted", data: { id: "user_e2e" } })).status).toBe(200);
+    // The session now names a user that no longer exists: the same user was signed in.
+    expect((await c.json("/api/user/status")).status).toBe(401);
   });
 });
 
@@ -146,7 +158,7 @@ describe("start-up", () => {
         DATABASE_URL: "mysql://root:secret-password@db/app",
         RATE_LIMIT_ENABLED: "false",
         NEXT_TELEMETRY_DISABLED: "1",
-      },
+      } as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { ensureBuild, removeDir, startServer, type RunningServer } from "./server";
+import { E2E_IDENTITY_SECRET, ensureBuild, removeDir, startServer, type RunningServer } from "./server";
 
 /**
  * e2e: `next build` (skipped when .next is newer than the sources, or with E2E_SKIP_BUILD=true),
@@ -10,7 +10,7 @@ let server: RunningServer | undefined;
 
 export async function setup(project: TestProject) {
   ensureBuild();
-  server = await startServer();
+  server = await startServer({ IDENTITY_WEBHOOK_SECRET: E2E_IDENTITY_SECRET });
   project.provide("baseUrl", server.baseUrl);
   project.provide("serverPort", server.port);
   project.provide("serverLog", server.logFile);

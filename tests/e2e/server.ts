@@ -61,6 +61,9 @@ export function ensureBuild(log: (line: string) => void = console.log): void {
   log(`e2e: built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+/** The identity webhook secret of the e2e server (svix whsec_ form). */
+export const E2E_IDENTITY_SECRET = "whsec_ZTJlLWlkZW50aXR5LXNlY3JldC0wMTIzNDU2Nzg5YWI=";
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -108,7 +111,11 @@ export async function startServer(env: Record<string, string | undefined> = {}, 
   })) {
     if (v !== undefined) childEnv[k] = v;
   }
-  const child = spawn(process.execPath, [NEXT_BIN, "start", "-H", "127.0.0.1"], { cwd: ROOT, env: childEnv, stdio: ["ignore", out, out] });
+  const child = spawn(process.execPath, [NEXT_BIN, "start", "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    env: childEnv as NodeJS.ProcessEnv,
+    stdio: ["ignore", out, out],
+  });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
