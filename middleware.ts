@@ -46,10 +46,10 @@ export async function middleware(req: NextRequest) {
   return response;
 }
 
-// Large-body routes are excluded: for a path the middleware matches, Next copies the request body in
-// memory and cuts it at 10 MB, which would truncate uploads (up to UPLOAD_MAX_BYTES) and audio (25 MB).
-// Those handlers authenticate, set request ids and stream the body themselves; next.config.ts still
-// sets the security headers on them.
+// API routes are excluded: for a path the middleware matches, Next copies the request body in memory
+// and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests. API
+// handlers authenticate, assign request ids and bound their bodies themselves (lib/http/handler.ts),
+// and next.config.ts sets the security headers on every response.
 export const config = {
-  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/upload|api/ai/speech-to-text).*)"],
+  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico).*)"],
 };

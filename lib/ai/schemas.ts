@@ -139,3 +139,8 @@ export const chatRequestSchema = z.unknown().transform((value, ctx): ParsedChatB
   }
   return isBatch ? { batch: true, requests: (result.data as ChatBatchBody).requests } : { batch: false, request: result.data as ChatBody };
 });
+
+/** JSON body bound of /api/ai/stream: every allowed image as base64 (4/3 of its bytes) plus 1 MiB of text. */
+export const STREAM_MAX_BODY_BYTES = Math.ceil((MAX_IMAGES * MAX_IMAGE_BYTES * 4) / 3) + 1024 * 1024;
+/** JSON body bound of /api/ai/chat (a batch of 10 requests with their context). */
+export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;

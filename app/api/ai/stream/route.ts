@@ -1,4 +1,4 @@
-import { streamBodySchema } from "@/lib/ai/schemas";
+import { streamBodySchema, STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { streamChat } from "@/lib/ai/stream-chat";
 import { sse } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
@@ -12,6 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "session",
       feature: "aiChat",
       body: streamBodySchema,
+      maxBodyBytes: STREAM_MAX_BODY_BYTES,
       summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
       description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
       tags: ["ai"],
