@@ -8,6 +8,8 @@ const securityHeaders = [
 ];
 
 const nextConfig: NextConfig = {
+  // Separate build directories let the e2e, benchmark and browser suites build side by side.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   reactStrictMode: true,
   // `npm run typecheck` (tsc over the whole tree, tests included) is its own CI step; the build does
   // not type-check again, so a type error in a test file never blocks building the server.
