@@ -1,6 +1,7 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { GET, POST } from "@/app/api/user/status/route";
 import { closeDb, db } from "@/lib/db/client";
+import { setEnv } from "@/tests/helpers/env";
 import { call, sessionCookie, signIn } from "@/tests/helpers/http";
 
 afterAll(closeDb);
@@ -55,6 +56,26 @@ describe("GET /api/user/status", () => {
     expect(res.body.error).toMatch(/Rate limit exceeded/);
     expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(res.headers.get("retry-after")).toBeTruthy();
+  });
+
+  it("answers 500 { error } without internals when the database fails (rate limiting fails open)", async () => {
+    const { cookie } = await signIn("dbdown@example.com");
+    await closeDb();
+    const restore = setEnv({ DATABASE_URL: "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2" });
+    const logged: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void logged.push(String(line)));
+    try {
+      const res = await call(GET, { path: "/api/user/status", cookie });
+      expect(logged.some((l) => l.includes(res.headers.get("x-request-id") as string) && l.includes("unhandled error"))).toBe(true);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ error: "Internal server error" });
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    } finally {
+      spy.mockRestore();
+      await closeDb();
+      restore();
+    }
   });
 
   it("answers 405 with an Allow header for other methods", async () => {

@@ -1,0 +1,185 @@
+/**
+ * npm run bench — the foundation benchmark: GET /api/user/status (session + rate limit + database)
+ * against GET /api/bench/noop (same server, same route wrapper, nothing else), on the embedded
+ * database and, when TEST_DATABASE_URL is set, on a fresh PostgreSQL database. Writes the
+ * "Foundation" section of docs/BENCHMARKS.md (other sections are kept) and the raw numbers to
+ * bench/results/.
+ *
+ * Rate limits (100 requests per user and 200 per IP per hour) would stop a load test after 100
+ * requests. Two ways around it, both measured:
+ *   limits on   production mode; the load rotates over many signed-in users and client addresses
+ *               (x-forwarded-for), so every request is counted by the real store and none is refused;
+ *   limits off  RATE_LIMIT_ENABLED=false with APP_ENV=test: refused at start-up in production
+ *               (lib/config/env.ts), so it cannot be used there.
+ *
+ * Settings: BENCH_CONCURRENCY (16), BENCH_REQUESTS per measurement (2000), BENCH_SECONDS per
+ * measurement (20), BENCH_USERS (40), E2E_SKIP_BUILD=true to reuse .next as is.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { applyMigrations } from "@/lib/db/migrate";
+import { Client } from "@/tests/e2e/client";
+import { ensureBuild, removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
+import { runLoad, type LoadResult } from "./lib/load";
+import { fmt, writeSection } from "./lib/report";
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const USERS = Number(process.env.BENCH_USERS ?? 40);
+const WARMUP = 200;
+
+interface Scenario {
+  database: "embedded (PGlite)" | "PostgreSQL";
+  limits: "on" | "off";
+  noop: LoadResult;
+  status: LoadResult;
+}
+
+async function freshPostgres(admin: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `bench_${Date.now().toString(36)}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await applyMigrations({
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+  });
+  await client.end();
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const d = new pg.Client({ connectionString: admin });
+      await d.connect();
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await d.end();
+    },
+  };
+}
+
+async function measure(server: RunningServer, label: string): Promise<{ noop: LoadResult; status: LoadResult }> {
+  const tokens: string[] = [];
+  for (let i = 0; i < USERS; i++) {
+    const c = new Client(server.baseUrl);
+    const res = await c.signIn(`bench-${i}@example.com`);
+    const token = c.cookies.get("next-auth.session-token");
+    if (res.status !== 200 || !token) throw new Error(`sign-in failed for bench user ${i} (${res.status})`);
+    tokens.push(token);
+  }
+  // Every request is a different (user, address) pair in turn: 100 per user and 200 per address per
+  // hour allow USERS * 100 requests, more than any measurement sends.
+  const statusHeaders = (n: number) => ({
+    cookie: `next-auth.session-token=${tokens[n % tokens.length]}`,
+    "x-forwarded-for": `10.77.${Math.floor((n % 4000) / 200)}.${(n % 200) + 1}`,
+  });
+  const load = (route: string, headers?: (n: number) => Record<string, string>, max = REQUESTS) =>
+    runLoad({ url: `${server.baseUrl}${route}`, headers, concurrency: CONCURRENCY, maxRequests: max, maxMs: SECONDS * 1000, expectStatus: 200 });
+  let offset = 0;
+  const shifted = (n: number) => statusHeaders(n + offset);
+  await load("/api/bench/noop", undefined, WARMUP);
+  await load("/api/user/status", shifted, WARMUP);
+  offset = WARMUP;
+  const noop = await load("/api/bench/noop");
+  const status = await load("/api/user/status", shifted);
+  for (const [name, r] of [["noop", noop], ["status", status]] as const) {
+    console.log(
+      `  ${label} ${name.padEnd(6)} ${r.requests} req in ${fmt(r.seconds)} s: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, errors ${r.errors} ${JSON.stringify(r.statuses)}`,
+    );
+    if (r.errors > 0) throw new Error(`${label} ${name}: ${r.errors} requests failed ${JSON.stringify(r.statuses)}`);
+  }
+  return { noop, status };
+}
+
+async function scenario(database: Scenario["database"], limits: Scenario["limits"], databaseUrl?: string): Promise<Scenario> {
+  const env: Record<string, string> = { BENCH_ROUTES: "true", AUTH_DEV_LOGIN: "true", LOG_LEVEL: "error" };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  if (limits === "off") Object.assign(env, { APP_ENV: "test", RATE_LIMIT_ENABLED: "false" });
+  const label = `[${database}, limits ${limits}]`;
+  console.log(`${label} starting next start ...`);
+  const server = await startServer(env);
+  try {
+    return { database, limits, ...(await measure(server, label)) };
+  } finally {
+    await server.stop();
+    removeDir(server.dataDir);
+  }
+}
+
+function report(results: Scenario[], startedAt: Date): string {
+  const rows = results.flatMap((s) => {
+    const ratioRps = s.status.rps / s.noop.rps;
+    const ratioP50 = s.status.p50 / s.noop.p50;
+    return [
+      `| ${s.database} | ${s.limits} | \`/api/bench/noop\` | ${s.noop.requests} | ${fmt(s.noop.rps, 0)} | ${fmt(s.noop.p50)} | ${fmt(s.noop.p99)} | 1.00 | 1.00 |`,
+      `| ${s.database} | ${s.limits} | \`/api/user/status\` | ${s.status.requests} | ${fmt(s.status.rps, 0)} | ${fmt(s.status.p50)} | ${fmt(s.status.p99)} | ${fmt(ratioRps, 2)} | ${fmt(ratioP50, 2)} |`,
+    ];
+  });
+  const cpu = cpus();
+  return `
+Measured by \`npm run bench\` (bench/run.ts) on ${startedAt.toISOString().slice(0, 10)}: \`next build\`, then
+\`next start\` per scenario on 127.0.0.1; a load loop in the same machine keeps ${CONCURRENCY} requests in
+flight over keep-alive connections, at most ${REQUESTS} requests or ${SECONDS} s per measurement, after
+${WARMUP} warm-up requests per route. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version};
+the load generator shares the CPUs with the server, and other work on the machine adds noise, so
+compare the **ratios** (same run, same server) rather than absolute numbers.
+
+- \`/api/bench/noop\` is the baseline: the same route wrapper with no session, no rate limit and no
+  database (404 in production unless \`BENCH_ROUTES=true\`, which the bench server sets).
+- \`/api/user/status\` verifies the session JWT, counts the request in both rate-limit windows (one
+  atomic upsert on the database store), reads the user and their subscription, and answers.
+- **Rate limits on**: production mode; the load rotates over ${USERS} signed-in users and many client
+  addresses (\`x-forwarded-for\`), so the real limits apply and no request is refused.
+- **Rate limits off**: \`RATE_LIMIT_ENABLED=false\` with \`APP_ENV=test\`, the bench-only way around
+  the limits. It cannot be used in production: the server refuses to start with it there.
+- "ratio req/s" is status req/s ÷ noop req/s; "ratio p50" is status p50 ÷ noop p50.
+- PostgreSQL rows run against a fresh database on the \`TEST_DATABASE_URL\` server (Debian
+  PostgreSQL 15 on loopback) when it is set; otherwise only the embedded database is measured.
+
+| Database | Rate limits | Route | Requests | req/s | p50 ms | p99 ms | ratio req/s | ratio p50 |
+|---|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+`;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  ensureBuild();
+  const results: Scenario[] = [];
+  results.push(await scenario("embedded (PGlite)", "on"));
+  results.push(await scenario("embedded (PGlite)", "off"));
+  const admin = process.env.TEST_DATABASE_URL;
+  if (admin) {
+    for (const limits of ["on", "off"] as const) {
+      const db = await freshPostgres(admin);
+      try {
+        results.push(await scenario("PostgreSQL", limits, db.url));
+      } finally {
+        await db.drop();
+      }
+    }
+  } else {
+    console.log("TEST_DATABASE_URL is not set: PostgreSQL scenarios skipped (eval \"$(scripts/test-services.sh start)\")");
+  }
+  const root = process.cwd();
+  mkdirSync(path.join(root, "bench", "results"), { recursive: true });
+  writeFileSync(path.join(root, "bench", "results", `foundation-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(results, null, 2));
+  writeSection(path.join(root, "docs", "BENCHMARKS.md"), "Foundation", report(results, startedAt));
+  console.log("wrote the Foundation section of docs/BENCHMARKS.md");
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
