@@ -1,6 +1,8 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { flags } from "@/lib/config/flags";
+import { dbKind, dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import type { ChargeDetails } from "./types";
 
 /**
  * Shared ledger primitives. Every writer of a user's buckets (subscription credits and bonus
@@ -30,8 +32,20 @@ export function nextMonthStart(at: Date = new Date()): Date {
 }
 
 /** Whether this user's bonus credits may be spent: auto-use on, or the per-user toggle off system-wide. */
-export function bonusSpendable(autoUse: boolean): boolean {
-  return autoUse || !flags().creditsUserToggle;
+export function bonusSpendable(autoUse: boolean, toggleEnabled: boolean = flags().creditsUserToggle): boolean {
+  return autoUse || !toggleEnabled;
+}
+
+/**
+ * Runs one statement on the raw driver, outside Prisma (the charge hot path). On PostgreSQL it is a
+ * named prepared statement: node-postgres' Pool.query takes a QueryConfig `{ name, text }` and then
+ * parses and plans the statement once per connection instead of on every call. (The db runner's type
+ * only declares the string form; the pg pool behind it accepts both.) PGlite gets the plain text.
+ */
+export async function queryPrepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
+  const [runner, kind] = await Promise.all([dbRunner(), dbKind()]);
+  const statement = kind === "postgres" ? ({ name, text } as unknown as string) : text;
+  return runner.query<T>(statement, params);
 }
 
 /** The spec's insufficient-credits error (→ 402). */
@@ -120,4 +134,28 @@ export async function insertOperationOnce(
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id`;
   return rows[0]?.id ?? null;
+}
+
+/**
+ * A charge as recorded: a credit_operations row (charges with an idempotency key or drawing on bonus
+ * purchases; the draws are in its details) or, for the plain one-statement charge, its single usage
+ * ledger row (whose id is the reservation id).
+ */
+export async function loadCharge(
+  tx: Tx,
+  reservation: { id: string; userId: string },
+): Promise<{ amount: number; details: ChargeDetails; operationRow: boolean } | null> {
+  const op = await tx.creditOperation.findFirst({ where: { id: reservation.id, userId: reservation.userId, kind: "charge" } });
+  if (op) {
+    const details = (op.details ?? { operation: "unknown", draws: [] }) as unknown as ChargeDetails;
+    return { amount: op.amount, details, operationRow: true };
+  }
+  const row = await tx.creditTransaction.findFirst({ where: { id: reservation.id, userId: reservation.userId, type: "usage", operationId: null } });
+  if (!row) return null;
+  const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : undefined;
+  return {
+    amount: -row.amount,
+    details: { operation: row.operation, draws: [{ bonusPurchaseId: row.bonusPurchaseId, amount: -row.amount }], metadata },
+    operationRow: false,
+  };
 }

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { bonusSpendable, heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow } from "./ledger";
-import { UNLIMITED_CREDITS, type ChargeDetails, type Draw, type Reservation } from "./types";
+import { bonusSpendable, heldBonusCredits, insertLedgerRows, insertOperationOnce, loadCharge, lockBalance, type LedgerRow } from "./ledger";
+import { UNLIMITED_CREDITS, type Draw, type Reservation } from "./types";
 
 /**
  * Returns a reservation's credits (all, or `amount` of them) to the buckets they came from, writing
@@ -25,9 +25,9 @@ export async function refundReservation(
       (await tx.$queryRaw<{ sub: number }[]>`SELECT subscription_credits AS sub FROM credit_balances WHERE user_id = ${userId}::text`)[0].sub +
       (bonusSpendable(balance.bonusCreditsAutoUse) ? await heldBonusCredits(tx, userId) : 0);
 
-    const charge = await tx.creditOperation.findFirst({ where: { id: reservation.id, userId, kind: "charge" } });
+    const charge = await loadCharge(tx, reservation);
     if (!charge) throw new AppError("not_found", "Reservation not found");
-    const details = (charge.details ?? { operation: "unknown", draws: [] }) as unknown as ChargeDetails;
+    const { details } = charge;
     const total = Math.min(requested, charge.amount);
 
     // Plan: walk the draws backwards (last drawn, first returned).

@@ -3,7 +3,7 @@ import { flags } from "@/lib/config/flags";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
-import { bonusSpendable, heldBonusCredits, insertLedgerRows, insufficientCredits, lockBalance, monthStart } from "./ledger";
+import { bonusSpendable, heldBonusCredits, insertLedgerRows, insufficientCredits, lockBalance, monthStart, queryPrepared } from "./ledger";
 import { UNLIMITED_CREDITS, type ChargeDetails, type Draw, type Reservation } from "./types";
 
 export interface ReserveInput {
@@ -39,13 +39,14 @@ function isUniqueViolation(error: unknown): boolean {
  * per-user toggle is off system-wide. In classic_saas mode nothing is charged or written.
  *
  * Hot path: ONE statement (a CTE) when the subscription credits cover the charge — a conditional
- * `UPDATE ... WHERE subscription_credits >= n` (which also takes the row lock), the operation row and
- * the ledger row, all or nothing. Otherwise a short transaction under the balance row lock draws from
- * the buckets in order.
+ * `UPDATE ... WHERE subscription_credits >= n` (which also takes the row lock) and the ledger row, all
+ * or nothing. Otherwise a short transaction under the balance row lock draws from the buckets in order
+ * and records the draw in a credit_operations row.
  */
 export async function reserveCredits(input: ReserveInput): Promise<Reservation> {
-  const { userId, amount, operation } = input;
-  if (!flags().creditBased) return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
+  const { userId, amount } = input;
+  const f = flags();
+  if (!f.creditBased) return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
   if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const idempotencyKey = input.idempotencyKey ? `charge:${input.idempotencyKey}` : undefined;
   if (idempotencyKey) {
@@ -53,7 +54,7 @@ export async function reserveCredits(input: ReserveInput): Promise<Reservation> 
     if (existing) return existing;
   }
   try {
-    return (await chargeFromSubscription(input, idempotencyKey)) ?? (await chargeAcrossBuckets(input, idempotencyKey));
+    return (await chargeFromSubscription(input, idempotencyKey, f.creditsUserToggle)) ?? (await chargeAcrossBuckets(input, idempotencyKey));
   } catch (error) {
     if (idempotencyKey && isUniqueViolation(error)) {
       const existing = await findReservation(userId, idempotencyKey);
@@ -63,48 +64,90 @@ export async function reserveCredits(input: ReserveInput): Promise<Reservation> 
   }
 }
 
-/** The one-statement charge; null when it does not apply (subscription too low, free rollover due, no balance row). */
-async function chargeFromSubscription(input: ReserveInput, idempotencyKey: string | undefined): Promise<Reservation | null> {
-  const prisma = await db();
+/**
+ * The one-statement charge (both variants take the balance row lock through the conditional UPDATE
+ * and write the ledger row in the same statement, so they are all or nothing; the users row (tier,
+ * auto-use) and the bonus sum for `balanceAfter` are joined in the UPDATE, read before the lock):
+ * - the free-tier guard: a free user whose last reset is before this month falls through to the
+ *   general path, which applies the lazy calendar-month rollover first;
+ * - without an idempotency key, the usage ledger row is the whole record and its id is the
+ *   reservation id (a refund reads the draw back from it);
+ * - with a key, a credit_operations row carries the unique key as well; a concurrent duplicate fails
+ *   the whole statement on the unique index and the caller returns the first reservation.
+ * Runs on the raw driver: this is the hot path, and Prisma's per-query overhead would double its cost.
+ */
+const FAST_CHARGE = `
+  WITH bal AS (
+    UPDATE credit_balances b
+    SET subscription_credits = b.subscription_credits - $2::int, updated_at = now()
+    FROM users u,
+      (SELECT COALESCE(SUM(remaining), 0)::int AS held FROM bonus_purchases
+        WHERE user_id = $1::text AND remaining > 0 AND expires_at > now()) bonus
+    WHERE b.user_id = $1::text AND u.id = b.user_id
+      AND b.subscription_credits >= $2::int
+      AND (b.reset_at >= $3::timestamptz OR u.tier <> 'free')
+    RETURNING b.subscription_credits, u.bonus_credits_auto_use, bonus.held AS bonus_held
+  ), ledger AS (
+    INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
+    SELECT $4::text, $1::text, -$2::int, bal.subscription_credits + bal.bonus_held, 'usage', $5::text, $6::jsonb, NULL, NULL, now()
+    FROM bal
+    RETURNING id
+  )
+  SELECT subscription_credits, bonus_credits_auto_use, bonus_held FROM bal`;
+
+const FAST_CHARGE_WITH_KEY = `
+  WITH bal AS (
+    UPDATE credit_balances b
+    SET subscription_credits = b.subscription_credits - $2::int, updated_at = now()
+    FROM users u,
+      (SELECT COALESCE(SUM(remaining), 0)::int AS held FROM bonus_purchases
+        WHERE user_id = $1::text AND remaining > 0 AND expires_at > now()) bonus
+    WHERE b.user_id = $1::text AND u.id = b.user_id
+      AND b.subscription_credits >= $2::int
+      AND (b.reset_at >= $3::timestamptz OR u.tier <> 'free')
+    RETURNING b.subscription_credits, u.bonus_credits_auto_use, bonus.held AS bonus_held
+  ), op AS (
+    INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
+    SELECT $4::text, $1::text, $7::text, 'charge', $2::int, 'reserved', $8::jsonb, now(), now()
+    FROM bal
+    RETURNING id
+  ), ledger AS (
+    INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
+    SELECT gen_random_uuid()::text, $1::text, -$2::int, bal.subscription_credits + bal.bonus_held, 'usage', $5::text, $6::jsonb, NULL, op.id, now()
+    FROM bal, op
+    RETURNING id
+  )
+  SELECT subscription_credits, bonus_credits_auto_use, bonus_held FROM bal`;
+
+async function chargeFromSubscription(input: ReserveInput, idempotencyKey: string | undefined, toggleEnabled: boolean): Promise<Reservation | null> {
   const id = randomUUID();
-  const details: ChargeDetails = { operation: input.operation, draws: [{ bonusPurchaseId: null, amount: input.amount }] };
-  const rows = await prisma.$queryRaw<FastRow[]>`
-    WITH bal AS (
-      UPDATE credit_balances b
-      SET subscription_credits = b.subscription_credits - ${input.amount}::int, updated_at = now()
-      WHERE b.user_id = ${input.userId}::text
-        AND b.subscription_credits >= ${input.amount}::int
-        AND (b.reset_at >= ${monthStart()}::timestamptz
-             OR EXISTS (SELECT 1 FROM users u WHERE u.id = b.user_id AND u.tier <> 'free'))
-      RETURNING b.subscription_credits
-    ), bonus AS (
-      SELECT COALESCE(SUM(remaining), 0)::int AS held FROM bonus_purchases
-      WHERE user_id = ${input.userId}::text AND remaining > 0 AND expires_at > now()
-    ), op AS (
-      INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
-      SELECT ${id}::text, ${input.userId}::text, ${idempotencyKey ?? id}::text, 'charge', ${input.amount}::int, 'reserved',
-             ${JSON.stringify(details)}::jsonb, now(), now()
-      FROM bal
-      RETURNING id
-    ), ledger AS (
-      INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
-      SELECT gen_random_uuid()::text, ${input.userId}::text, ${-input.amount}::int, bal.subscription_credits + bonus.held, 'usage',
-             ${input.operation}::text, ${input.metadata ? JSON.stringify(input.metadata) : null}::jsonb, NULL, op.id, now()
-      FROM bal, bonus, op
-      RETURNING id
-    )
-    SELECT bal.subscription_credits, bonus.held AS bonus_held, u.bonus_credits_auto_use
-    FROM bal, bonus, users u WHERE u.id = ${input.userId}::text`;
+  const params: unknown[] = [input.userId, input.amount, monthStart().toISOString(), id, input.operation, input.metadata ? JSON.stringify(input.metadata) : null];
+  if (idempotencyKey) {
+    const details: ChargeDetails = { operation: input.operation, draws: [{ bonusPurchaseId: null, amount: input.amount }] };
+    params.push(idempotencyKey, JSON.stringify(details));
+  }
+  const rows = idempotencyKey
+    ? await queryPrepared<FastRow>("credits_charge_keyed_v3", FAST_CHARGE_WITH_KEY, params)
+    : await queryPrepared<FastRow>("credits_charge_v3", FAST_CHARGE, params);
   const row = rows[0];
   if (!row) return null;
-  const usableBonus = bonusSpendable(Boolean(row.bonus_credits_auto_use)) ? Number(row.bonus_held) : 0;
+  const usableBonus = bonusSpendable(Boolean(row.bonus_credits_auto_use), toggleEnabled) ? Number(row.bonus_held) : 0;
   return { id, userId: input.userId, amount: input.amount, charged: true, remaining: Number(row.subscription_credits) + usableBonus };
 }
 
 /** The general charge under the balance row lock: subscription first, then bonus purchases by expiry. */
 async function chargeAcrossBuckets(input: ReserveInput, idempotencyKey: string | undefined): Promise<Reservation> {
   const { userId, amount } = input;
-  await rolloverFreeAllocationIfDue(userId);
+  // One read first: apply the free rollover if due, and refuse without a transaction when even all
+  // spendable buckets cannot cover the charge (a refusal based on a committed state is always valid;
+  // only a grant of credits needs the lock).
+  let snapshot = await readSnapshot(userId);
+  if (snapshot.tier === "free" && (!snapshot.resetAt || snapshot.resetAt < monthStart())) {
+    await rolloverFreeAllocationIfDue(userId);
+    snapshot = await readSnapshot(userId);
+  }
+  const availableNow = snapshot.subscriptionCredits + (bonusSpendable(snapshot.autoUse) ? snapshot.bonusHeld : 0);
+  if (availableNow < amount) throw insufficientCredits(amount, availableNow);
   const prisma = await db();
   const id = randomUUID();
   return prisma.$transaction(async (tx) => {
@@ -178,4 +221,28 @@ async function findReservation(userId: string, idempotencyKey: string): Promise<
     return balance.subscriptionCredits + bonus;
   });
   return { id: op.id, userId, amount: op.amount, charged: true, remaining: usable };
+}
+
+const SNAPSHOT = `
+  SELECT u.tier, u.bonus_credits_auto_use AS auto_use, b.reset_at, COALESCE(b.subscription_credits, 0) AS sub,
+    (SELECT COALESCE(SUM(p.remaining), 0)::int FROM bonus_purchases p
+      WHERE p.user_id = u.id AND p.remaining > 0 AND p.expires_at > now()) AS bonus
+  FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id
+  WHERE u.id = $1::text`;
+
+async function readSnapshot(userId: string) {
+  const rows = await queryPrepared<{ tier: string; auto_use: boolean; reset_at: Date | string | null; sub: number; bonus: number }>(
+    "credits_snapshot_v1",
+    SNAPSHOT,
+    [userId],
+  );
+  const row = rows[0];
+  if (!row) throw new AppError("not_found", "User not found");
+  return {
+    tier: row.tier,
+    autoUse: Boolean(row.auto_use),
+    resetAt: row.reset_at ? new Date(row.reset_at) : null,
+    subscriptionCredits: Number(row.sub),
+    bonusHeld: Number(row.bonus),
+  };
 }

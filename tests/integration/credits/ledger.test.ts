@@ -49,8 +49,33 @@ describe("reserveCredits", () => {
     const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-test" } });
     expect(r).toMatchObject({ userId, amount: 15, charged: true, remaining: 185 });
     const row = await (await db()).creditTransaction.findFirstOrThrow({ where: { userId, type: "usage" } });
-    expect(row).toMatchObject({ amount: -15, balanceAfter: 185, operation: "chat", metadata: { model: "gpt-test" }, bonusPurchaseId: null, operationId: r.id });
+    // The plain one-statement charge: its ledger row is the whole record, and its id the reservation's.
+    expect(row).toMatchObject({ id: r.id, amount: -15, balanceAfter: 185, operation: "chat", metadata: { model: "gpt-test" }, bonusPurchaseId: null, operationId: null });
     await expectLedgerBalances(userId);
+  });
+
+  it("settles and refunds a plain charge from its ledger row, once", async () => {
+    const userId = await newUser();
+    const r = await reserveCredits({ userId, amount: 20, operation: "stream", metadata: { model: "a" } });
+    await settleReservation(r, { model: "b", tokens: 12 });
+    const prisma = await db();
+    expect((await prisma.creditTransaction.findUniqueOrThrow({ where: { id: r.id } })).metadata).toEqual({ model: "b", tokens: 12 });
+    const results = await Promise.all([refundReservation(r, { amount: 5, reason: "partial" }), refundReservation(r), refundReservation(r)]);
+    expect(results.map((x) => x.refunded).sort()).toEqual([0, 0, 5]);
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(185);
+    const refund = await prisma.creditTransaction.findFirstOrThrow({ where: { userId, type: "refund" } });
+    expect(refund).toMatchObject({ amount: 5, balanceAfter: 185, operation: "stream", bonusPurchaseId: null });
+    expect(refund.metadata).toMatchObject({ model: "b", reservationId: r.id, reason: "partial" });
+    await expectLedgerBalances(userId);
+  });
+
+  it("refuses to refund another user's reservation", async () => {
+    const a = await newUser();
+    const b = await newUser();
+    const r = await reserveCredits({ userId: a, amount: 15, operation: "chat" });
+    await expect(refundReservation({ ...r, userId: b })).rejects.toMatchObject({ code: "not_found" });
+    expect((await getCreditSummary(a)).subscriptionCredits).toBe(185);
+    expect((await getCreditSummary(b)).subscriptionCredits).toBe(200);
   });
 
   it("refuses with insufficient_credits and writes nothing", async () => {
@@ -121,6 +146,13 @@ describe("reserveCredits", () => {
     const a = await reserveCredits({ userId, amount: 15, operation: "chat", idempotencyKey: `k-${userId}` });
     const b = await reserveCredits({ userId, amount: 15, operation: "chat", idempotencyKey: `k-${userId}` });
     expect(b.id).toBe(a.id);
+    const [c, d] = await Promise.all([
+      reserveCredits({ userId, amount: 10, operation: "chat", idempotencyKey: `k2-${userId}` }),
+      reserveCredits({ userId, amount: 10, operation: "chat", idempotencyKey: `k2-${userId}` }),
+    ]);
+    expect(c.id).toBe(d.id);
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(175);
+    expect((await refundReservation(c)).refunded).toBe(10);
     expect((await getCreditSummary(userId)).subscriptionCredits).toBe(185);
     await expectLedgerBalances(userId);
   });
