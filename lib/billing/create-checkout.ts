@@ -1,6 +1,7 @@
 import { findVariant, isTierKey, tierConfig, type BillingPeriod } from "@/lib/config/pricing";
 import { AppError } from "@/lib/errors";
 import { appBaseUrl, sameOriginUrl } from "./app-url";
+import { currentSubscription } from "./current-subscription";
 import { paymentProvider } from "./payment-provider";
 import { requireUser } from "./session-user";
 
@@ -33,7 +34,8 @@ function returnUrl(candidate: string | undefined, fallback: string, base: string
 
 /**
  * A checkout for a plan variant, for the signed-in user (custom_data.user_id, prefilled email).
- * Return addresses must be paths or addresses of this app (never an open redirect).
+ * Return addresses must be paths or addresses of this app (never an open redirect). A user whose
+ * subscription is running (not cancelled) changes plan instead (400).
  */
 export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ checkoutUrl: string }> {
   const match = planVariant(input.variantId);
@@ -43,13 +45,20 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
   }
   const user = await requireUser(input.userId);
   const base = appBaseUrl(input.requestUrl);
+  const redirectUrl = returnUrl(input.redirectUrl, DEFAULT_PLAN_REDIRECT, base, "redirectUrl");
+  const cancelUrl = returnUrl(input.cancelUrl, "/pricing", base, "cancelUrl");
+  // One running subscription per user: a second checkout would bill twice.
+  const current = await currentSubscription(user.id);
+  if (current && current.status !== "cancelled") {
+    throw new AppError("validation_failed", `Already subscribed to the ${tierConfig(current.tier).name} plan: use POST /api/payments/change-plan to switch plans`);
+  }
   const { url } = await paymentProvider(input.requestUrl).createCheckout({
     variantId: input.variantId,
     userId: user.id,
     email: user.email,
     name: user.name,
-    redirectUrl: returnUrl(input.redirectUrl, DEFAULT_PLAN_REDIRECT, base, "redirectUrl"),
-    cancelUrl: returnUrl(input.cancelUrl, "/pricing", base, "cancelUrl"),
+    redirectUrl,
+    cancelUrl,
     discountCode: input.discountCode || null,
     custom: { kind: "plan" },
   });

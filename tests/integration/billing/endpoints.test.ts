@@ -94,6 +94,9 @@ describe("POST and GET /api/payments/create-checkout", () => {
     const foreign = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly", redirectUrl: "https://evil.example/x" } });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatch(/redirectUrl/);
+    const twice = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-pro-monthly" } });
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toMatch(/Already subscribed to the Basic plan/);
     const gone = await call(createCheckout, { path: "/api/payments/create-checkout", cookie: await ghost(), body: { variantId: "local-basic-monthly" } });
     expect(gone.status).toBe(404);
     expect(gone.body.error).toBe("User not found");
