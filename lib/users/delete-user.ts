@@ -1,3 +1,4 @@
+import { cancelUserSubscriptions } from "@/lib/billing/cancel-user-subscriptions";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { deleteUserFiles } from "@/lib/storage/delete-user-files";
@@ -9,6 +10,7 @@ import { deleteUserFiles } from "@/lib/storage/delete-user-files";
 export async function deleteUser(userId: string): Promise<void> {
   const steps: Array<[string, (userId: string) => Promise<unknown>]> = [
     ["storage", deleteUserFiles],
+    ["billing", cancelUserSubscriptions],
   ];
   for (const [name, step] of steps) {
     try {

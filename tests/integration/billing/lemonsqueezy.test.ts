@@ -11,6 +11,7 @@ import { LemonSqueezyClient } from "@/lib/billing/lemonsqueezy-client";
 import { resumeSubscription } from "@/lib/billing/resume-subscription";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { closeDb, db } from "@/lib/db/client";
+import { deleteUser } from "@/lib/users/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
@@ -143,6 +144,18 @@ describe("Lemon Squeezy client against the JSON:API stub", () => {
   });
 });
 
+describe("account deletion", () => {
+  it("cancels the user's running subscription at the provider before the rows go", async () => {
+    const { user } = await signIn("ls-delete@example.com");
+    await subscribed("9001", user.id, "ls-delete@example.com");
+    await deleteUser(user.id);
+    expect(stub.requests.at(-1)).toMatchObject({ method: "DELETE", path: "/v1/subscriptions/9001" });
+    expect(stub.subscriptions.get("9001")!.attributes.status).toBe("cancelled");
+    const prisma = await db();
+    expect(await prisma.subscription.count({ where: { providerSubscriptionId: "9001" } })).toBe(0);
+  });
+});
+
 describe("reconciliation (billing:sync) and trial checks against the provider", () => {
   it("repairs a missed webhook and grants a missed bonus order, idempotently", async () => {
     const { user } = await signIn("ls-sync@example.com");
@@ -157,10 +170,13 @@ describe("reconciliation (billing:sync) and trial checks against the provider", 
     const first = await syncBilling();
     expect(first.provider).toBe("lemonsqueezy");
     expect(first.subscriptions.repaired).toBeGreaterThanOrEqual(1);
-    // 6002 (and the listing test's 51xx) belong to nobody here: reported unmatched, not created.
-    expect(first.subscriptions.unmatched).toBe(4);
     expect(first.orders).toMatchObject({ granted: 1, failed: 0 });
     const prisma = await db();
+    // 6002 (and other tests' subscriptions of users not here) belong to nobody: reported unmatched, not created.
+    const local = new Set((await prisma.subscription.findMany({ select: { providerSubscriptionId: true } })).map((r) => r.providerSubscriptionId));
+    const orphans = [...stub.subscriptions.values()].filter((r) => String(r.attributes.store_id) === stub.storeId && !local.has(r.id));
+    expect(orphans.map((r) => r.id)).toContain("6002");
+    expect(first.subscriptions.unmatched).toBe(orphans.length);
     expect((await prisma.subscription.findUniqueOrThrow({ where: { providerSubscriptionId: "6001" } })).status).toBe("past_due");
     expect(await prisma.bonusPurchase.count({ where: { userId: user.id, orderId: "7001" } })).toBe(1);
     expect(await prisma.subscription.count({ where: { providerSubscriptionId: "6002" } })).toBe(0);
