@@ -14,6 +14,8 @@ export interface LoadOptions {
   maxMs: number;
   /** Status every answer must have; anything else is counted as an error. */
   expectStatus?: number;
+  /** Counts the answers that carry this response header (e.g. x-ratelimit-limit). */
+  countHeader?: string;
 }
 
 export interface LoadResult {
@@ -25,6 +27,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   mean: number;
+  /** Answers carrying `countHeader`. */
+  withHeader: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -41,6 +45,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const statuses: Record<string, number> = {};
   let sent = 0;
   let errors = 0;
+  let withHeader = 0;
   const started = performance.now();
   const deadline = started + options.maxMs;
 
@@ -56,6 +61,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
             const code = String(res.statusCode);
             statuses[code] = (statuses[code] ?? 0) + 1;
             if (options.expectStatus && res.statusCode !== options.expectStatus) errors++;
+            if (options.countHeader && res.headers[options.countHeader.toLowerCase()] !== undefined) withHeader++;
             resolve();
           });
         },
@@ -87,5 +93,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     mean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length),
+    withHeader,
   };
 }
