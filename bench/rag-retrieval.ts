@@ -138,6 +138,7 @@ async function load(lib: Lib, corpus: Awaited<ReturnType<typeof buildCorpus>>, w
     vectorMs = performance.now() - t;
   }
   await prisma.$executeRawUnsafe("ANALYZE rag_chunks");
+  if (withVectors) await prisma.$executeRawUnsafe("ANALYZE rag_chunk_embeddings");
   return { textMs, vectorMs };
 }
 
@@ -170,6 +171,18 @@ async function runSuite(lib: Lib, label: string, corpus: Awaited<ReturnType<type
   // Sanity: the scope filter holds and the knowledge answers come back.
   const sample = await lib.fullTextSearch(prisma, questions[0], scope(0));
   if (sample.length === 0) throw new Error("full-text search returned nothing");
+  if (process.env.BENCH_EXPLAIN === "1" && vectors) {
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("SET LOCAL hnsw.ef_search = 200");
+      await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
+      return tx.$queryRawUnsafe<Record<string, string>[]>(
+      `EXPLAIN ANALYZE SELECT e.chunk_id FROM rag_chunk_embeddings e WHERE e.model = $2 ORDER BY e.embedding <=> $1::vector LIMIT 200`,
+      lib.vectorLiteral(qVectors[0]),
+      MODEL,
+    );
+    });
+    console.log(plan.map((r) => Object.values(r)[0].slice(0, 160)).join("\n"));
+  }
   const results = [await measure(`${label} full-text`, (i) => lib.fullTextSearch(prisma, questions[i % questions.length], scope(i)))];
   if (vectors) {
     results.push(await measure(`${label} vector (HNSW)`, (i) => lib.vectorSearch(prisma, qVectors[i % questions.length], MODEL, scope(i))));

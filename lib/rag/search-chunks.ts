@@ -49,20 +49,56 @@ export async function fullTextSearch(prisma: Db, query: string, scope: SearchSco
   return rows.map(normalize);
 }
 
-/** Nearest chunks by cosine distance on the HNSW index, within the same scope. */
+/** Nearest neighbours taken from the HNSW index before the scope filter (hnsw.ef_search is raised to match). */
+const HNSW_POOL = 200;
+
+/**
+ * Nearest chunks by cosine distance within the same scope. First the HNSW index: the global nearest
+ * HNSW_POOL vectors of the embedding model, filtered to the scope. When that leaves fewer than
+ * `limit` (a user whose documents are a small part of the corpus), an exact scan restricted to the
+ * scope answers instead (`+ 0` keeps the planner off the index, whose order would ignore the scope).
+ */
 export async function vectorSearch(prisma: Db, vector: number[], model: string, scope: SearchScope): Promise<RetrievedChunk[]> {
+  const limit = scope.limit ?? RAG.topK;
+  const literal = vectorLiteral(vector);
+  const viaIndex = await prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = ${HNSW_POOL}`);
+    // The planner's cost model often prefers a sequential scan + sort; the index is what makes this fast.
+    await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
+    return tx.$queryRawUnsafe<RetrievedChunk[]>(
+      `WITH nearest AS (
+         SELECT e.chunk_id, e.embedding <=> $1::vector AS distance
+         FROM rag_chunk_embeddings e
+         WHERE e.model = $2
+         ORDER BY e.embedding <=> $1::vector
+         LIMIT ${HNSW_POOL}
+       )
+       SELECT ${COLUMNS}, (1 - n.distance)::float8 AS score
+       FROM nearest n
+       JOIN rag_chunks c ON c.id = n.chunk_id
+       JOIN rag_documents d ON d.id = c.document_id
+       WHERE c.user_id IS NULL OR c.user_id = $3::text
+       ORDER BY n.distance, c.id
+       LIMIT $4::int`,
+      literal,
+      model,
+      scope.userId,
+      limit,
+    );
+  });
+  if (viaIndex.length >= limit) return viaIndex.map(normalize);
   const rows = await prisma.$queryRawUnsafe<RetrievedChunk[]>(
     `SELECT ${COLUMNS}, (1 - (e.embedding <=> $1::vector))::float8 AS score
-     FROM rag_chunk_embeddings e
-     JOIN rag_chunks c ON c.id = e.chunk_id
+     FROM rag_chunks c
+     JOIN rag_chunk_embeddings e ON e.chunk_id = c.id AND e.model = $2
      JOIN rag_documents d ON d.id = c.document_id
-     WHERE e.model = $2 AND (c.user_id IS NULL OR c.user_id = $3::text)
-     ORDER BY e.embedding <=> $1::vector
+     WHERE c.user_id IS NULL OR c.user_id = $3::text
+     ORDER BY (e.embedding <=> $1::vector) + 0, c.id
      LIMIT $4::int`,
-    vectorLiteral(vector),
+    literal,
     model,
     scope.userId,
-    scope.limit ?? RAG.topK,
+    limit,
   );
   return rows.map(normalize);
 }

@@ -381,6 +381,32 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(await balanceOf(user.id)).toBe(before - meta.creditsUsed);
   });
 
+  it("aborts the upstream stream when the client goes away; delivered content keeps the charge and is saved", async () => {
+    const { user, cookie } = await signIn();
+    const before = await balanceOf(user.id);
+    stub.chunkDelayMs = 40;
+    const controller = new AbortController();
+    try {
+      const res = await send(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true }, signal: controller.signal });
+      expect(res.status).toBe(200);
+      const conversationId = res.headers.get("x-rag-conversation-id")!;
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toMatch(/"type":"text"/);
+      controller.abort();
+      await reader.cancel().catch(() => {});
+      await stub.waitForClientClose(1);
+      const prisma = await db();
+      await expect.poll(() => prisma.ragMessage.count({ where: { conversationId } }), { timeout: 5000 }).toBe(2);
+      const answer = await prisma.ragMessage.findFirstOrThrow({ where: { conversationId, role: "assistant" } });
+      expect(`stub reply to: ${PRO_QUESTION}`.startsWith(answer.content)).toBe(true);
+      expect(answer.content.length).toBeLessThan(`stub reply to: ${PRO_QUESTION}`.length);
+      expect(await balanceOf(user.id)).toBeLessThan(before);
+    } finally {
+      stub.chunkDelayMs = 0;
+    }
+  });
+
   it("sends an error event and refunds when the provider breaks mid-stream", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
