@@ -114,6 +114,24 @@ describe("POST and GET /api/payments/create-checkout", () => {
   });
 });
 
+describe("payment provider selection", () => {
+  it("production without Lemon Squeezy: 500 naming the missing settings, unless PAYMENT_SIMULATOR_ENABLED", async () => {
+    const { cookie } = await signIn();
+    const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c" });
+    try {
+      const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } });
+      expect(res.status).toBe(500);
+      expect(res.body.error).toMatch(/LEMONSQUEEZY_API_KEY/);
+      expect((await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", body: { id: "x" } })).status).toBe(404);
+      const on = setEnv({ PAYMENT_SIMULATOR_ENABLED: "true" });
+      expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } })).status).toBe(200);
+      on();
+    } finally {
+      restore();
+    }
+  });
+});
+
 describe("subscription management errors", () => {
   it("cancel: 404 without an active subscription (also after expiry), 404 for a deleted user", async () => {
     const { user, cookie } = await signIn();

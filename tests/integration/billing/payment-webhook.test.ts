@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as status } from "@/app/api/user/status/route";
 import { GET as webhookGet } from "@/app/api/webhooks/payment/route";
+import { DEV_PAYMENT_WEBHOOK_SECRET } from "@/lib/billing/signing-secret";
 import { closeDb, db } from "@/lib/db/client";
+import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { deliver, invoiceEvent, orderEvent, sign, subscriptionEvent } from "./fixtures";
 
@@ -46,17 +48,25 @@ describe("payment webhook signature (verified on the raw body before anything el
   });
 
   it("answers 401 when no secret is configured in production (no fallback secret)", async () => {
-    const saved = { ...process.env };
-    process.env.APP_ENV = "production";
-    process.env.NEXTAUTH_SECRET = "x".repeat(40);
-    process.env.CRON_SECRET = "cron";
-    delete process.env.PAYMENT_WEBHOOK_SECRET;
+    const restore = setEnv({ APP_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CRON_SECRET: "cron", PAYMENT_WEBHOOK_SECRET: undefined });
     try {
       const event = orderEvent({ id: "ord-prod", variantId: "local-bonus-basic-500" });
-      const res = await deliver(event, { secret: "dev-payment-webhook-secret-not-for-production" });
+      const res = await deliver(event, { secret: DEV_PAYMENT_WEBHOOK_SECRET });
       expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/not configured/);
     } finally {
-      process.env = saved;
+      restore();
+    }
+  });
+
+  it("outside production without PAYMENT_WEBHOOK_SECRET, verifies with the documented development secret", async () => {
+    const restore = setEnv({ APP_ENV: "development", PAYMENT_WEBHOOK_SECRET: undefined });
+    try {
+      const event = { meta: { event_name: "license_key_created" }, data: { id: "dev-1", type: "license-keys", attributes: {} } };
+      expect((await deliver(event, { secret: DEV_PAYMENT_WEBHOOK_SECRET })).status).toBe(200);
+      expect((await deliver(event, { secret: "test-payment-webhook-secret" })).status).toBe(401);
+    } finally {
+      restore();
     }
   });
 
