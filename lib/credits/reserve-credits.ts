@@ -3,7 +3,7 @@ import { flags } from "@/lib/config/flags";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
-import { bonusSpendable, heldBonusCredits, insertLedgerRows, insufficientCredits, lockBalance, monthStart, queryPrepared } from "./ledger";
+import { bonusSpendable, insertLedgerRows, insufficientCredits, lockBalance, monthStart, queryPrepared } from "./ledger";
 import { UNLIMITED_CREDITS, type ChargeDetails, type Draw, type Reservation } from "./types";
 
 export interface ReserveInput {
@@ -215,11 +215,8 @@ async function findReservation(userId: string, idempotencyKey: string): Promise<
   const op = await prisma.creditOperation.findUnique({ where: { idempotencyKey } });
   if (!op) return null;
   if (op.userId !== userId || op.kind !== "charge") throw new AppError("conflict", "Idempotency key already used for another operation");
-  const usable = await prisma.$transaction(async (tx) => {
-    const balance = await lockBalance(tx, userId);
-    const bonus = bonusSpendable(balance.bonusCreditsAutoUse) ? await heldBonusCredits(tx, userId) : 0;
-    return balance.subscriptionCredits + bonus;
-  });
+  const snapshot = await readSnapshot(userId);
+  const usable = snapshot.subscriptionCredits + (bonusSpendable(snapshot.autoUse) ? snapshot.bonusHeld : 0);
   return { id: op.id, userId, amount: op.amount, charged: true, remaining: usable };
 }
 
