@@ -76,6 +76,7 @@ async function finalState(sub: string, userId: string) {
     },
     user: { tier: user.tier, billingPeriod: user.billingPeriod, hasUsedTrial: user.hasUsedTrial },
     bonusPurchases: await prisma.bonusPurchase.count({ where: { userId } }),
+    subscriptionCredits: (await prisma.creditBalance.findUniqueOrThrow({ where: { userId } })).subscriptionCredits,
     unsettled: deliveries.filter((d) => d.status !== "processed" && d.status !== "ignored").map((d) => d.status),
   };
 }
@@ -102,9 +103,11 @@ describe("event ordering: 200 random orderings end in the state of the correct o
         expect(expected.subscription).toMatchObject({ status: "active", tier: "pro", endsAt: null, paymentFailedAt: null });
         expect(expected.user.tier).toBe("pro");
         expect(expected.bonusPurchases).toBe(1);
+        expect(expected.subscriptionCredits).toBe(5000);
       } else {
         expect(expected.subscription).toMatchObject({ status: "expired", tier: "enterprise", paymentFailedAt: t(15) });
         expect(expected.user).toEqual({ tier: "free", billingPeriod: "monthly", hasUsedTrial: true });
+        expect(expected.subscriptionCredits).toBe(200);
       }
       const random = rng(scenario === lifeOfAnUpgrade ? 42 : 4242);
       for (let i = 0; i < 100; i++) {

@@ -40,14 +40,14 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "none",
       summary: "Registration-first checkout: 302 to the checkout of a tier and billing period",
       description:
-        "No session. tier: basic | pro | enterprise; billing: monthly | yearly (default monthly); email optionally prefills the checkout. The purchase attaches to the account registering with the buyer's email.",
+        "No session. Answers exactly 302 (Location: the checkout). tier: basic | pro | enterprise; billing: monthly | yearly (default monthly); email optionally prefills the checkout. The purchase attaches to the account registering with the buyer's email.",
       tags: ["payments"],
       query: z.object({
         tier: z.enum(["basic", "pro", "enterprise"], { message: "must be basic, pro or enterprise" }),
         billing: z.enum(["monthly", "yearly"], { message: "must be monthly or yearly" }).default("monthly"),
         email: z.email({ message: "must be an email address" }).optional(),
       }),
-      errors: [302, 400],
+      errors: [400],
     },
     async ({ query, req }) => redirect((await createGuestCheckout({ ...query, requestUrl: req.url })).checkoutUrl, 302),
   ),
