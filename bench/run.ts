@@ -12,8 +12,9 @@
  *   limits off  RATE_LIMIT_ENABLED=false with APP_ENV=test: refused at start-up in production
  *               (lib/config/env.ts), so it cannot be used there.
  *
- * Settings: BENCH_CONCURRENCY (16), BENCH_REQUESTS per measurement (2000), BENCH_SECONDS per
- * measurement (20), BENCH_USERS (40), E2E_SKIP_BUILD=true to reuse .next as is.
+ * Settings: BENCH_CONCURRENCY (16), BENCH_ROUNDS (5 interleaved noop/status slices), BENCH_REQUESTS
+ * per slice (600), BENCH_SECONDS per slice (10), BENCH_USERS (60), E2E_SKIP_BUILD=true to reuse
+ * .next as is.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -26,16 +27,28 @@ import { runLoad, type LoadResult } from "./lib/load";
 import { fmt, writeSection } from "./lib/report";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const USERS = Number(process.env.BENCH_USERS ?? 40);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const USERS = Number(process.env.BENCH_USERS ?? 60);
 const WARMUP = 200;
+
+interface Summary {
+  requests: number;
+  counted: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
 
 interface Scenario {
   database: "embedded (PGlite)" | "PostgreSQL";
   limits: "on" | "off";
-  noop: LoadResult;
-  status: LoadResult;
+  noop: Summary;
+  status: Summary;
+  ratioRps: number;
+  ratioP50: number;
+  ratioP99: number;
 }
 
 async function freshPostgres(admin: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -66,7 +79,24 @@ async function freshPostgres(admin: string): Promise<{ url: string; drop: () => 
   };
 }
 
-async function measure(server: RunningServer, label: string): Promise<{ noop: LoadResult; status: LoadResult }> {
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Medians over the rounds of one route, plus totals. */
+function combine(rounds: LoadResult[]): Summary {
+  return {
+    requests: rounds.reduce((a, r) => a + r.requests, 0),
+    counted: rounds.reduce((a, r) => a + r.withHeader, 0),
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+  };
+}
+
+async function measure(server: RunningServer, label: string): Promise<Omit<Scenario, "database" | "limits">> {
   const tokens: string[] = [];
   for (let i = 0; i < USERS; i++) {
     const c = new Client(server.baseUrl);
@@ -76,13 +106,17 @@ async function measure(server: RunningServer, label: string): Promise<{ noop: Lo
     tokens.push(token);
   }
   // Every request is a different (user, address) pair in turn: 100 per user and 200 per address per
-  // hour allow USERS * 100 requests, more than any measurement sends.
-  const statusHeaders = (n: number) => ({
-    cookie: `next-auth.session-token=${tokens[n % tokens.length]}`,
-    "x-forwarded-for": `10.77.${Math.floor((n % 4000) / 200)}.${(n % 200) + 1}`,
-  });
-  const load = (route: string, headers?: (n: number) => Record<string, string>, max = REQUESTS) =>
-    runLoad({
+  // hour allow USERS * 100 requests, more than one scenario sends.
+  let sent = 0;
+  const statusHeaders = (n: number) => {
+    const k = sent + n;
+    return {
+      cookie: `next-auth.session-token=${tokens[k % tokens.length]}`,
+      "x-forwarded-for": `10.77.${Math.floor(k / 200) % 250}.${(k % 200) + 1}`,
+    };
+  };
+  const load = async (route: string, headers: ((n: number) => Record<string, string>) | undefined, max: number) => {
+    const result = await runLoad({
       url: `${server.baseUrl}${route}`,
       headers,
       concurrency: CONCURRENCY,
@@ -91,20 +125,31 @@ async function measure(server: RunningServer, label: string): Promise<{ noop: Lo
       expectStatus: 200,
       countHeader: "x-ratelimit-limit",
     });
-  let offset = 0;
-  const shifted = (n: number) => statusHeaders(n + offset);
+    if (headers) sent += result.requests + result.errors;
+    if (result.errors > 0) throw new Error(`${label} ${route}: ${result.errors} requests failed ${JSON.stringify(result.statuses)}`);
+    return result;
+  };
   await load("/api/bench/noop", undefined, WARMUP);
-  await load("/api/user/status", shifted, WARMUP);
-  offset = WARMUP;
-  const noop = await load("/api/bench/noop");
-  const status = await load("/api/user/status", shifted);
-  for (const [name, r] of [["noop", noop], ["status", status]] as const) {
+  await load("/api/user/status", statusHeaders, WARMUP);
+  // Interleaved rounds (noop slice, then status slice) so load from elsewhere on the machine hits
+  // both routes alike; the ratio of each round is taken, then the median of those.
+  const noopRounds: LoadResult[] = [];
+  const statusRounds: LoadResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    noopRounds.push(await load("/api/bench/noop", undefined, REQUESTS));
+    statusRounds.push(await load("/api/user/status", statusHeaders, REQUESTS));
+    const [n, st] = [noopRounds[round], statusRounds[round]];
     console.log(
-      `  ${label} ${name.padEnd(6)} ${r.requests} req in ${fmt(r.seconds)} s: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, errors ${r.errors} ${JSON.stringify(r.statuses)}, rate-limited answers ${r.withHeader}`,
+      `  ${label} round ${round + 1}: noop ${fmt(n.rps, 0)} req/s p50 ${fmt(n.p50)} ms | status ${fmt(st.rps, 0)} req/s p50 ${fmt(st.p50)} ms p99 ${fmt(st.p99)} ms (${st.withHeader}/${st.requests} counted)`,
     );
-    if (r.errors > 0) throw new Error(`${label} ${name}: ${r.errors} requests failed ${JSON.stringify(r.statuses)}`);
   }
-  return { noop, status };
+  return {
+    noop: combine(noopRounds),
+    status: combine(statusRounds),
+    ratioRps: median(statusRounds.map((r, i) => r.rps / noopRounds[i].rps)),
+    ratioP50: median(statusRounds.map((r, i) => r.p50 / noopRounds[i].p50)),
+    ratioP99: median(statusRounds.map((r, i) => r.p99 / noopRounds[i].p99)),
+  };
 }
 
 async function scenario(database: Scenario["database"], limits: Scenario["limits"], databaseUrl?: string): Promise<Scenario> {
@@ -123,22 +168,20 @@ async function scenario(database: Scenario["database"], limits: Scenario["limits
 }
 
 function report(results: Scenario[], startedAt: Date): string {
-  const rows = results.flatMap((s) => {
-    const ratioRps = s.status.rps / s.noop.rps;
-    const ratioP50 = s.status.p50 / s.noop.p50;
-    return [
-      `| ${s.database} | ${s.limits} | \`/api/bench/noop\` | ${s.noop.requests} | ${fmt(s.noop.rps, 0)} | ${fmt(s.noop.p50)} | ${fmt(s.noop.p99)} | 1.00 | 1.00 | – |`,
-      `| ${s.database} | ${s.limits} | \`/api/user/status\` | ${s.status.requests} | ${fmt(s.status.rps, 0)} | ${fmt(s.status.p50)} | ${fmt(s.status.p99)} | ${fmt(ratioRps, 2)} | ${fmt(ratioP50, 2)} | ${s.limits === "on" ? `${s.status.withHeader} / ${s.status.requests}` : "–"} |`,
-    ];
-  });
+  const rows = results.flatMap((s) => [
+    `| ${s.database} | ${s.limits} | \`/api/bench/noop\` | ${s.noop.requests} | ${fmt(s.noop.rps, 0)} | ${fmt(s.noop.p50)} | ${fmt(s.noop.p99)} | | | | |`,
+    `| ${s.database} | ${s.limits} | \`/api/user/status\` | ${s.status.requests} | ${fmt(s.status.rps, 0)} | ${fmt(s.status.p50)} | ${fmt(s.status.p99)} | **${fmt(s.ratioRps, 2)}** | ${fmt(s.ratioP50, 2)} | ${fmt(s.ratioP99, 2)} | ${s.limits === "on" ? `${s.status.counted} / ${s.status.requests}` : "–"} |`,
+  ]);
   const cpu = cpus();
   return `
-Measured by \`npm run bench\` (bench/run.ts) on ${startedAt.toISOString().slice(0, 10)}: \`next build\`, then
-\`next start\` per scenario on 127.0.0.1; a load loop in the same machine keeps ${CONCURRENCY} requests in
-flight over keep-alive connections, at most ${REQUESTS} requests or ${SECONDS} s per measurement, after
-${WARMUP} warm-up requests per route. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version};
-the load generator shares the CPUs with the server, and other work on the machine adds noise, so
-compare the **ratios** (same run, same server) rather than absolute numbers.
+Measured by \`npm run bench\` (bench/run.ts) on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC: \`next build\`, then
+\`next start\` per scenario on 127.0.0.1. A load loop on the same machine keeps ${CONCURRENCY} requests in
+flight over keep-alive connections. After ${WARMUP} warm-up requests per route, ${ROUNDS} interleaved rounds
+each send up to ${REQUESTS} requests (at most ${SECONDS} s) to the baseline, then the same to the status
+route; req/s and latencies are medians over the rounds, and each ratio is the median of the
+per-round ratios. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}. The load
+generator shares the 2 CPUs with the server, and other engineers' builds and tests ran at the same
+time, so absolute numbers are noisy: compare the **ratios** (same run, same server, interleaved).
 
 - \`/api/bench/noop\` is the baseline: the same route wrapper with no session, no rate limit and no
   database (404 in production unless \`BENCH_ROUTES=true\`, which the bench server sets).
@@ -148,15 +191,17 @@ compare the **ratios** (same run, same server) rather than absolute numbers.
   addresses (\`x-forwarded-for\`), so the real limits apply and no request is refused.
 - **Rate limits off**: \`RATE_LIMIT_ENABLED=false\` with \`APP_ENV=test\`, the bench-only way around
   the limits. It cannot be used in production: the server refuses to start with it there.
-- "ratio req/s" is status req/s ÷ noop req/s; "ratio p50" is status p50 ÷ noop p50.
+- "ratio req/s" is status req/s ÷ noop req/s (higher is better); "ratio p50"/"ratio p99" are status
+  latency ÷ noop latency.
 - "counted" is how many status answers carried \`X-RateLimit-*\` headers. A check that takes longer
   than \`RATE_LIMIT_TIMEOUT_MS\` (1 s) fails open (the request passes uncounted, a warning is
-  logged), so under overload fewer than all requests are counted.
+  logged), so under overload fewer than all requests would be counted.
 - PostgreSQL rows run against a fresh database on the \`TEST_DATABASE_URL\` server (Debian
-  PostgreSQL 15 on loopback) when it is set; otherwise only the embedded database is measured.
+  PostgreSQL 15 on loopback, fsync off as scripts/test-services.sh starts it) when it is set;
+  otherwise only the embedded database is measured.
 
-| Database | Rate limits | Route | Requests | req/s | p50 ms | p99 ms | ratio req/s | ratio p50 | counted |
-|---|---|---|---|---|---|---|---|---|---|
+| Database | Rate limits | Route | Requests | req/s | p50 ms | p99 ms | ratio req/s | ratio p50 | ratio p99 | counted |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 `;
 }

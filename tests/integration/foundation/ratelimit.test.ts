@@ -83,6 +83,27 @@ describe("rate limits on the database store (SPEC §8)", () => {
     });
   });
 
+  it("an endpoint's X-RateLimit-* headers describe the tighter window, and 429 comes from either", async () => {
+    const ip = "198.51.100.77";
+    // 150 requests from this address by other users in this hour.
+    for (let i = 0; i < 150; i++) await checkRateLimit("api", { userId: `other-${i}`, ip });
+    const { cookie } = await signIn("tighter@example.com");
+    const res = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-ratelimit-limit")).toBe("200");
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("49");
+    // From another address the user's own window (99 left) is the tighter one.
+    const other = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-real-ip": "203.0.113.50" } });
+    expect(other.headers.get("x-ratelimit-limit")).toBe("100");
+    expect(other.headers.get("x-ratelimit-remaining")).toBe("98");
+    for (let i = 0; i < 49; i++) await checkRateLimit("api", { userId: `more-${i}`, ip });
+    const refused = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": ip } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("200");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
   it("limits per IP only, or per user only, where the category says so", async () => {
     const now = at(7);
     for (let i = 0; i < 3; i++) expect((await checkRateLimit("contact", { userId: `c${i}`, ip: "192.0.2.9" }, { nowMs: now }))?.allowed).toBe(true);
