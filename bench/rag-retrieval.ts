@@ -282,7 +282,7 @@ function writeSection(section: string) {
   const start = text.indexOf("## RAG retrieval");
   if (start >= 0) {
     const next = text.indexOf("\n## ", start + 1);
-    text = text.slice(0, start) + section + (next >= 0 ? text.slice(next + 1) : "");
+    text = text.slice(0, start) + section + (next >= 0 ? `\n${text.slice(next + 1)}` : "");
   } else {
     text = `${text.replace(/\n*$/, "\n\n")}${section}`;
   }
