@@ -122,6 +122,19 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
     await expectLedgerBalances(userId);
   });
 
+  it("the free tier's lazy monthly rollover applies exactly once under 64 concurrent charges", async () => {
+    const userId = await newUser(false);
+    const prisma = await db();
+    await prisma.creditBalance.update({ where: { userId }, data: { resetAt: new Date(Date.UTC(2020, 0, 15)) } });
+    await prisma.creditOperation.updateMany({ where: { userId, kind: "reset" }, data: { idempotencyKey: `reset:${userId}:2020-01` } });
+    await setSubscriptionCredits(userId, 3);
+    const results = await Promise.allSettled(Array.from({ length: WORKERS }, () => reserveCredits({ userId, amount: 1, operation: "chat" })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(WORKERS);
+    expect(await prisma.creditTransaction.count({ where: { userId, operation: "monthly_rollover" } })).toBe(1);
+    expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId } })).subscriptionCredits).toBe(200 - WORKERS);
+    await expectLedgerBalances(userId);
+  });
+
   it("bonus expiry racing with charges never spends expired credits or breaks the ledger", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 0);

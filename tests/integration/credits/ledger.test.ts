@@ -230,7 +230,43 @@ describe("monthly allocation", () => {
   });
 });
 
+describe("monthly allocation in the caller's transaction", () => {
+  it("joins the caller's transaction (rolled back with it) and refuses an unknown tier", async () => {
+    const userId = await newUser();
+    const prisma = await db();
+    await expect(
+      prisma.$transaction(async (tx) => {
+        expect(await applyMonthlyAllocation({ userId, tier: "basic", cycleKey: "rollback-test" }, tx)).toEqual({ applied: true });
+        throw new Error("caller failed");
+      }),
+    ).rejects.toThrow("caller failed");
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(200);
+    expect(await applyMonthlyAllocation({ userId, tier: "basic", cycleKey: "rollback-test" })).toEqual({ applied: true });
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(1000);
+    await expect(applyMonthlyAllocation({ userId, tier: "platinum", cycleKey: "x" })).rejects.toMatchObject({ code: "bad_request" });
+    await expectLedgerBalances(userId);
+  });
+});
+
 describe("bonus purchases", () => {
+  it("a refund into a purchase that expired meanwhile is expired again by the next run", async () => {
+    const userId = await newUser(true);
+    const prisma = await db();
+    await setSubscriptionCredits(userId, 0);
+    const p = await grantBonusPurchase({ userId, orderId: `re-${userId}`, variantId: "v", credits: 50, expiresAt: new Date(Date.now() + 1500) });
+    const r = await reserveCredits({ userId, amount: 20, operation: "chat" });
+    await new Promise((done) => setTimeout(done, 1600));
+    await expireBonusPurchases();
+    expect((await prisma.bonusPurchase.findUniqueOrThrow({ where: { id: p.purchaseId } })).remaining).toBe(0);
+    const refund = await refundReservation(r);
+    expect(refund).toEqual({ refunded: 20, remaining: 0 });
+    const row = await prisma.creditTransaction.findFirstOrThrow({ where: { userId, type: "refund" } });
+    expect(row.balanceAfter).toBe(0); // credits of an expired purchase are not part of the balance
+    expect((await expireBonusPurchases()).expiredCount).toBe(1);
+    expect((await prisma.bonusPurchase.findUniqueOrThrow({ where: { id: p.purchaseId } })).remaining).toBe(0);
+    await expectLedgerBalances(userId);
+  });
+
   it("grants once per order id and counts this month's purchases", async () => {
     const userId = await newUser();
     const a = await grantBonusPurchase({ userId, orderId: `ord-${userId}`, variantId: "local-bonus-basic-500", credits: 500, price: 4.99 });
