@@ -61,7 +61,7 @@ describe("POST /api/cron/expire-bonus-credits", () => {
   it("answers 401 without the bearer when CRON_SECRET is set", async () => {
     restore = setEnv({ CRON_SECRET: SECRET });
     const { purchaseId } = await expiredPurchase();
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: SECRET }]) {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: SECRET }] as Record<string, string>[]) {
       const res = await call(POST, { method: "POST", path: PATH, headers });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: "Invalid or missing cron bearer token" });
