@@ -13,7 +13,7 @@ export const EVAL_QUESTIONS: EvalQuestion[] = [
   { question: "How many credits does the Pro plan include each month?", path: "plans-and-credits.md", passage: "The Pro plan costs $29.99 per month or $299 per year and gives 5,000 credits per month" },
   { question: "What does the Basic plan cost per year?", path: "plans-and-credits.md", passage: "The Basic plan costs $9.99 per month or $99 per year" },
   { question: "How many free credits does a new user get?", path: "plans-and-credits.md", passage: "A new user gets the free tier's 200 credits when their account is created" },
-  { question: "How long is the free trial of a paid plan?", path: "plans-and-credits.md", passage: "Paid plans have a 14-day free trial" },
+  { question: "How long is the free trial of a paid plan?", path: "plans-and-credits.md", passage: "a paid plan starts with a 14-day free\ntrial for users who never had one" },
   { question: "Do unused subscription credits roll over to the next month?", path: "plans-and-credits.md", passage: "Unused subscription credits do not roll over" },
   { question: "How many credits does image generation cost?", path: "plans-and-credits.md", passage: "| Image generation | 80 |" },
   { question: "What happens to my credits when the AI provider fails?", path: "plans-and-credits.md", passage: "If the AI provider fails, the reserved credits are refunded automatically" },
