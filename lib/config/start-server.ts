@@ -35,16 +35,7 @@ export async function startServer(options: { exit?: (code: number) => never } = 
 async function indexKnowledgeInBackground(): Promise<void> {
   const started = Date.now();
   try {
-    // lib/rag/index-knowledge.ts belongs to the RAG domain; until it exists indexing is skipped.
-    // eslint-disable-next-line @typescript-eslint/ban-ts-comment
-    // @ts-ignore -- the module may not exist yet
-    const rag = (await import("@/lib/rag/index-knowledge").catch(() => null)) as {
-      indexKnowledge?: () => Promise<unknown>;
-    } | null;
-    if (!rag?.indexKnowledge) {
-      log.info("knowledge indexing skipped: lib/rag/index-knowledge is not available");
-      return;
-    }
+    const rag = await import("@/lib/rag/index-knowledge");
     const result = await rag.indexKnowledge();
     log.info("knowledge indexed", { ms: Date.now() - started, result: summarize(result) });
   } catch (error) {
