@@ -140,6 +140,21 @@ describe("POST /api/ai/rag/ask with the offline provider (full-text retrieval)",
     expect(ledger[0].metadata).toMatchObject({ conversationId: body.conversationId, chunksUsed: RAG.topK, retrieval: "full-text" });
   });
 
+  it("charges nothing in classic_saas mode (creditsUsed 0, creditsRemaining 999999)", async () => {
+    const { user, cookie } = await signIn();
+    const before = await balanceOf(user.id);
+    const restore = setEnv({ PUBLIC_PRICING_MODEL: "classic_saas" });
+    try {
+      const res = await ask(cookie, { question: PRO_QUESTION });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ creditsUsed: 0, creditsRemaining: 999999 });
+    } finally {
+      restore();
+    }
+    expect(await balanceOf(user.id)).toBe(before);
+    expect(await ragLedger(user.id)).toEqual([]);
+  });
+
   it("persists the conversation with the tier at creation, a title from the first question, and both messages", async () => {
     const { user, cookie } = await signIn();
     const prisma = await db();
