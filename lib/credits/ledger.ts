@@ -1,6 +1,6 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { flags } from "@/lib/config/flags";
-import { dbKind, dbRunner } from "@/lib/db/client";
+import { dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { ChargeDetails } from "./types";
 
@@ -43,9 +43,7 @@ export function bonusSpendable(autoUse: boolean, toggleEnabled: boolean = flags(
  * only declares the string form; the pg pool behind it accepts both.) PGlite gets the plain text.
  */
 export async function queryPrepared<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
-  const [runner, kind] = await Promise.all([dbRunner(), dbKind()]);
-  const statement = kind === "postgres" ? ({ name, text } as unknown as string) : text;
-  return runner.query<T>(statement, params);
+  return (await dbRunner()).queryPrepared<T>(name, text, params);
 }
 
 /** The spec's insufficient-credits error (→ 402). */

@@ -13,11 +13,16 @@ import { applyMigrations, type SqlRunner } from "./migrate";
 export type Db = PrismaClient;
 export type DbKind = "pglite" | "postgres";
 
+/** The raw driver under Prisma: multi-statement scripts, and named prepared statements for hot paths. */
+export interface DbRunner extends SqlRunner {
+  /** Runs a parameterized statement the driver prepares once per connection under `name`. */
+  queryPrepared<T>(name: string, sql: string, params: unknown[]): Promise<T[]>;
+}
+
 interface Handle {
   prisma: PrismaClient;
   kind: DbKind;
-  /** Multi-statement runner on the raw driver (migrations, maintenance). */
-  runner: SqlRunner;
+  runner: DbRunner;
   close: () => Promise<void>;
 }
 
@@ -41,11 +46,13 @@ async function openPglite(): Promise<Handle> {
   if (!inMemory) mkdirSync(/*turbopackIgnore: true*/ resolved, { recursive: true });
   const started = Date.now();
   const pg = await PGlite.create(resolved, { extensions: { vector } });
-  const runner: SqlRunner = {
+  const runner: DbRunner = {
     exec: async (sql) => {
       await pg.exec(sql);
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
+    // PGlite has one connection and caches parsed statements itself; the name adds nothing.
+    queryPrepared: async <T>(_name: string, sql: string, params: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
   };
   const result = await applyMigrations(runner, {
     onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
@@ -75,11 +82,13 @@ async function openPostgres(url: string): Promise<Handle> {
   const [{ PrismaPg }, pgModule] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
   const pool = new pgModule.default.Pool({ connectionString: url, max: env().DATABASE_POOL_MAX });
   pool.on("error", (error) => log.error("postgres pool error", { error }));
-  const runner: SqlRunner = {
+  const runner: DbRunner = {
     exec: async (sql) => {
       await pool.query(sql);
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
+    queryPrepared: async <T>(name: string, sql: string, params: unknown[]) =>
+      (await pool.query({ name, text: sql, values: params })).rows as T[],
   };
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),
@@ -120,7 +129,7 @@ export async function dbKind(): Promise<DbKind> {
   return (await handle()).kind;
 }
 
-export async function dbRunner(): Promise<SqlRunner> {
+export async function dbRunner(): Promise<DbRunner> {
   return (await handle()).runner;
 }
 
