@@ -22,6 +22,8 @@ const nextConfig: NextConfig = {
     "pglite-prisma-adapter",
     "@prisma/adapter-pg",
     "pg",
+    // pdf.js (inside unpdf) loads its worker and data files at run time.
+    "unpdf",
   ],
   // Migrations and the shipped knowledge are read from disk at run time.
   outputFileTracingIncludes: {

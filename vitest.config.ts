@@ -20,7 +20,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+          include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/rag-eval/**/*.test.ts"],
           setupFiles: ["tests/setup/env.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
