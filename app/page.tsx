@@ -2,13 +2,37 @@ import Link from "next/link";
 
 export default function Home() {
   return (
-    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 720, margin: "4rem auto", padding: "0 1rem" }}>
-      <h1>Subscription AI Service</h1>
-      <p>The API is served under <code>/api</code>. See the README for the endpoints and how to sign in.</p>
-      <ul>
-        <li><Link href="/signin">Sign in</Link></li>
-        <li><a href="/api/health">Health</a></li>
-        <li><a href="/api/config/public">Public configuration</a></li>
+    <main id="main" className="mx-auto flex min-h-screen max-w-3xl flex-col justify-center px-6 py-16">
+      <p className="text-sm font-semibold uppercase tracking-wider text-brand-600">Subscription AI Service</p>
+      <h1 className="mt-2 text-4xl font-bold tracking-tight">Subscriptions, credits and AI features behind one API</h1>
+      <p className="mt-4 text-lg text-slate-600">
+        Sign in to the dashboard to manage your plan and credits, chat with the AI, generate images and content,
+        transcribe audio, upload files and ask questions about your documents.
+      </p>
+      <div className="mt-8 flex flex-wrap gap-3">
+        <Link href="/dashboard" className="btn-primary">
+          Open the dashboard
+        </Link>
+        <Link href="/signin" className="btn-secondary">
+          Sign in
+        </Link>
+      </div>
+      <ul className="mt-10 flex flex-wrap gap-x-6 gap-y-2 text-sm">
+        <li>
+          <a className="link" href="/api/health">
+            Health
+          </a>
+        </li>
+        <li>
+          <a className="link" href="/api/config/public">
+            Public configuration
+          </a>
+        </li>
+        <li>
+          <a className="link" href="/api/pricing/config">
+            Pricing
+          </a>
+        </li>
       </ul>
     </main>
   );

@@ -1,14 +1,40 @@
+import type { Metadata } from "next";
+import Link from "next/link";
 import { SignInForm } from "./sign-in-form";
 
 export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Sign in" };
+
+const ERRORS: Record<string, string> = {
+  CredentialsSignin: "Sign-in failed. Check the email address and try again.",
+  OAuthSignin: "The sign-in provider could not be reached. Try again.",
+  OAuthCallback: "The sign-in provider did not complete the sign-in. Try again.",
+  OAuthAccountNotLinked: "This email is already used with another sign-in method.",
+  AccessDenied: "Access was denied. Your account may be locked.",
+  SessionRequired: "Please sign in to continue.",
+};
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string; error?: string }> }) {
   const { callbackUrl, error } = await searchParams;
+  // Only same-site paths: never an open redirect after sign-in.
+  const target = callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/dashboard";
   return (
-    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 420, margin: "4rem auto", padding: "0 1rem" }}>
-      <h1>Sign in</h1>
-      {error ? <p role="alert">Sign-in failed. Check the email address and try again.</p> : null}
-      <SignInForm callbackUrl={callbackUrl?.startsWith("/") ? callbackUrl : "/dashboard"} />
+    <main id="main" className="flex min-h-screen items-center justify-center px-4 py-12">
+      <div className="w-full max-w-sm">
+        <Link href="/" className="text-sm font-semibold uppercase tracking-wider text-brand-600">
+          Subscription AI Service
+        </Link>
+        <div className="card mt-3">
+          <h1>Sign in</h1>
+          <p className="mt-1 text-sm text-slate-600">Use one of the sign-in methods this server offers.</p>
+          {error ? (
+            <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+              {ERRORS[error] ?? "Sign-in failed. Please try again."}
+            </p>
+          ) : null}
+          <SignInForm callbackUrl={target} />
+        </div>
+      </div>
     </main>
   );
 }

@@ -1,40 +1,144 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 
-/** Development sign-in: next-auth's csrf + credentials callback (provider id "dev"). */
+interface Provider {
+  id: string;
+  name: string;
+  type: string;
+}
+
+async function csrfToken(): Promise<string> {
+  const res = await fetch("/api/auth/csrf", { credentials: "same-origin" });
+  return ((await res.json()) as { csrfToken: string }).csrfToken;
+}
+
+/**
+ * Lists the sign-in methods next-auth is configured with (GET /api/auth/providers): the development
+ * email sign-in (credentials provider "dev") and any OAuth/OIDC providers (GitHub, Google, OIDC).
+ */
 export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+  const [providers, setProviders] = useState<Provider[] | null>(null);
+  const [loadError, setLoadError] = useState(false);
   const [email, setEmail] = useState("");
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  async function submit(event: React.FormEvent) {
+  useEffect(() => {
+    fetch("/api/auth/providers")
+      .then((res) => (res.ok ? res.json() : Promise.reject(new Error(String(res.status)))))
+      .then((all: Record<string, Provider> | null) => setProviders(Object.values(all ?? {})))
+      .catch(() => setLoadError(true));
+  }, []);
+
+  async function devSignIn(event: React.FormEvent) {
     event.preventDefault();
-    setBusy(true);
+    setBusy("dev");
     setError(null);
     try {
-      const { csrfToken } = (await (await fetch("/api/auth/csrf")).json()) as { csrfToken: string };
       const res = await fetch("/api/auth/callback/dev", {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrfToken, email, callbackUrl, json: "true" }),
+        body: new URLSearchParams({ csrfToken: await csrfToken(), email: email.trim(), callbackUrl, json: "true" }),
       });
-      const session = await (await fetch("/api/auth/session")).json();
+      const session = (await (await fetch("/api/auth/session")).json()) as { user?: { id?: string } } | null;
       if (!res.ok || !session?.user?.id) throw new Error("sign-in refused");
       window.location.assign(callbackUrl);
     } catch {
-      setError("Sign-in failed. Development sign-in may be disabled on this server.");
-      setBusy(false);
+      setError("Sign-in failed. Check the email address; the account may be locked.");
+      setBusy(null);
     }
   }
 
+  async function oauthSignIn(provider: Provider) {
+    setBusy(provider.id);
+    setError(null);
+    try {
+      // next-auth v4: POST /api/auth/signin/<id> with the CSRF token redirects to the provider.
+      const form = document.createElement("form");
+      form.method = "post";
+      form.action = `/api/auth/signin/${encodeURIComponent(provider.id)}`;
+      for (const [name, value] of Object.entries({ csrfToken: await csrfToken(), callbackUrl })) {
+        const input = document.createElement("input");
+        input.type = "hidden";
+        input.name = name;
+        input.value = value;
+        form.appendChild(input);
+      }
+      document.body.appendChild(form);
+      form.submit();
+    } catch {
+      setError(`Could not start sign-in with ${provider.name}. Try again.`);
+      setBusy(null);
+    }
+  }
+
+  if (loadError) {
+    return (
+      <p role="alert" className="mt-4 text-sm text-red-700">
+        The sign-in methods could not be loaded. Reload the page to try again.
+      </p>
+    );
+  }
+  if (!providers) {
+    return <p className="mt-4 text-sm text-slate-500" role="status">Loading sign-in methods…</p>;
+  }
+  const dev = providers.find((p) => p.id === "dev");
+  const oauth = providers.filter((p) => p.type !== "credentials");
+
   return (
-    <form onSubmit={submit}>
-      <label htmlFor="email">Email</label>
-      <br />
-      <input id="email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
-      <button type="submit" disabled={busy}>{busy ? "Signing in…" : "Sign in"}</button>
-      {error ? <p role="alert">{error}</p> : null}
-    </form>
+    <div className="mt-5 space-y-5">
+      {providers.length === 0 ? (
+        <p className="text-sm text-slate-600">
+          No sign-in method is configured on this server. Set up GitHub, Google or an OIDC provider (see the README), or
+          enable the development sign-in with <code>AUTH_DEV_LOGIN=true</code>.
+        </p>
+      ) : null}
+      {oauth.length > 0 ? (
+        <div className="space-y-2">
+          {oauth.map((p) => (
+            <button key={p.id} type="button" className="btn-secondary w-full" disabled={busy !== null} onClick={() => oauthSignIn(p)}>
+              {busy === p.id ? `Redirecting to ${p.name}…` : `Continue with ${p.name}`}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {dev && oauth.length > 0 ? (
+        <div className="flex items-center gap-3 text-xs uppercase text-slate-400">
+          <span className="h-px flex-1 bg-slate-200" /> or <span className="h-px flex-1 bg-slate-200" />
+        </div>
+      ) : null}
+      {dev ? (
+        <form onSubmit={devSignIn} className="space-y-3" aria-describedby="dev-hint">
+          <div>
+            <label htmlFor="email" className="field-label">
+              Email
+            </label>
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              className="input"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              autoComplete="email"
+              placeholder="you@example.com"
+            />
+          </div>
+          <button type="submit" className="btn-primary w-full" disabled={busy !== null}>
+            {busy === "dev" ? "Signing in…" : "Sign in with email"}
+          </button>
+          <p id="dev-hint" className="text-xs text-slate-500">
+            Development sign-in: no password; the account is created on first sign-in with the free plan.
+          </p>
+        </form>
+      ) : null}
+      {error ? (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -1,0 +1,259 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { postStream, toApiError, type ApiError } from "@/components/api";
+import { ErrorNotice } from "@/components/error-notice";
+import { EmptyState, PageHeader } from "@/components/ui";
+
+interface Message {
+  role: "user" | "assistant";
+  text: string;
+  image?: string;
+}
+
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+function readDataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error("could not read the file"));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Streaming chat (POST /api/ai/stream) with an optional image attachment per message. */
+export function ChatPanel({ models, defaultModel, costText, costImage }: { models: string[]; defaultModel: string; costText: number; costImage: number }) {
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [input, setInput] = useState("");
+  const [image, setImage] = useState<{ name: string; dataUrl: string } | null>(null);
+  const [imageError, setImageError] = useState<string | null>(null);
+  const [model, setModel] = useState(defaultModel);
+  const [temperature, setTemperature] = useState(0.7);
+  const [systemPrompt, setSystemPrompt] = useState("");
+  const [streaming, setStreaming] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [meta, setMeta] = useState<{ creditsUsed?: number; creditsRemaining?: number } | null>(null);
+  const abortRef = useRef<AbortController | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const endRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    endRef.current?.scrollIntoView?.({ block: "end" });
+  }, [messages]);
+
+  async function attach(file: File | undefined) {
+    setImageError(null);
+    if (!file) return;
+    if (!IMAGE_TYPES.includes(file.type)) {
+      setImageError("Attach a PNG, JPEG, GIF or WebP image.");
+    } else if (file.size > MAX_IMAGE_BYTES) {
+      setImageError("Images can be at most 5 MB.");
+    } else {
+      setImage({ name: file.name, dataUrl: await readDataUrl(file) });
+    }
+    if (fileRef.current) fileRef.current.value = "";
+  }
+
+  async function send(event: React.FormEvent) {
+    event.preventDefault();
+    const text = input.trim();
+    if (!text || streaming) return;
+    const userMessage: Message = { role: "user", text, image: image?.dataUrl };
+    const history = [...messages, userMessage];
+    setMessages([...history, { role: "assistant", text: "" }]);
+    setInput("");
+    setImage(null);
+    setError(null);
+    setMeta(null);
+    setStreaming(true);
+    const controller = new AbortController();
+    abortRef.current = controller;
+    let received = false;
+    try {
+      await postStream(
+        "/api/ai/stream",
+        {
+          messages: history.map((m) =>
+            m.image
+              ? { role: m.role, content: [{ type: "text", text: m.text }, { type: "image", image: m.image }] }
+              : { role: m.role, content: m.text },
+          ),
+          model,
+          temperature,
+          ...(systemPrompt.trim() ? { systemPrompt: systemPrompt.trim() } : {}),
+        },
+        {
+          onText: (chunk) => {
+            received = true;
+            setMessages((prev) => {
+              const next = prev.slice();
+              const last = next[next.length - 1];
+              next[next.length - 1] = { ...last, text: last.text + chunk };
+              return next;
+            });
+          },
+          onMeta: (m) => setMeta(m as { creditsUsed?: number; creditsRemaining?: number }),
+        },
+        controller.signal,
+      );
+    } catch (e) {
+      const empty = !received;
+      if (!controller.signal.aborted) setError(toApiError(e));
+      if (empty) {
+        // Nothing was answered: drop the empty bubble, and after a refusal keep the question to resend.
+        setMessages(controller.signal.aborted ? [...history] : messages);
+        if (!controller.signal.aborted) {
+          setInput(text);
+          if (userMessage.image) setImage({ name: "attached image", dataUrl: userMessage.image });
+        }
+      }
+    } finally {
+      setStreaming(false);
+      abortRef.current = null;
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Chat"
+        description={
+          costText > 0
+            ? `Each message costs ${costText} credits, or ${costImage} when the conversation includes an image.`
+            : "Chat with the AI; streamed answers appear as they are written."
+        }
+        actions={
+          messages.length > 0 ? (
+            <button type="button" className="btn-secondary" disabled={streaming} onClick={() => { setMessages([]); setMeta(null); setError(null); }}>
+              New chat
+            </button>
+          ) : null
+        }
+      />
+      <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
+        <section className="card flex min-h-[28rem] flex-col" aria-label="Conversation">
+          <div className="flex-1 space-y-4 overflow-y-auto" aria-live="polite" aria-busy={streaming} data-testid="chat-log">
+            {messages.length === 0 ? (
+              <EmptyState title="Start a conversation">Ask anything, or attach an image and ask about it.</EmptyState>
+            ) : null}
+            {messages.map((m, i) => (
+              <div key={i} className={`flex ${m.role === "user" ? "justify-end" : "justify-start"}`}>
+                <div
+                  className={`max-w-[85%] whitespace-pre-wrap rounded-2xl px-4 py-2.5 text-sm ${
+                    m.role === "user" ? "bg-brand-600 text-white" : "bg-slate-100 text-slate-900"
+                  }`}
+                  data-testid={m.role === "assistant" ? "assistant-message" : "user-message"}
+                >
+                  <span className="sr-only">{m.role === "user" ? "You: " : "Assistant: "}</span>
+                  {m.image ? (
+                    // eslint-disable-next-line @next/next/no-img-element
+                    <img src={m.image} alt="Attached image" className="mb-2 max-h-48 rounded-lg" />
+                  ) : null}
+                  {m.text || (streaming && i === messages.length - 1 ? <span className="animate-pulse">…</span> : null)}
+                </div>
+              </div>
+            ))}
+            <div ref={endRef} />
+          </div>
+          {meta?.creditsUsed !== undefined ? (
+            <p className="mt-3 text-xs text-slate-500" role="status" data-testid="chat-cost">
+              {meta.creditsUsed} credits used{typeof meta.creditsRemaining === "number" ? `; ${meta.creditsRemaining.toLocaleString("en")} remaining` : ""}.
+            </p>
+          ) : null}
+          <div className="mt-3">
+            <ErrorNotice error={error} onDismiss={() => setError(null)} />
+          </div>
+          <form onSubmit={send} className="mt-2 space-y-2">
+            {image ? (
+              <div className="flex items-center gap-3 rounded-md border border-slate-200 bg-slate-50 p-2 text-sm">
+                {/* eslint-disable-next-line @next/next/no-img-element */}
+                <img src={image.dataUrl} alt="" className="h-10 w-10 rounded object-cover" />
+                <span className="flex-1 truncate">{image.name}</span>
+                <button type="button" className="link" onClick={() => setImage(null)}>
+                  Remove image
+                </button>
+              </div>
+            ) : null}
+            {imageError ? <p role="alert" className="text-sm text-red-700">{imageError}</p> : null}
+            <label htmlFor="chat-input" className="sr-only">
+              Message
+            </label>
+            <textarea
+              id="chat-input"
+              className="input min-h-20"
+              placeholder="Write a message… (Enter to send, Shift+Enter for a new line)"
+              value={input}
+              onChange={(e) => setInput(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.shiftKey) {
+                  e.preventDefault();
+                  e.currentTarget.form?.requestSubmit();
+                }
+              }}
+            />
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <div>
+                <input
+                  ref={fileRef}
+                  id="chat-image"
+                  type="file"
+                  accept={IMAGE_TYPES.join(",")}
+                  className="sr-only"
+                  onChange={(e) => void attach(e.target.files?.[0])}
+                />
+                <label htmlFor="chat-image" className="btn-secondary cursor-pointer focus-within:outline-2" tabIndex={0} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && fileRef.current?.click()}>
+                  Attach image
+                </label>
+              </div>
+              {streaming ? (
+                <button type="button" className="btn-secondary" onClick={() => abortRef.current?.abort()}>
+                  Stop
+                </button>
+              ) : (
+                <button type="submit" className="btn-primary" disabled={!input.trim()}>
+                  Send
+                </button>
+              )}
+            </div>
+          </form>
+        </section>
+        <aside className="card h-fit space-y-4" aria-label="Chat settings">
+          <h2 className="text-base">Settings</h2>
+          <div>
+            <label htmlFor="chat-model" className="field-label">
+              Model
+            </label>
+            <select id="chat-model" className="input" value={model} onChange={(e) => setModel(e.target.value)}>
+              {models.map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="chat-temperature" className="field-label">
+              Temperature: {temperature.toFixed(1)}
+            </label>
+            <input
+              id="chat-temperature"
+              type="range"
+              min={0}
+              max={2}
+              step={0.1}
+              value={temperature}
+              onChange={(e) => setTemperature(Number(e.target.value))}
+              className="w-full accent-brand-600"
+            />
+          </div>
+          <div>
+            <label htmlFor="chat-system" className="field-label">
+              System prompt (optional)
+            </label>
+            <textarea id="chat-system" className="input min-h-20" value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} placeholder="You are a helpful assistant." />
+          </div>
+        </aside>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,252 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { postStream, toApiError, type ApiError } from "@/components/api";
+import { ErrorNotice } from "@/components/error-notice";
+import { EmptyState, PageHeader } from "@/components/ui";
+
+interface FieldDef {
+  key: string;
+  label: string;
+  required?: boolean;
+  multiline?: boolean;
+  placeholder?: string;
+}
+
+/** The templates of POST /api/ai/generate-content and their fields (docs/API-NOTES.md, AI). */
+const TEMPLATES: { key: string; label: string; fields: FieldDef[] }[] = [
+  {
+    key: "email",
+    label: "Email",
+    fields: [
+      { key: "recipient", label: "Recipient", required: true, placeholder: "Our new customers" },
+      { key: "purpose", label: "Purpose", required: true, placeholder: "Welcome them and explain the first steps" },
+      { key: "keyPoints", label: "Key points", multiline: true },
+      { key: "senderName", label: "Sender name" },
+      { key: "callToAction", label: "Call to action" },
+    ],
+  },
+  {
+    key: "product_description",
+    label: "Product description",
+    fields: [
+      { key: "productName", label: "Product name", required: true },
+      { key: "features", label: "Features", required: true, multiline: true },
+      { key: "audience", label: "Audience" },
+      { key: "price", label: "Price" },
+      { key: "brand", label: "Brand" },
+    ],
+  },
+  {
+    key: "blog_outline",
+    label: "Blog outline",
+    fields: [
+      { key: "topic", label: "Topic", required: true },
+      { key: "audience", label: "Audience" },
+      { key: "keywords", label: "Keywords" },
+      { key: "sections", label: "Sections" },
+    ],
+  },
+  {
+    key: "social_media",
+    label: "Social media post",
+    fields: [
+      { key: "platform", label: "Platform", required: true, placeholder: "LinkedIn" },
+      { key: "topic", label: "Topic", required: true },
+      { key: "hashtags", label: "Hashtags" },
+      { key: "callToAction", label: "Call to action" },
+      { key: "audience", label: "Audience" },
+    ],
+  },
+  {
+    key: "marketing_copy",
+    label: "Marketing copy",
+    fields: [
+      { key: "product", label: "Product", required: true },
+      { key: "audience", label: "Audience", required: true },
+      { key: "benefits", label: "Benefits", multiline: true },
+      { key: "callToAction", label: "Call to action" },
+      { key: "channel", label: "Channel" },
+    ],
+  },
+];
+
+const TONES = ["professional", "friendly", "persuasive", "neutral"];
+const LANGUAGES = [
+  { value: "en", label: "English" },
+  { value: "de", label: "German" },
+  { value: "fr", label: "French" },
+  { value: "es", label: "Spanish" },
+];
+const LENGTHS = [
+  { value: "short", label: "Short (50–100 words)" },
+  { value: "medium", label: "Medium (150–300 words)" },
+  { value: "long", label: "Long (400–700 words)" },
+];
+
+/** Template-based content generation, streamed (POST /api/ai/generate-content). */
+export function ContentPanel({ cost }: { cost: number }) {
+  const [templateKey, setTemplateKey] = useState(TEMPLATES[0].key);
+  const [values, setValues] = useState<Record<string, Record<string, string>>>({});
+  const [tone, setTone] = useState("professional");
+  const [language, setLanguage] = useState("en");
+  const [length, setLength] = useState("medium");
+  const [output, setOutput] = useState("");
+  const [streaming, setStreaming] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [meta, setMeta] = useState<{ creditsUsed?: number; creditsRemaining?: number } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const abortRef = useRef<AbortController | null>(null);
+  const template = TEMPLATES.find((t) => t.key === templateKey) ?? TEMPLATES[0];
+  const current = values[template.key] ?? {};
+
+  async function generate(event: React.FormEvent) {
+    event.preventDefault();
+    const fields = Object.fromEntries(Object.entries(current).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
+    setOutput("");
+    setMeta(null);
+    setError(null);
+    setCopied(false);
+    setStreaming(true);
+    const controller = new AbortController();
+    abortRef.current = controller;
+    try {
+      await postStream(
+        "/api/ai/generate-content",
+        { template: template.key, fields, tone, language, length },
+        { onText: (t) => setOutput((prev) => prev + t), onMeta: (m) => setMeta(m as typeof meta) },
+        controller.signal,
+      );
+    } catch (e) {
+      if (!controller.signal.aborted) setError(toApiError(e));
+    } finally {
+      setStreaming(false);
+      abortRef.current = null;
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Content templates"
+        description={cost > 0 ? `Fill in a template and get ready-to-use text. Each generation costs ${cost} credits.` : "Fill in a template and get ready-to-use text."}
+      />
+      <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
+        <form onSubmit={generate} className="card h-fit space-y-4">
+          <div>
+            <label htmlFor="content-template" className="field-label">
+              Template
+            </label>
+            <select id="content-template" className="input" value={templateKey} onChange={(e) => setTemplateKey(e.target.value)}>
+              {TEMPLATES.map((t) => (
+                <option key={t.key} value={t.key}>
+                  {t.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {template.fields.map((f) => {
+            const id = `content-${template.key}-${f.key}`;
+            const props = {
+              id,
+              className: f.multiline ? "input min-h-20" : "input",
+              required: f.required,
+              maxLength: 2000,
+              placeholder: f.placeholder,
+              value: current[f.key] ?? "",
+              onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) =>
+                setValues((prev) => ({ ...prev, [template.key]: { ...prev[template.key], [f.key]: e.target.value } })),
+            };
+            return (
+              <div key={id}>
+                <label htmlFor={id} className="field-label">
+                  {f.label}
+                  {f.required ? <span className="text-red-600"> *</span> : <span className="font-normal text-slate-400"> (optional)</span>}
+                </label>
+                {f.multiline ? <textarea {...props} /> : <input type="text" {...props} />}
+              </div>
+            );
+          })}
+          <div className="grid grid-cols-2 gap-3">
+            <div>
+              <label htmlFor="content-tone" className="field-label">
+                Tone
+              </label>
+              <select id="content-tone" className="input" value={tone} onChange={(e) => setTone(e.target.value)}>
+                {TONES.map((t) => (
+                  <option key={t} value={t}>
+                    {t[0].toUpperCase() + t.slice(1)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div>
+              <label htmlFor="content-language" className="field-label">
+                Language
+              </label>
+              <select id="content-language" className="input" value={language} onChange={(e) => setLanguage(e.target.value)}>
+                {LANGUAGES.map((l) => (
+                  <option key={l.value} value={l.value}>
+                    {l.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <div>
+            <label htmlFor="content-length" className="field-label">
+              Length
+            </label>
+            <select id="content-length" className="input" value={length} onChange={(e) => setLength(e.target.value)}>
+              {LENGTHS.map((l) => (
+                <option key={l.value} value={l.value}>
+                  {l.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {streaming ? (
+            <button type="button" className="btn-secondary w-full" onClick={() => abortRef.current?.abort()}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" className="btn-primary w-full">
+              {cost > 0 ? `Generate (${cost} credits)` : "Generate"}
+            </button>
+          )}
+        </form>
+        <section className="card" aria-label="Generated content">
+          <ErrorNotice error={error} onDismiss={() => setError(null)} />
+          {output ? (
+            <>
+              <div className="whitespace-pre-wrap text-sm leading-relaxed" aria-live="polite" aria-busy={streaming} data-testid="content-output">
+                {output}
+              </div>
+              <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-100 pt-3 text-sm">
+                <button
+                  type="button"
+                  className="btn-secondary"
+                  disabled={streaming}
+                  onClick={() => navigator.clipboard?.writeText(output).then(() => setCopied(true), () => setCopied(false))}
+                >
+                  {copied ? "Copied" : "Copy"}
+                </button>
+                {meta?.creditsUsed !== undefined ? (
+                  <span className="text-slate-500" role="status">
+                    {meta.creditsUsed} credits used{typeof meta.creditsRemaining === "number" ? `; ${meta.creditsRemaining.toLocaleString("en")} remaining` : ""}
+                  </span>
+                ) : null}
+              </div>
+            </>
+          ) : streaming ? (
+            <p className="text-sm text-slate-500" role="status">
+              Writing…
+            </p>
+          ) : !error ? (
+            <EmptyState title="Nothing generated yet">Choose a template, fill in the required fields and press Generate.</EmptyState>
+          ) : null}
+        </section>
+      </div>
+    </>
+  );
+}

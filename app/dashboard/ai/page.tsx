@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import { notFound, redirect } from "next/navigation";
+import { aiSettings } from "@/lib/ai/settings";
+import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { dashboardFeatures } from "../features";
+import { ChatPanel } from "./chat-panel";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Chat" };
+
+export default function ChatPage() {
+  const f = dashboardFeatures();
+  if (!f.aiChat) {
+    if (f.aiImage) redirect("/dashboard/ai/image");
+    if (f.aiContent) redirect("/dashboard/ai/content");
+    if (f.aiAudio) redirect("/dashboard/ai/speech");
+    notFound();
+  }
+  const s = aiSettings();
+  return (
+    <ChatPanel
+      models={s.allowedModels}
+      defaultModel={s.chatModel}
+      costText={f.creditBased ? CREDIT_COSTS.streamText : 0}
+      costImage={f.creditBased ? CREDIT_COSTS.streamImage : 0}
+    />
+  );
+}

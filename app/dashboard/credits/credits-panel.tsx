@@ -1,0 +1,350 @@
+"use client";
+
+import Link from "next/link";
+import { useCallback, useEffect, useState } from "react";
+import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
+import { ErrorNotice } from "@/components/error-notice";
+import type { BonusPackages, CreditHistory, Features, Usage } from "@/components/types";
+import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
+
+const PAGE_SIZE = 20;
+
+const TYPE_LABEL: Record<string, string> = {
+  usage: "Usage",
+  purchase: "Purchase",
+  refund: "Refund",
+  monthly_reset: "Monthly reset",
+  adjustment: "Adjustment",
+};
+
+const OPERATION_LABEL: Record<string, string> = {
+  chat: "Chat",
+  chat_batch: "Batch chat",
+  stream: "Streaming chat",
+  stream_image: "Streaming chat with image",
+  speech_to_text: "Speech to text",
+  image_generation: "Image generation",
+  content_generation: "Content generation",
+  rag_ask: "Knowledge question",
+  initial_allocation: "Initial allocation",
+  monthly_reset: "Monthly allocation",
+  monthly_rollover: "Monthly rollover",
+  bonus_purchase: "Bonus package",
+  bonus_expiry: "Bonus credits expired",
+};
+
+interface Props {
+  features: Features;
+  currency: string;
+  bonusExpiryDays: number;
+  purchaseSuccess: boolean;
+}
+
+export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSuccess }: Props) {
+  const [usage, setUsage] = useState<Usage | null>(null);
+  const [usageError, setUsageError] = useState<ApiError | null>(null);
+
+  const loadUsage = useCallback(async () => {
+    try {
+      setUsage(await apiJson<Usage>("/api/ai/usage"));
+      setUsageError(null);
+    } catch (e) {
+      setUsageError(toApiError(e));
+    }
+  }, []);
+  useEffect(() => {
+    void loadUsage();
+  }, [loadUsage]);
+
+  return (
+    <>
+      <PageHeader
+        title={features.creditBased ? "Credits" : "Usage"}
+        description={
+          features.creditBased
+            ? "Every AI request costs credits. Your plan's credits renew every month; bonus packages add more that last longer."
+            : "Your plan includes unlimited AI usage. The history lists every recorded operation."
+        }
+      />
+      {purchaseSuccess ? (
+        <Banner tone="success" title="Purchase complete">
+          Thank you! Your bonus credits are added as soon as the payment is confirmed (usually within seconds).{" "}
+          <button type="button" className="link" onClick={() => void loadUsage()}>
+            Refresh balance
+          </button>
+        </Banner>
+      ) : null}
+      <ErrorNotice error={usageError} />
+      {usage ? <UsageCard usage={usage} /> : !usageError ? <Spinner label="Loading your credits" /> : null}
+      <div className="mt-6 grid gap-6 lg:grid-cols-2">
+        {features.bonusCredits ? <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} /> : null}
+        {features.creditBased ? <AutoUseSection toggleEnabled={features.userToggle} onChange={loadUsage} /> : null}
+      </div>
+      <HistorySection />
+    </>
+  );
+}
+
+function UsageCard({ usage }: { usage: Usage }) {
+  if (usage.unlimited) {
+    return (
+      <section className="card" aria-labelledby="usage-heading">
+        <h2 id="usage-heading">Usage</h2>
+        <p className="mt-2 text-sm text-slate-600">Unlimited: your plan does not charge credits for AI features.</p>
+      </section>
+    );
+  }
+  return (
+    <section className="card" aria-labelledby="usage-heading">
+      <h2 id="usage-heading">This month</h2>
+      <dl className="mt-4 grid grid-cols-2 gap-4 sm:grid-cols-4">
+        <Stat label="Remaining" value={<span data-testid="usage-remaining">{usage.remaining.toLocaleString("en")}</span>} hint={`of ${usage.monthlyLimit.toLocaleString("en")}`} />
+        <Stat label="Used" value={usage.used.toLocaleString("en")} />
+        <Stat label="Bonus credits" value={<span data-testid="usage-bonus">{usage.bonusCredits.toLocaleString("en")}</span>} />
+        <Stat label="Plan" value={<span className="capitalize">{usage.tier}</span>} hint={`Last reset ${formatDate(usage.resetAt)}`} />
+      </dl>
+      <div className="mt-4">
+        <Meter value={usage.remaining} max={usage.monthlyLimit} label="Monthly credits remaining" />
+      </div>
+    </section>
+  );
+}
+
+function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusExpiryDays: number }) {
+  const [data, setData] = useState<BonusPackages | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  useEffect(() => {
+    apiJson<BonusPackages>("/api/credits/bonus-packages")
+      .then(setData)
+      .catch((e) => setError(toApiError(e)));
+  }, []);
+
+  async function buy(variantId: string) {
+    setBusy(variantId);
+    setError(null);
+    try {
+      const { checkoutUrl } = await apiJson<{ checkoutUrl: string }>("/api/credits/checkout", { method: "POST", json: { variantId } });
+      window.location.assign(checkoutUrl);
+    } catch (e) {
+      setError(toApiError(e));
+      setBusy(null);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="bonus-heading">
+      <h2 id="bonus-heading">Bonus credit packages</h2>
+      <p className="mt-1 text-sm text-slate-600">One-time purchases, valid for {bonusExpiryDays} days.</p>
+      <div className="mt-4">
+        <ErrorNotice error={error} onDismiss={() => setError(null)} />
+        {!data && !error ? <Spinner label="Loading packages" /> : null}
+        {data && data.packages.length === 0 ? (
+          <EmptyState title="No packages for the free plan">
+            <Link href="/dashboard/billing" className="link">
+              Choose a paid plan
+            </Link>{" "}
+            to buy bonus credits.
+          </EmptyState>
+        ) : null}
+        {data && data.packages.length > 0 ? (
+          <>
+            <ul className="grid gap-3 sm:grid-cols-2">
+              {data.packages.map((p) => (
+                <li key={p.variantId} className="rounded-lg border border-slate-200 p-4" data-testid="bonus-package">
+                  <p className="text-lg font-semibold">{p.credits.toLocaleString("en")} credits</p>
+                  <p className="text-sm text-slate-600">{formatMoney(p.price, currency)}</p>
+                  <button
+                    type="button"
+                    className="btn-primary mt-3 w-full"
+                    disabled={busy !== null || !data.canPurchaseMore || data.monthlyPurchasedCredits + p.credits > data.monthlyLimit}
+                    onClick={() => buy(p.variantId)}
+                  >
+                    {busy === p.variantId ? "Opening checkout…" : `Buy ${p.credits.toLocaleString("en")} credits`}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <p className="mt-3 text-sm text-slate-600">
+              Bought this month: {data.monthlyPurchasedCredits.toLocaleString("en")} of {data.monthlyLimit.toLocaleString("en")} credits.
+              {!data.canPurchaseMore ? " You reached this month's limit; more can be bought next month." : ""}
+            </p>
+          </>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; onChange: () => void }) {
+  const [value, setValue] = useState<boolean | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    apiJson<{ bonusCreditsAutoUse: boolean; userToggleEnabled: boolean }>("/api/credits/preferences")
+      .then((p) => setValue(p.bonusCreditsAutoUse))
+      .catch((e) => setError(toApiError(e)));
+  }, []);
+
+  async function toggle() {
+    if (value === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await apiJson<{ bonusCreditsAutoUse: boolean }>("/api/credits/preferences", { method: "PATCH", json: { bonusCreditsAutoUse: !value } });
+      setValue(res.bonusCreditsAutoUse);
+      onChange();
+    } catch (e) {
+      setError(toApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="autouse-heading">
+      <h2 id="autouse-heading">Bonus credit use</h2>
+      {toggleEnabled ? (
+        <>
+          <p className="mt-1 text-sm text-slate-600">
+            When your monthly credits run out, use bonus credits automatically (oldest expiry first). When off, requests
+            that need more than your monthly credits are refused instead.
+          </p>
+          <ErrorNotice error={error} />
+          {value === null && !error ? <Spinner /> : null}
+          {value !== null ? (
+            <div className="mt-4 flex items-center gap-3">
+              <button
+                type="button"
+                role="switch"
+                aria-checked={value}
+                aria-labelledby="autouse-label"
+                onClick={toggle}
+                disabled={busy}
+                className={`relative inline-flex h-6 w-11 shrink-0 rounded-full transition-colors ${value ? "bg-brand-600" : "bg-slate-300"}`}
+              >
+                <span className={`absolute top-0.5 h-5 w-5 rounded-full bg-white shadow transition-all ${value ? "left-5.5" : "left-0.5"}`} />
+              </button>
+              <span id="autouse-label" className="text-sm font-medium">
+                Use bonus credits automatically: {value ? "on" : "off"}
+              </span>
+            </div>
+          ) : null}
+        </>
+      ) : (
+        <p className="mt-1 text-sm text-slate-600">Bonus credits are used automatically once your monthly credits run out.</p>
+      )}
+    </section>
+  );
+}
+
+function HistorySection() {
+  const thisYear = new Date().getUTCFullYear();
+  const [year, setYear] = useState(thisYear);
+  const [offset, setOffset] = useState(0);
+  const [data, setData] = useState<CreditHistory | null>(null);
+  const [years, setYears] = useState<number[]>([thisYear]);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [loading, setLoading] = useState(true);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    apiJson<CreditHistory>(`/api/credits/history?year=${year}&limit=${PAGE_SIZE}&offset=${offset}`)
+      .then((h) => {
+        if (!live) return;
+        setData(h);
+        setYears((prev) => [...new Set([...prev, ...h.availableYears, thisYear])].sort((a, b) => b - a));
+        setError(null);
+      })
+      .catch((e) => live && setError(toApiError(e)))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [year, offset, thisYear]);
+
+  const total = data?.totalCount ?? 0;
+  const page = Math.floor(offset / PAGE_SIZE) + 1;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+
+  return (
+    <section className="card mt-6" aria-labelledby="history-heading">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <h2 id="history-heading">History</h2>
+        <div>
+          <label htmlFor="history-year" className="field-label">
+            Year
+          </label>
+          <select
+            id="history-year"
+            className="input w-32"
+            value={year}
+            onChange={(e) => {
+              setYear(Number(e.target.value));
+              setOffset(0);
+            }}
+          >
+            {years.map((y) => (
+              <option key={y} value={y}>
+                {y}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div className="mt-4" aria-live="polite" aria-busy={loading}>
+        <ErrorNotice error={error} />
+        {loading && !data ? <Spinner label="Loading history" /> : null}
+        {data && data.transactions.length === 0 ? <EmptyState title={`No transactions in ${year}`}>Credits you receive and spend show up here.</EmptyState> : null}
+        {data && data.transactions.length > 0 ? (
+          <div className="overflow-x-auto">
+            <table className="w-full text-left text-sm" data-testid="history-table">
+              <caption className="sr-only">Credit transactions in {year}, newest first</caption>
+              <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
+                <tr>
+                  <th scope="col" className="py-2 pr-4 font-medium">Date</th>
+                  <th scope="col" className="py-2 pr-4 font-medium">Type</th>
+                  <th scope="col" className="py-2 pr-4 font-medium">Operation</th>
+                  <th scope="col" className="py-2 pr-4 text-right font-medium">Amount</th>
+                  <th scope="col" className="py-2 pr-4 text-right font-medium">Balance</th>
+                  <th scope="col" className="py-2 font-medium">Model</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {data.transactions.map((t) => (
+                  <tr key={t.id}>
+                    <td className="whitespace-nowrap py-2 pr-4 text-slate-600">{formatDate(t.createdAt, true)}</td>
+                    <td className="py-2 pr-4">{TYPE_LABEL[t.type] ?? t.type}</td>
+                    <td className="py-2 pr-4">{OPERATION_LABEL[t.operation] ?? t.operation}</td>
+                    <td className={`py-2 pr-4 text-right font-medium tabular-nums ${t.amount < 0 ? "text-red-700" : "text-emerald-700"}`}>
+                      {t.amount > 0 ? "+" : ""}
+                      {t.amount.toLocaleString("en")}
+                    </td>
+                    <td className="py-2 pr-4 text-right tabular-nums">{t.balanceAfter.toLocaleString("en")}</td>
+                    <td className="py-2 text-slate-500">{typeof t.metadata?.model === "string" ? t.metadata.model : "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </div>
+      {data && total > PAGE_SIZE ? (
+        <nav className="mt-4 flex items-center justify-between text-sm" aria-label="History pages">
+          <button type="button" className="btn-secondary" disabled={offset === 0 || loading} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            Previous
+          </button>
+          <span className="text-slate-600">
+            Page {page} of {pages} ({total} transactions)
+          </span>
+          <button type="button" className="btn-secondary" disabled={offset + PAGE_SIZE >= total || loading} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            Next
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  );
+}
