@@ -19,7 +19,7 @@ const state = globalThis as unknown as { __rateLimitStore?: { key: string; store
 
 function currentStore(): RateLimitStore {
   const e = env();
-  const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.RATE_LIMIT_TIMEOUT_MS}`;
+  const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.UPSTASH_REDIS_REST_TOKEN ?? ""}|${e.RATE_LIMIT_TIMEOUT_MS}`;
   if (state.__rateLimitStore?.key !== key) {
     const store =
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN

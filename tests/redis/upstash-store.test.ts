@@ -2,10 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { GET as userStatus } from "@/app/api/user/status/route";
+import { closeDb } from "@/lib/db/client";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { RATE_LIMIT_WINDOW_MS } from "@/lib/ratelimit/categories";
 import { createUpstashStore } from "@/lib/ratelimit/upstash-store";
 import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
 import { startUpstashEmulator, type UpstashEmulator } from "@/tests/helpers/upstash-emulator";
 
 /**
@@ -95,6 +98,27 @@ describe("Upstash store over the REST protocol, real redis-server behind it", ()
       expect(emulator.commands.length).toBeGreaterThan(before);
     } finally {
       restore();
+    }
+  });
+});
+
+describe("an endpoint on the Upstash store", () => {
+  it("GET /api/user/status counts in Upstash, answers the headers, and refuses the 101st request", async () => {
+    const restore = setEnv({ UPSTASH_REDIS_REST_URL: emulator.url, UPSTASH_REDIS_REST_TOKEN: emulator.token });
+    try {
+      const { cookie, user } = await signIn(`upstash-${randomUUID()}@example.com`);
+      const first = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
+      expect(first.status).toBe(200);
+      expect(first.headers.get("x-ratelimit-limit")).toBe("100");
+      expect(first.headers.get("x-ratelimit-remaining")).toBe("99");
+      expect(emulator.commands.some((c) => c.includes(`ratelimit:api:user:${user.id}`) || c.some((a) => a.includes(`api:user:${user.id}`)))).toBe(true);
+      for (let i = 0; i < 99; i++) await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
+      const refused = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatch(/^Rate limit exceeded/);
+    } finally {
+      restore();
+      await closeDb();
     }
   });
 });
