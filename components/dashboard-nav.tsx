@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 
 export interface NavItem {
@@ -17,7 +17,10 @@ function isActive(pathname: string, href: string): boolean {
 /** The dashboard's navigation (items decided on the server from the feature flags) and account menu. */
 export function DashboardNav({ items }: { items: NavItem[] }) {
   const pathname = usePathname() ?? "";
-  const [open, setOpen] = useState(false);
+  const router = useRouter();
+  // The small-screen menu is open for the page it was opened on: navigating closes it (derived state).
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
   const [email, setEmail] = useState<string | null>(null);
 
   useEffect(() => {
@@ -26,7 +29,6 @@ export function DashboardNav({ items }: { items: NavItem[] }) {
       .then((s: { user?: { email?: string } } | null) => setEmail(s?.user?.email ?? null))
       .catch(() => setEmail(null));
   }, []);
-  useEffect(() => setOpen(false), [pathname]);
 
   async function signOut() {
     const { csrfToken } = (await (await fetch("/api/auth/csrf")).json()) as { csrfToken: string };
@@ -35,7 +37,8 @@ export function DashboardNav({ items }: { items: NavItem[] }) {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ csrfToken, json: "true" }),
     });
-    window.location.assign("/signin");
+    router.replace("/signin");
+    router.refresh();
   }
 
   return (
@@ -49,7 +52,7 @@ export function DashboardNav({ items }: { items: NavItem[] }) {
           className="btn-secondary md:hidden"
           aria-expanded={open}
           aria-controls="dashboard-nav"
-          onClick={() => setOpen((v) => !v)}
+          onClick={() => setOpenOn(open ? null : pathname)}
         >
           Menu
         </button>

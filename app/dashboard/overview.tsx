@@ -1,11 +1,11 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useState } from "react";
-import { apiJson, formatDate, toApiError, type ApiError } from "@/components/api";
+import { formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { Features, SubscriptionDetails, Usage, UserStatus } from "@/components/types";
 import { Banner, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
+import { useApi } from "@/components/use-api";
 
 const STATUS_TEXT: Record<string, string> = {
   free: "Free plan",
@@ -18,29 +18,13 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 export function Overview({ features, checkoutSuccess }: { features: Features; checkoutSuccess: boolean }) {
-  const [status, setStatus] = useState<UserStatus | null>(null);
-  const [usage, setUsage] = useState<Usage | null>(null);
-  const [sub, setSub] = useState<SubscriptionDetails | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-
-  const load = useCallback(async () => {
-    setError(null);
-    try {
-      const [s, u, d] = await Promise.all([
-        apiJson<UserStatus>("/api/user/status"),
-        apiJson<Usage>("/api/ai/usage"),
-        apiJson<SubscriptionDetails>("/api/payments/subscription"),
-      ]);
-      setStatus(s);
-      setUsage(u);
-      setSub(d);
-    } catch (e) {
-      setError(toApiError(e));
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const statusRes = useApi<UserStatus>("/api/user/status");
+  const usageRes = useApi<Usage>("/api/ai/usage");
+  const subRes = useApi<SubscriptionDetails>("/api/payments/subscription");
+  const status = statusRes.data;
+  const usage = usageRes.data;
+  const sub = subRes.data;
+  const error = statusRes.error ?? usageRes.error ?? subRes.error;
 
   const tools = [
     features.aiChat && { href: "/dashboard/ai", title: "Chat", text: "Streamed answers, with image input." },
@@ -74,7 +58,7 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
         </Banner>
       ) : null}
       <ErrorNotice error={error} />
-      {!status && !error ? <Spinner label="Loading your account" /> : null}
+      {!(status && usage && sub) && !error ? <Spinner label="Loading your account" /> : null}
       {status && usage && sub ? (
         <div className="grid gap-4 md:grid-cols-2">
           <section className="card" aria-labelledby="plan-heading">

@@ -1,10 +1,11 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { PlanOption, SubscriptionDetails } from "@/components/types";
 import { Banner, PageHeader, Spinner } from "@/components/ui";
+import { useApi } from "@/components/use-api";
 
 type Period = "monthly" | "yearly";
 const RUNNING = new Set(["active", "on_trial", "past_due", "unpaid", "paused"]);
@@ -27,23 +28,12 @@ function findPlan(plans: PlanOption[], variantId: string | undefined): { plan: P
 }
 
 export function BillingPanel({ plans, currency, creditBased, trialDays, checkoutCancelled }: Props) {
-  const [details, setDetails] = useState<SubscriptionDetails | null>(null);
+  const { data: details, error: loadError, reload: load } = useApi<SubscriptionDetails>("/api/payments/subscription");
   const [period, setPeriod] = useState<Period>("monthly");
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [confirmCancel, setConfirmCancel] = useState(false);
-
-  const load = useCallback(async () => {
-    try {
-      setDetails(await apiJson<SubscriptionDetails>("/api/payments/subscription"));
-    } catch (e) {
-      setError(toApiError(e));
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function run<T>(key: string, action: () => Promise<T>): Promise<T | undefined> {
     setBusy(key);
@@ -108,8 +98,8 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
           {notice}
         </Banner>
       ) : null}
-      <ErrorNotice error={error} onDismiss={() => setError(null)} />
-      {!details && !error ? <Spinner label="Loading your subscription" /> : null}
+      <ErrorNotice error={error ?? loadError} onDismiss={error ? () => setError(null) : undefined} />
+      {!details && !loadError ? <Spinner label="Loading your subscription" /> : null}
 
       {details ? (
         <section className="card mb-6" aria-labelledby="current-heading">

@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { BonusPackages, CreditHistory, Features, Usage } from "@/components/types";
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
+import { useApi } from "@/components/use-api";
 
 const PAGE_SIZE = 20;
 
@@ -41,20 +42,7 @@ interface Props {
 }
 
 export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSuccess }: Props) {
-  const [usage, setUsage] = useState<Usage | null>(null);
-  const [usageError, setUsageError] = useState<ApiError | null>(null);
-
-  const loadUsage = useCallback(async () => {
-    try {
-      setUsage(await apiJson<Usage>("/api/ai/usage"));
-      setUsageError(null);
-    } catch (e) {
-      setUsageError(toApiError(e));
-    }
-  }, []);
-  useEffect(() => {
-    void loadUsage();
-  }, [loadUsage]);
+  const { data: usage, error: usageError, reload: loadUsage } = useApi<Usage>("/api/ai/usage");
 
   return (
     <>
@@ -111,15 +99,10 @@ function UsageCard({ usage }: { usage: Usage }) {
 }
 
 function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusExpiryDays: number }) {
-  const [data, setData] = useState<BonusPackages | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { data, error: loadError } = useApi<BonusPackages>("/api/credits/bonus-packages");
+  const [buyError, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-
-  useEffect(() => {
-    apiJson<BonusPackages>("/api/credits/bonus-packages")
-      .then(setData)
-      .catch((e) => setError(toApiError(e)));
-  }, []);
+  const error = buyError ?? loadError;
 
   async function buy(variantId: string) {
     setBusy(variantId);
@@ -138,7 +121,7 @@ function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusEx
       <h2 id="bonus-heading">Bonus credit packages</h2>
       <p className="mt-1 text-sm text-slate-600">One-time purchases, valid for {bonusExpiryDays} days.</p>
       <div className="mt-4">
-        <ErrorNotice error={error} onDismiss={() => setError(null)} />
+        <ErrorNotice error={error} onDismiss={buyError ? () => setError(null) : undefined} />
         {!data && !error ? <Spinner label="Loading packages" /> : null}
         {data && data.packages.length === 0 ? (
           <EmptyState title="No packages for the free plan">
@@ -177,16 +160,12 @@ function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusEx
   );
 }
 
-function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; onChange: () => void }) {
-  const [value, setValue] = useState<boolean | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; onChange: () => Promise<void> }) {
+  const prefs = useApi<{ bonusCreditsAutoUse: boolean }>(toggleEnabled ? "/api/credits/preferences" : null);
+  const value = prefs.data?.bonusCreditsAutoUse ?? null;
+  const [saveError, setError] = useState<ApiError | null>(null);
+  const error = saveError ?? prefs.error;
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    apiJson<{ bonusCreditsAutoUse: boolean; userToggleEnabled: boolean }>("/api/credits/preferences")
-      .then((p) => setValue(p.bonusCreditsAutoUse))
-      .catch((e) => setError(toApiError(e)));
-  }, []);
 
   async function toggle() {
     if (value === null) return;
@@ -194,8 +173,8 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
     setError(null);
     try {
       const res = await apiJson<{ bonusCreditsAutoUse: boolean }>("/api/credits/preferences", { method: "PATCH", json: { bonusCreditsAutoUse: !value } });
-      setValue(res.bonusCreditsAutoUse);
-      onChange();
+      prefs.setData({ bonusCreditsAutoUse: res.bonusCreditsAutoUse });
+      void onChange();
     } catch (e) {
       setError(toApiError(e));
     } finally {
@@ -244,27 +223,8 @@ function HistorySection() {
   const thisYear = new Date().getUTCFullYear();
   const [year, setYear] = useState(thisYear);
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<CreditHistory | null>(null);
-  const [years, setYears] = useState<number[]>([thisYear]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [loading, setLoading] = useState(true);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    apiJson<CreditHistory>(`/api/credits/history?year=${year}&limit=${PAGE_SIZE}&offset=${offset}`)
-      .then((h) => {
-        if (!live) return;
-        setData(h);
-        setYears((prev) => [...new Set([...prev, ...h.availableYears, thisYear])].sort((a, b) => b - a));
-        setError(null);
-      })
-      .catch((e) => live && setError(toApiError(e)))
-      .finally(() => live && setLoading(false));
-    return () => {
-      live = false;
-    };
-  }, [year, offset, thisYear]);
+  const { data, error, loading } = useApi<CreditHistory>(`/api/credits/history?year=${year}&limit=${PAGE_SIZE}&offset=${offset}`);
+  const years = [...new Set([thisYear, year, ...(data?.availableYears ?? [])])].sort((a, b) => b - a);
 
   const total = data?.totalCount ?? 0;
   const page = Math.floor(offset / PAGE_SIZE) + 1;
