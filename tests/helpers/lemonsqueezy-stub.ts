@@ -17,7 +17,7 @@ export interface StubRequest {
   method: string;
   path: string;
   headers: IncomingMessage["headers"];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- arbitrary JSON:API documents
+   
   body: any;
 }
 
@@ -91,7 +91,7 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- arbitrary JSON:API documents
+     
     let body: any = null;
     try {
       body = text ? JSON.parse(text) : null;

@@ -16,7 +16,7 @@ import busboy from "busboy";
  * counted (tests assert that an abort reached the upstream). Used by tests and by bench/.
  */
 /** Parsed JSON of arbitrary shape (wire payloads). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Loose = any;
 
 export type StubEndpoint = "chat" | "stream" | "transcriptions" | "images" | "embeddings";

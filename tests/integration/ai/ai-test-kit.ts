@@ -3,7 +3,7 @@ import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 
 /** Parsed JSON of arbitrary shape (wire payloads). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Loose = any;
 
 /** Shared fixtures of the AI integration tests: the stub as the configured provider, balances, ledger. */

@@ -7,7 +7,7 @@ import type { OpenAiStub } from "@/tests/helpers/openai-stub";
 import { balanceOf, ledger, setBalance, useStubProvider } from "./ai-test-kit";
 
 /** Parsed JSON of arbitrary shape (wire payloads). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Loose = any;
 
 let stub: OpenAiStub;
