@@ -15,6 +15,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
+  | "range_not_satisfiable"
   | "rate_limited"
   | "content_policy"
   | "provider_not_configured"

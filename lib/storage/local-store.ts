@@ -36,8 +36,8 @@ export function localStore(): ObjectStore {
         throw error;
       }
     },
-    async get(key) {
-      const stream = createReadStream(objectPath(root, key));
+    async get(key, range) {
+      const stream = createReadStream(objectPath(root, key), range ? { start: range.start, end: range.end } : undefined);
       await new Promise<void>((resolve, reject) => {
         stream.once("open", () => resolve());
         stream.once("error", (error: NodeJS.ErrnoException) =>

@@ -21,8 +21,8 @@ export interface ObjectStore {
   kind: StorageKind;
   /** Streams `body` into the object, honouring backpressure; never buffers it whole. Rejects when body errors. */
   put(key: string, body: Readable, options: { contentType: string }): Promise<void>;
-  /** The object's bytes as a stream; AppError(not_found) when it does not exist. */
-  get(key: string): Promise<Readable>;
+  /** The object's bytes (or one inclusive byte range of them) as a stream; AppError(not_found) when it does not exist. */
+  get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Deletes the object; deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
   /** A short-lived address that reads the object (S3 presigned GET, or an app URL with an HMAC token). */

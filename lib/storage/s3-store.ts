@@ -46,9 +46,11 @@ export function s3Store(): ObjectStore {
     async put(key, body, options) {
       await putStreamed(client, bucket, key, body, options.contentType);
     },
-    async get(key) {
+    async get(key, range) {
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const out = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        );
         return out.Body as Readable;
       } catch (error) {
         if (error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)) {

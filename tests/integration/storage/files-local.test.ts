@@ -409,3 +409,54 @@ describe("GET/DELETE /api/files/{id} and GET /api/files", () => {
     expect(await fileRows(user.id)).toEqual([]);
   });
 });
+
+describe("GET /api/files/{id}/content with Range (local store)", () => {
+  async function stored() {
+    const { cookie } = await signIn();
+    const bytes = fixtures.pdf(10_000);
+    const res = await upload(bytes, { cookie, filename: "ranges.pdf", filetype: "application/pdf" });
+    expect(res.status).toBe(200);
+    const u = new URL(res.body.url as string);
+    return { bytes, id: res.body.id as string, path: u.pathname + u.search };
+  }
+  async function ranged(path: string, id: string, range: string) {
+    const response = await send(GET_CONTENT, { path, params: { id }, headers: { range } });
+    return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
+  }
+
+  it("serves one byte range as 206 with Content-Range, including open-ended and suffix ranges", async () => {
+    const { bytes, id, path } = await stored();
+    const middle = await ranged(path, id, "bytes=100-199");
+    expect(middle.status).toBe(206);
+    expect(middle.headers.get("content-range")).toBe("bytes 100-199/10000");
+    expect(middle.headers.get("content-length")).toBe("100");
+    expect(middle.headers.get("accept-ranges")).toBe("bytes");
+    expect(middle.bytes.equals(bytes.subarray(100, 200))).toBe(true);
+
+    const tail = await ranged(path, id, "bytes=9990-");
+    expect(tail.headers.get("content-range")).toBe("bytes 9990-9999/10000");
+    expect(tail.bytes.equals(bytes.subarray(9990))).toBe(true);
+
+    const suffix = await ranged(path, id, "bytes=-5");
+    expect(suffix.status).toBe(206);
+    expect(suffix.bytes.equals(bytes.subarray(9995))).toBe(true);
+
+    const clamped = await ranged(path, id, "bytes=9000-20000");
+    expect(clamped.headers.get("content-range")).toBe("bytes 9000-9999/10000");
+    expect(clamped.bytes.length).toBe(1000);
+  });
+
+  it("answers 416 with the size for a range past the end, and the whole file for a malformed or multi-range header", async () => {
+    const { bytes, id, path } = await stored();
+    const past = await ranged(path, id, "bytes=10000-");
+    expect(past.status).toBe(416);
+    expect(past.headers.get("content-range")).toBe("bytes */10000");
+    expect(JSON.parse(past.bytes.toString()).error).toMatch(/Range not satisfiable/);
+
+    for (const header of ["bytes=0-1,5-9", "items=0-5", "bytes=50-10"]) {
+      const whole = await ranged(path, id, header);
+      expect(whole.status).toBe(200);
+      expect(whole.bytes.equals(bytes)).toBe(true);
+    }
+  });
+});

@@ -12,19 +12,22 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "none",
       summary: "Download a file through its signed local address",
       description:
-        "The address comes from a file record's url when files are on local storage: expires (Unix seconds) and token (HMAC) authorise it instead of a session. 403 when the token is invalid or expired, 404 when the file was deleted.",
+        "The address comes from a file record's url when files are on local storage: expires (Unix seconds) and token (HMAC) authorise it instead of a session. 403 when the token is invalid or expired, 404 when the file was deleted. One `Range: bytes=` range is served as 206 (416 when it starts past the end).",
       tags: ["files"],
-      errors: [403],
+      errors: [403, 404, 416],
       produces: "application/octet-stream",
     },
     async ({ params, req }) => {
       const url = new URL(req.url);
-      const file = await openFileContent(params.id, url.searchParams.get("expires"), url.searchParams.get("token"));
+      const file = await openFileContent(params.id, url.searchParams.get("expires"), url.searchParams.get("token"), req.headers.get("range"));
+      const { range } = file;
       return new Response(Readable.toWeb(file.stream) as ReadableStream<Uint8Array>, {
-        status: 200,
+        status: range ? 206 : 200,
         headers: {
           "content-type": file.contentType,
-          "content-length": String(file.size),
+          "content-length": String(range ? range.end - range.start + 1 : file.size),
+          ...(range ? { "content-range": `bytes ${range.start}-${range.end}/${file.size}` } : {}),
+          "accept-ranges": "bytes",
           "content-disposition": contentDisposition(file.originalName),
           "x-content-type-options": "nosniff",
           "content-security-policy": "default-src 'none'; sandbox",
