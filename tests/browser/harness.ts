@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll } from "vitest";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { DIST_DIR, ensureBuild, removeDir, startServer, type RunningServer } from "./server";
+
+/**
+ * Debian's chromium driven by playwright-core (never a downloaded browser). CHROMIUM_PATH overrides
+ * the executable; the default is /usr/bin/chromium (`apt-get install -y chromium`).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+}
+
+export interface Harness {
+  baseUrl: string;
+  /** The build directory whose client files are checked (empty when BROWSER_BASE_URL is used). */
+  distDir: string;
+  browser: Browser;
+  server?: RunningServer;
+}
+
+/**
+ * Per test file: the server (next build + next start with a temporary DATA_DIR, or BROWSER_BASE_URL
+ * when given, e.g. a `next dev` while developing) and one browser, both closed in afterAll.
+ */
+export function useHarness(options: { browser?: boolean; env?: Record<string, string> } = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    const given = process.env.BROWSER_BASE_URL;
+    if (given && options.env) {
+      throw new Error("this file needs its own server settings: run it without BROWSER_BASE_URL");
+    } else if (given) {
+      h.baseUrl = given.replace(/\/$/, "");
+      h.distDir = "";
+    } else {
+      ensureBuild();
+      h.server = await startServer(options.env);
+      h.baseUrl = h.server.baseUrl;
+      h.distDir = DIST_DIR;
+    }
+    if (options.browser !== false) h.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await h.browser?.close();
+    if (h.server) {
+      await h.server.stop();
+      if (process.env.BROWSER_KEEP_DATA !== "true") removeDir(h.server.dataDir);
+    }
+  });
+  return h;
+}
+
+export async function newPage(h: Harness): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await h.browser.newContext({ baseURL: h.baseUrl, viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  return { context, page };
+}
+
+/** Signs in through the sign-in page (development sign-in) and lands on the dashboard. */
+export async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto("/dashboard");
+  await page.waitForURL(/\/signin\?callbackUrl=/);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Sign in with email" }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard");
+}
