@@ -345,4 +345,13 @@ describe("dashboard in a real browser", () => {
     await page.getByText(/Your plan stays active until/).waitFor();
     await page.getByTestId("subscription-status").getByText("cancelled").waitFor();
   });
+
+  it("signs out", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((url) => url.pathname === "/signin");
+    const session = await json<{ user?: unknown } | null>(page, "/api/auth/session");
+    expect(session?.user).toBeUndefined();
+    await page.goto("/dashboard");
+    await page.waitForURL(/\/signin\?callbackUrl=/);
+  });
 });

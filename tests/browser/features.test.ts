@@ -48,4 +48,27 @@ describe("dashboard with features switched off", () => {
     await page.getByRole("heading", { name: "Files", level: 1 }).waitFor();
     expect(await page.getByRole("main").getByRole("link", { name: "Knowledge" }).count()).toBe(0);
   });
+
+  it("says when to retry after a 429", async () => {
+    // The upload category allows 10 uploads per user per hour: use them up through the API ...
+    await page.goto("/dashboard/files");
+    const statuses = await page.evaluate(async () => {
+      const out: number[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        const bytes = new Uint8Array(64);
+        bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+        crypto.getRandomValues(bytes.subarray(8));
+        const q = new URLSearchParams({ filename: `r${i}.png`, filesize: "64", filetype: "image/png" });
+        out.push((await fetch(`/api/upload?${q}`, { method: "POST", body: bytes })).status);
+      }
+      return out;
+    });
+    expect(statuses).toEqual(Array(10).fill(200));
+    // ... then the page's upload is refused and the notice says when it can be tried again.
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("one more")]);
+    await page.locator("#file-input").setInputFiles({ name: "one-more.png", mimeType: "image/png", buffer: png });
+    const alert = page.getByRole("alert").filter({ hasText: "Too many requests" });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/You can try again in \d+ (minutes?|seconds?) \(at /);
+  });
 });
