@@ -1,0 +1,117 @@
+/**
+ * npx tsx bench/ai-steps.ts — where the time of one POST /api/ai/chat goes: each step of the gateway
+ * timed on its own, in this process, at concurrency 1, against a fresh PostgreSQL database
+ * (TEST_DATABASE_URL) and the OpenAI-compatible stub (its own process). Steps are interleaved
+ * request by request (rotating order), BENCH_N (300) samples each after 50 warm-ups; prints p50 / p99.
+ * A diagnostic for the "AI gateway" section of docs/BENCHMARKS.md (it writes nothing; bench/ai-gateway.ts
+ * runs it and reads the last line, `STEPS_JSON {"step": {p50, p99}, ...}`).
+ *   session   getSessionUser (next-auth JWE decode of the session cookie)
+ *   reserve   reserveCredits (one prepared statement on the raw driver)
+ *   settle    settleReservation of a fresh reservation (Prisma interactive transaction)
+ *   settle1   the same two updates as ONE statement (data-modifying CTE) on the raw driver, as a
+ *             prepared statement through lib/credits' queryPrepared: the candidate fix measured
+ *   sdk       the provider's chat() through the openai SDK to the stub
+ *   direct    the same completion POSTed to the stub with node:http (the bench's "direct")
+ */
+import { encode } from "next-auth/jwt";
+import { freshPostgres, startHelper } from "./lib/ai-server";
+import { keepAliveAgent, percentile, timedPost } from "./lib/ai-http";
+import { fmt } from "./lib/report";
+
+const N = Number(process.env.BENCH_N ?? 300);
+/** settleReservation's transaction (lib/credits/settle-reservation.ts) as one statement. */
+const SETTLE_ONE = `
+  WITH op AS (
+    UPDATE credit_operations
+    SET status = 'settled', updated_at = now(),
+        details = jsonb_set(COALESCE(details, '{}'::jsonb), '{metadata}', COALESCE(details->'metadata', '{}'::jsonb) || $3::jsonb)
+    WHERE id = $1::text AND user_id = $2::text AND kind = 'charge' AND status = 'reserved'
+    RETURNING id)
+  UPDATE credit_transactions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb
+  WHERE user_id = $2::text AND (
+    (operation_id = $1::text AND EXISTS (SELECT 1 FROM op)) OR
+    (id = $1::text AND type = 'usage' AND operation_id IS NULL AND NOT EXISTS (SELECT 1 FROM op)))
+  RETURNING id`;
+const SECRET = "ai-steps-secret-0123456789abcdef0123456789";
+
+async function main(): Promise<void> {
+  const admin = process.env.TEST_DATABASE_URL;
+  if (!admin) throw new Error('TEST_DATABASE_URL is not set (eval "$(scripts/test-services.sh env)")');
+  const stub = await startHelper<{ url: string; port: number }>("ai-stub-process.ts");
+  const database = await freshPostgres(admin, "bench_steps");
+  try {
+    Object.assign(process.env, {
+      DATABASE_URL: database.url,
+      NEXTAUTH_SECRET: SECRET,
+      OPENAI_API_KEY: "x",
+      OPENAI_BASE_URL: stub.info.url,
+      LOG_LEVEL: "error",
+      PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
+    });
+    const { getSessionUser } = await import("@/lib/auth/session");
+    const { reserveCredits, settleReservation } = await import("@/lib/credits");
+    const { ensureUser } = await import("@/lib/users/ensure-user");
+    const { aiProvider } = await import("@/lib/ai/provider");
+    const { closeDb } = await import("@/lib/db/client");
+    const { queryPrepared } = await import("@/lib/credits/ledger");
+    const { user } = await ensureUser({ email: "steps@example.com" });
+    const userId = user.id;
+    const token = await encode({ token: { sub: userId, email: "steps@example.com" }, secret: SECRET });
+    const req = new Request("http://127.0.0.1/api/ai/chat", { method: "POST", headers: { cookie: `next-auth.session-token=${token}` } });
+    const provider = aiProvider();
+    const agent = keepAliveAgent(1);
+    const messages = [{ role: "user" as const, content: "Say hello to the benchmark" }];
+    const directBody = JSON.stringify({ model: "gpt-4o-mini", messages });
+
+    const steps: Record<string, () => Promise<unknown>> = {
+      session: async () => {
+        if (!(await getSessionUser(req))) throw new Error("session not recognised");
+      },
+      reserve: () => reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } }),
+      settle: async () => {
+        const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } });
+        const t = performance.now();
+        await settleReservation(r, { model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9, cached: false });
+        return performance.now() - t;
+      },
+      settle1: async () => {
+        const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } });
+        const t = performance.now();
+        const rows = await queryPrepared("bench_settle_one", SETTLE_ONE, [r.id, r.userId, JSON.stringify({ model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9, cached: false })]);
+        const ms = performance.now() - t;
+        if (rows.length !== 1) throw new Error(`settle1 updated ${rows.length} ledger rows`);
+        return ms;
+      },
+      sdk: () => provider.chat({ model: "gpt-4o-mini", messages }),
+      direct: () => timedPost(agent, `${stub.info.url}/chat/completions`, { authorization: "Bearer x" }, directBody),
+    };
+    const names = Object.keys(steps);
+    const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const time = async (name: string) => {
+      const t = performance.now();
+      const inner = await steps[name]();
+      return typeof inner === "number" ? inner : performance.now() - t;
+    };
+    for (let i = 0; i < 50; i++) for (const n of names) await time(n);
+    for (let i = 0; i < N; i++) {
+      const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
+      for (const n of order) samples[n].push(await time(n));
+    }
+    for (const n of names) console.log(`${n.padEnd(8)} p50 ${fmt(percentile(samples[n], 50), 2)} ms  p99 ${fmt(percentile(samples[n], 99), 2)} ms`);
+    const summary = Object.fromEntries(names.map((n) => [n, { p50: percentile(samples[n], 50), p99: percentile(samples[n], 99), n: samples[n].length }]));
+    console.log(`STEPS_JSON ${JSON.stringify(summary)}`);
+    agent.destroy();
+    await closeDb();
+  } finally {
+    await database.drop();
+    await stub.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

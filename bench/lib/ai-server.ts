@@ -1,0 +1,149 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { applyMigrations } from "@/lib/db/migrate";
+import { Client } from "@/tests/e2e/client";
+import { startServer, type RunningServer } from "@/tests/e2e/server";
+
+/**
+ * Server plumbing shared by bench/ai-gateway.ts and bench/upload-memory.ts: a production build in
+ * its own directory (NEXT_DIST_DIR=.next-bench, so it never collides with the e2e build in .next),
+ * `next start` through tests/e2e/server.ts (its PID is the server's own), a fresh PostgreSQL database,
+ * helper processes (the OpenAI stub, s3rver) started as separate processes so their CPU work is not
+ * done on the load generator's event loop.
+ */
+const ROOT = process.cwd();
+export const BENCH_DIST_DIR = process.env.BENCH_DIST_DIR || ".next-bench";
+const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+const SOURCES = ["app", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "package.json", "public", "prisma"];
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p)) if (name !== "node_modules" && name !== "generated") visit(path.join(p, name));
+    } else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const s of SOURCES) visit(path.join(ROOT, s));
+  return newest;
+}
+
+/**
+ * `next build` into BENCH_DIST_DIR unless a build newer than every source is there, or
+ * BENCH_SKIP_BUILD=true and any build is there.
+ */
+export function ensureBenchBuild(log: (line: string) => void = console.log): void {
+  const id = path.join(ROOT, BENCH_DIST_DIR, "BUILD_ID");
+  const skip = process.env.BENCH_SKIP_BUILD === "true" || process.env.BENCH_SKIP_BUILD === "1";
+  if (existsSync(id) && (skip || statSync(id).mtimeMs > newestSourceMtime())) {
+    log(`bench: reusing the build in ${BENCH_DIST_DIR}${skip ? " (BENCH_SKIP_BUILD)" : ""}`);
+    return;
+  }
+  log(`bench: next build (NEXT_DIST_DIR=${BENCH_DIST_DIR}) ...`);
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NEXT_DIST_DIR: BENCH_DIST_DIR, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-3000)}\n${(result.stderr ?? "").slice(-3000)}`);
+  log(`bench: built in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/** `next start` of the bench build on 127.0.0.1 (free port, temp DATA_DIR, production mode by default). */
+export function startBenchServer(env: Record<string, string | undefined>): Promise<RunningServer> {
+  return startServer({ NEXT_DIST_DIR: BENCH_DIST_DIR, LOG_LEVEL: "error", ...env }, { readyTimeoutMs: 180_000 });
+}
+
+/** Signs `count` users in through the dev sign-in; returns their session cookie headers. */
+export async function signInUsers(baseUrl: string, count: number, prefix: string): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const c = new Client(baseUrl);
+    const res = await c.signIn(`${prefix}-${i}@example.com`);
+    const token = c.cookies.get("next-auth.session-token");
+    if (res.status !== 200 || !token) throw new Error(`sign-in failed for ${prefix}-${i} (${res.status})`);
+    cookies.push(`next-auth.session-token=${token}`);
+  }
+  return cookies;
+}
+
+/** A fresh, migrated database on the TEST_DATABASE_URL server; drop() removes it. */
+export async function freshPostgres(admin: string, prefix = "bench"): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${Date.now().toString(36)}_${process.pid}`;
+  const c = new pg.Client({ connectionString: admin });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await applyMigrations({
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+  });
+  await client.end();
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const d = new pg.Client({ connectionString: admin });
+      await d.connect();
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await d.end();
+    },
+  };
+}
+
+export interface HelperProcess<T> {
+  info: T;
+  child: ChildProcess;
+  /** Sends a message and waits for the helper's answer (IPC). */
+  ask<R = unknown>(message: Record<string, unknown>): Promise<R>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `bench/lib/<script>` under tsx as its own process; it answers its first IPC message with
+ * whatever it reports once ready (ports, env). Stopped by its PID.
+ */
+export async function startHelper<T>(script: string, args: string[] = []): Promise<HelperProcess<T>> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "lib", script), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env },
+  });
+  const pending: ((value: unknown) => void)[] = [];
+  child.on("message", (m) => pending.shift()?.(m));
+  const first = new Promise<unknown>((resolve, reject) => {
+    pending.push(resolve);
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+  });
+  const info = (await first) as T;
+  return {
+    info,
+    child,
+    ask: <R>(message: Record<string, unknown>) =>
+      new Promise<R>((resolve) => {
+        pending.push(resolve as (value: unknown) => void);
+        child.send(message);
+      }),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(child.pid as number, "SIGTERM");
+      const timer = setTimeout(() => child.exitCode === null && process.kill(child.pid as number, "SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export type { RunningServer };
