@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { ApiError } from "./api";
 
@@ -16,6 +17,7 @@ function untilText(retryAt: number, now: number): string {
  * sign in again, 404 on a feature says it is unavailable. Announced to screen readers (role="alert").
  */
 export function ErrorNotice({ error, onDismiss }: { error: ApiError | null; onDismiss?: () => void }) {
+  const pathname = usePathname() ?? "/dashboard";
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (error?.status !== 429 || !error.retryAt) return;
@@ -47,7 +49,7 @@ export function ErrorNotice({ error, onDismiss }: { error: ApiError | null; onDi
     hint = (
       <>
         Your session has ended.{" "}
-        <a className="link" href={`/signin?callbackUrl=${encodeURIComponent(typeof window === "undefined" ? "/dashboard" : window.location.pathname)}`}>
+        <a className="link" href={`/signin?callbackUrl=${encodeURIComponent(pathname)}`}>
           Sign in again
         </a>
         .

@@ -15,7 +15,11 @@ import { newPage, signIn, useHarness } from "./harness";
  */
 const h = useHarness();
 const SHOTS = path.join(process.cwd(), "docs", "screenshots");
-const run = Date.now().toString(36);
+/**
+ * Names this run uses (accounts, the document's codename): fixed on the suite's own fresh server, so
+ * the screenshots stay the same from run to run; unique against a reused BROWSER_BASE_URL server.
+ */
+let run = "";
 
 async function shot(page: Page, name: string) {
   if (process.env.BROWSER_SCREENSHOTS === "false") return;
@@ -88,16 +92,28 @@ interface Usage {
   tier: string;
 }
 
+/** Errors the pages log (uncaught exceptions, console.error such as React hydration mismatches). */
+const pageErrors: string[] = [];
+function watchErrors(p: Page) {
+  p.on("pageerror", (e) => pageErrors.push(`${p.url()}: uncaught ${e.message}`));
+  p.on("console", (m) => {
+    // The browser logs every non-2xx response; the 402/404/429 answers are part of the tests.
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) pageErrors.push(`${p.url()}: ${m.text()}`);
+  });
+}
+
 describe("dashboard in a real browser", () => {
   let page: Page;
 
   it("redirects a signed-out visitor to sign-in and signs in with the development sign-in", async () => {
+    run = h.server ? "demo" : Date.now().toString(36);
     ({ page } = await newPage(h));
+    watchErrors(page);
     await page.goto("/signin");
     // The sign-in methods load from GET /api/auth/providers; the development sign-in is one of them.
     await page.getByRole("button", { name: "Sign in with email" }).waitFor();
     await shot(page, "signin");
-    await signIn(page, `browser-${run}@example.com`);
+    await signIn(page, `ada-${run}@example.com`);
     await page.getByTestId("plan-name").waitFor();
     expect(await page.getByTestId("plan-name").textContent()).toBe("Free");
     expect(await page.getByTestId("account-status").textContent()).toBe("Free plan");
@@ -316,7 +332,8 @@ describe("dashboard in a real browser", () => {
 
   it("explains a 402 with a way to get credits", async () => {
     const { context, page: other } = await newPage(h);
-    await signIn(other, `browser-poor-${run}@example.com`);
+    watchErrors(other);
+    await signIn(other, `bob-${run}@example.com`);
     await other.goto("/dashboard/ai/image");
     // Spend the free monthly credits on 80-credit images; the next one is refused with 402.
     let { remaining } = await json<Usage>(other, "/api/ai/usage");
@@ -353,5 +370,9 @@ describe("dashboard in a real browser", () => {
     expect(session?.user).toBeUndefined();
     await page.goto("/dashboard");
     await page.waitForURL(/\/signin\?callbackUrl=/);
+  });
+
+  it("logged no errors in the browser on any page", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

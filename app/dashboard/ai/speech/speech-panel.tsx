@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { errorFrom, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
@@ -24,6 +24,10 @@ interface Transcript {
   duration: number;
 }
 
+const noSubscription = () => () => {};
+/** Whether this browser can record (MediaRecorder + getUserMedia, secure context); never during SSR. */
+const browserCanRecord = () => typeof window.MediaRecorder !== "undefined" && !!navigator.mediaDevices?.getUserMedia;
+
 /** Speech to text (POST /api/ai/speech-to-text, multipart field `audio`) by recording or upload. */
 export function SpeechPanel({ cost }: { cost: number }) {
   const [audio, setAudio] = useState<{ blob: Blob; name: string; url: string } | null>(null);
@@ -36,7 +40,8 @@ export function SpeechPanel({ cost }: { cost: number }) {
   const [result, setResult] = useState<Transcript | null>(null);
   const recorderRef = useRef<MediaRecorder | null>(null);
   const timerRef = useRef<ReturnType<typeof setInterval> | null>(null);
-  const canRecord = typeof window !== "undefined" && typeof window.MediaRecorder !== "undefined" && !!navigator.mediaDevices?.getUserMedia;
+  // The server renders "cannot record"; the browser's answer replaces it after hydration (no mismatch).
+  const canRecord = useSyncExternalStore(noSubscription, browserCanRecord, () => false);
 
   useEffect(() => () => {
     if (timerRef.current) clearInterval(timerRef.current);
