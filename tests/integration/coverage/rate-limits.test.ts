@@ -1,0 +1,97 @@
+import { afterAll, describe, expect, it } from "vitest";
+import * as bonusPackages from "@/app/api/credits/bonus-packages/route";
+import * as creditsCheckout from "@/app/api/credits/checkout/route";
+import * as preferences from "@/app/api/credits/preferences/route";
+import * as cancel from "@/app/api/payments/cancel-subscription/route";
+import * as changePlan from "@/app/api/payments/change-plan/route";
+import * as createCheckout from "@/app/api/payments/create-checkout/route";
+import * as customerPortal from "@/app/api/payments/customer-portal/route";
+import * as paymentWebhook from "@/app/api/webhooks/payment/route";
+import { closeDb, db } from "@/lib/db/client";
+import type { NextRouteHandler } from "@/lib/http/route";
+import { checkRateLimit, RATE_LIMIT_CATEGORIES, type RateLimitCategory } from "@/lib/ratelimit";
+import { call, signIn, type CallOptions, type CallResult } from "@/tests/helpers/http";
+import { orderEvent, sign } from "@/tests/integration/billing/fixtures";
+
+afterAll(closeDb);
+
+/**
+ * 429 for the endpoints whose rate limit no other test drives to the end. The window is filled up to
+ * one below the limit through the real limiter (the same store and keys the wrapper uses); the
+ * endpoint's own request then takes the last slot (so it is counted in the right category), and the
+ * next one is refused.
+ */
+async function fill(category: RateLimitCategory, subject: { userId?: string; ip?: string }, count: number) {
+  for (let i = 0; i < count; i++) await checkRateLimit(category, subject);
+}
+
+function expect429(res: CallResult, limit: number) {
+  expect(res.status).toBe(429);
+  expect(res.body.error).toMatch(/^Rate limit exceeded; retry after \d+ seconds$/);
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(res.headers.get("x-ratelimit-limit")).toBe(String(limit));
+  expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+  expect(res.headers.get("cache-control")).toBe("no-store");
+}
+
+type Case = [name: string, handler: NextRouteHandler, category: RateLimitCategory, options: (cookie: string) => CallOptions];
+
+async function runUserCase(handler: NextRouteHandler, category: RateLimitCategory, options: (cookie: string) => CallOptions) {
+  const limit = RATE_LIMIT_CATEGORIES[category].perUser as number;
+  const { user, cookie } = await signIn();
+  await fill(category, { userId: user.id }, limit - 1);
+  const last = await call(handler, options(cookie));
+  expect(last.status).not.toBe(429);
+  expect(last.headers.get("x-ratelimit-limit")).toBe(String(limit));
+  expect(last.headers.get("x-ratelimit-remaining")).toBe("0");
+  expect429(await call(handler, options(cookie)), limit);
+  return { user, cookie };
+}
+
+describe("429 listed in SPEC §4", () => {
+  const listed: Case[] = [
+    ["GET /api/credits/bonus-packages (api, 100/user)", bonusPackages.GET, "api", (cookie) => ({ path: "/api/credits/bonus-packages", cookie })],
+    ["POST /api/credits/checkout (payments, 20/user)", creditsCheckout.POST, "payments", (cookie) => ({ path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } })],
+  ];
+  it.each(listed)("%s", async (_name, handler, category, options) => {
+    await runUserCase(handler, category, options);
+  });
+
+  it("PATCH /api/credits/preferences (api, 100/user): refused before the handler, the preference is unchanged", async () => {
+    const { user, cookie } = await runUserCase(preferences.PATCH, "api", (cookie) => ({ method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: false } }));
+    const refused = await call(preferences.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
+    expect(refused.status).toBe(429);
+    expect((await (await db()).user.findUniqueOrThrow({ where: { id: user.id } })).bonusCreditsAutoUse).toBe(false);
+  });
+});
+
+describe("429 implied by SPEC §4's preamble for endpoints with a §8 category (not in their error lists)", () => {
+  const implied: Case[] = [
+    ["POST /api/payments/create-checkout (payments)", createCheckout.POST, "payments", (cookie) => ({ path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } })],
+    ["POST /api/payments/cancel-subscription (payments)", cancel.POST, "payments", (cookie) => ({ method: "POST", path: "/api/payments/cancel-subscription", cookie })],
+    ["POST /api/payments/change-plan (payments)", changePlan.POST, "payments", (cookie) => ({ path: "/api/payments/change-plan", cookie, body: { newVariantId: "local-pro-monthly" } })],
+    ["POST /api/payments/customer-portal (payments)", customerPortal.POST, "payments", (cookie) => ({ method: "POST", path: "/api/payments/customer-portal", cookie })],
+  ];
+  it.each(implied)("%s", async (_name, handler, category, options) => {
+    await runUserCase(handler, category, options);
+  });
+
+  it("POST /api/webhooks/payment (webhooks, 100/IP): a signed event over the limit is refused and changes nothing", async () => {
+    const { user } = await signIn();
+    const ip = "198.51.100.201";
+    await fill("webhooks", { ip }, 99);
+    const deliver = (raw: string, signature?: string) =>
+      call(paymentWebhook.POST, {
+        method: "POST",
+        path: "/api/webhooks/payment",
+        rawBody: raw,
+        headers: { "content-type": "application/json", "x-forwarded-for": ip, ...(signature ? { "x-signature": signature } : {}) },
+      });
+    const unsigned = await deliver("{}");
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.headers.get("x-ratelimit-remaining")).toBe("0");
+    const raw = JSON.stringify(orderEvent({ id: `ord-rl-${user.id}`, userId: user.id, variantId: "local-bonus-basic-500" }));
+    expect429(await deliver(raw, sign(raw)), 100);
+    expect(await (await db()).bonusPurchase.count({ where: { userId: user.id } })).toBe(0);
+  });
+});

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { Webhook } from "svix";
+import { afterAll, describe, expect, it } from "vitest";
+import * as emailWebhook from "@/app/api/webhooks/email/route";
+import { closeDb, db } from "@/lib/db/client";
+import { setEnv } from "@/tests/helpers/env";
+import { call, type CallOptions } from "@/tests/helpers/http";
+
+afterAll(closeDb);
+
+function signedRaw(raw: string, secret = process.env.EMAIL_WEBHOOK_SECRET as string): CallOptions & { id: string } {
+  const id = `msg_${randomUUID()}`;
+  const at = new Date();
+  return {
+    id,
+    method: "POST",
+    path: "/api/webhooks/email",
+    rawBody: raw,
+    headers: {
+      "content-type": "application/json",
+      "svix-id": id,
+      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "svix-signature": new Webhook(secret).sign(id, at, raw),
+    },
+  };
+}
+
+const deliveries = async (deliveryId: string) => (await db()).webhookDelivery.count({ where: { source: "email", deliveryId } });
+
+describe("POST /api/webhooks/email: the cases the email suite leaves out", () => {
+  it("400 invalid payload for a correctly signed body that is not JSON (the signature is valid, so not 401); nothing recorded", async () => {
+    const request = signedRaw("{not json");
+    const res = await call(emailWebhook.POST, request);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON" });
+    expect(await deliveries(request.id)).toBe(0);
+  });
+
+  it("401 when EMAIL_WEBHOOK_SECRET is not configured, without naming the setting's value; nothing recorded", async () => {
+    const raw = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: randomUUID() } });
+    const request = signedRaw(raw);
+    const restore = setEnv({ EMAIL_WEBHOOK_SECRET: undefined });
+    try {
+      const res = await call(emailWebhook.POST, request);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/^Signature verification failed/);
+      expect(res.text).not.toContain("whsec_");
+    } finally {
+      restore();
+    }
+    expect(await deliveries(request.id)).toBe(0);
+    // The same delivery verifies once the secret is back: the 401 came from the missing secret.
+    expect((await call(emailWebhook.POST, request)).status).toBe(200);
+  });
+});
