@@ -40,7 +40,16 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
       <PageHeader title="Overview" description="Your plan, your credits and everything you can do with them." />
       {checkoutSuccess ? (
         <Banner tone="success" title="Thank you for your purchase!">
-          Your subscription is being activated; it shows here as soon as the payment provider confirms it.
+          {sub && !sub.isFreePlan ? (
+            `Your ${sub.planName} plan is active.`
+          ) : (
+            <>
+              Your subscription is being activated; it shows here as soon as the payment provider confirms it.{" "}
+              <button type="button" className="link" onClick={() => void Promise.all([statusRes.reload(), usageRes.reload(), subRes.reload()])}>
+                Refresh
+              </button>
+            </>
+          )}
         </Banner>
       ) : null}
       {status?.isLocked ? (
