@@ -91,6 +91,20 @@ function isContentPolicy(error: APIError): boolean {
   );
 }
 
+function isOutOfQuota(error: InstanceType<typeof APIError>): boolean {
+  return error.code === "insufficient_quota" || error.type === "insufficient_quota";
+}
+
+/** The provider's Retry-After (seconds or an HTTP date), bounded to 1..3600; 30 when it gives none. */
+function retryAfterSeconds(error: InstanceType<typeof APIError>): number {
+  const raw = error.headers?.get?.("retry-after") ?? null;
+  if (raw) {
+    const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : (Date.parse(raw) - Date.now()) / 1000;
+    if (Number.isFinite(seconds)) return Math.min(3600, Math.max(1, Math.ceil(seconds)));
+  }
+  return 30;
+}
+
 /** Maps any error of an upstream call to an AppError (or AiAbortError when the caller aborted). */
 export function mapUpstreamError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
@@ -103,13 +117,20 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
     if (error.status === 400 && isContentPolicy(error)) {
       return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause: error });
     }
+    if (error.status === 429 && !isOutOfQuota(error)) {
+      // The provider throttles us: the caller may retry later, so this is the client's 429, not a 500.
+      return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${retryAfterSeconds(error)} seconds (${what})`, {
+        cause: error,
+        headers: { "retry-after": String(retryAfterSeconds(error)) },
+      });
+    }
     const reason =
       error.status === 401 || error.status === 403
         ? "rejected the configured API key"
         : error.status === 404
           ? "does not know the requested model or endpoint"
           : error.status === 429
-            ? "is rate limiting or out of quota; try again later"
+            ? "is out of quota (check the provider account's billing)"
             : error.status >= 500
               ? `failed with status ${error.status}`
               : `rejected the request with status ${error.status}`;

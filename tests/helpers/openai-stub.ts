@@ -23,7 +23,7 @@ export type StubEndpoint = "chat" | "stream" | "transcriptions" | "images" | "em
 
 export type StubBehaviour =
   /** Answer with an OpenAI-style error body. */
-  | { kind: "error"; status: number; message?: string; code?: string; type?: string }
+  | { kind: "error"; status: number; message?: string; code?: string; type?: string; retryAfter?: string }
   /** Content-policy refusal: 400 content_policy_violation (images, transcriptions), message.refusal (chat), a refusal delta (stream). */
   | { kind: "refuse" }
   /** Wait, then answer normally. */
@@ -120,14 +120,14 @@ function readMultipart(req: IncomingMessage): Promise<Record<string, unknown>> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, code: string | null = null, type = "invalid_request_error"): void {
-  sendJson(res, status, { error: { message, type, param: null, code } });
+function sendError(res: ServerResponse, status: number, message: string, code: string | null = null, type = "invalid_request_error", headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: { message, type, param: null, code } }, headers);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -204,7 +204,14 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       return true;
     }
     if (b.kind === "error") {
-      sendError(res, b.status, b.message ?? `stub failure ${b.status}`, b.code ?? null, b.type ?? (b.status >= 500 ? "server_error" : "invalid_request_error"));
+      sendError(
+        res,
+        b.status,
+        b.message ?? `stub failure ${b.status}`,
+        b.code ?? null,
+        b.type ?? (b.status >= 500 ? "server_error" : "invalid_request_error"),
+        b.retryAfter ? { "retry-after": b.retryAfter } : {},
+      );
       return true;
     }
     if (b.kind === "garbage") {

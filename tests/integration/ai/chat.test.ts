@@ -145,6 +145,18 @@ describe("POST /api/ai/chat (single)", () => {
     expect(rows.map((r) => [r.type, r.amount])).toEqual([["usage", -15], ["refund", 15]]);
   });
 
+  it("answers 429 with Retry-After and refunds when the provider throttles", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("chat", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "12" });
+    const res = await chat(cookie, hello);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("12");
+    expect(res.body.error).toBe("AI provider is rate limiting requests; try again in 12 seconds (chat completion)");
+    expect(await balanceOf(user.id)).toBe(200);
+    const rows = await ledger(user.id);
+    expect(rows.map((r) => [r.type, r.amount])).toEqual([["usage", -15], ["refund", 15]]);
+  });
+
   it("maps a rejected API key and an unusable answer to clear 500s", async () => {
     const { user, cookie } = await signIn();
     stub.next("chat", { kind: "error", status: 401, code: "invalid_api_key" });

@@ -106,6 +106,16 @@ describe("POST /api/ai/generate-content", () => {
     expect(stub.count()).toBe(0);
   });
 
+  it("answers 429 with Retry-After and refunds when the provider throttles", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "3" });
+    const res = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("3");
+    expect(res.body.error).toBe("AI provider is rate limiting requests; try again in 3 seconds (chat stream)");
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
   it("refunds when the provider fails before or during the stream, or times out", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "error", status: 500 });

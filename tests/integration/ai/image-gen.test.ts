@@ -116,6 +116,16 @@ describe("POST /api/ai/image-gen", () => {
     expect((await ledger(user.id)).map((r) => r.type)).toEqual(["usage", "refund"]);
   });
 
+  it("answers 429 with Retry-After and refunds when the provider throttles", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("images", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "20" });
+    const res = await gen(cookie, { prompt: "a cat" });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("20");
+    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 20 seconds (image generation)" });
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
   it("answers 500 and refunds on a provider failure or timeout", async () => {
     const { user, cookie } = await signIn();
     stub.next("images", { kind: "error", status: 500 });

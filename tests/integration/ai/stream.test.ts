@@ -122,6 +122,16 @@ describe("POST /api/ai/stream", () => {
     expect(await balanceOf(user.id)).toBe(200);
   });
 
+  it("answers a JSON 429 with Retry-After and refunds when the provider throttles before streaming", async () => {
+    const { user, cookie } = await signIn();
+    stub.next("stream", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "5" });
+    const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat stream)" });
+    expect(await balanceOf(user.id)).toBe(200);
+  });
+
   it("answers 400 and refunds when the provider refuses", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "refuse" });

@@ -37,9 +37,22 @@ describe("OpenAI-compatible provider against the stub", () => {
     expect(stub.count("embeddings")).toBe(1);
   });
 
-  it("maps an embeddings failure to upstream_failed", async () => {
+  it("maps the provider's throttling to rate_limited with its Retry-After, and an exhausted quota to upstream_failed", async () => {
+    stub.next("embeddings", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "7" });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({
+      code: "rate_limited",
+      message: "AI provider is rate limiting requests; try again in 7 seconds (embedding)",
+      headers: { "retry-after": "7" },
+    });
     stub.next("embeddings", { kind: "error", status: 429 });
-    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider is rate limiting or out of quota; try again later (embedding)" });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "rate_limited", headers: { "retry-after": "30" } });
+    stub.next("embeddings", { kind: "error", status: 429, code: "insufficient_quota", type: "insufficient_quota" });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({
+      code: "upstream_failed",
+      message: "AI provider is out of quota (check the provider account's billing) (embedding)",
+    });
+    stub.next("embeddings", { kind: "error", status: 503 });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider failed with status 503 (embedding)" });
   });
 
   it("transcribes with verbose_json and converts the language name", async () => {

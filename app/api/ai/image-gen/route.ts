@@ -14,7 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       body: imageBodySchema,
       summary: "Image generation (80 credits)",
       tags: ["ai"],
-      errors: [402],
+      errors: [402, 429],
       response: z.object({
         image: z.string(),
         model: z.string(),
