@@ -1,6 +1,15 @@
 import { env } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
-import type { CheckoutRequest, OrderAttributes, PaymentProvider, ProviderOrder, ProviderSubscription, SubscriptionAttributes } from "./provider-types";
+import type {
+  CheckoutRequest,
+  InvoiceAttributes,
+  OrderAttributes,
+  PaymentProvider,
+  ProviderInvoice,
+  ProviderOrder,
+  ProviderSubscription,
+  SubscriptionAttributes,
+} from "./provider-types";
 
 /**
  * Lemon Squeezy REST API (JSON:API over fetch): the only file that talks to Lemon Squeezy.
@@ -132,9 +141,14 @@ export class LemonSqueezyClient implements PaymentProvider {
     for await (const item of this.paginate<OrderAttributes>("/orders")) yield { id: String(item.id), attributes: item.attributes };
   }
 
-  private async *paginate<A>(path: string): AsyncIterable<JsonApiResource<A>> {
+  async *listSubscriptionInvoices(subscriptionId: string): AsyncIterable<ProviderInvoice> {
+    const filter = `&filter[subscription_id]=${encodeURIComponent(subscriptionId)}`;
+    for await (const item of this.paginate<InvoiceAttributes>("/subscription-invoices", filter)) yield { id: String(item.id), attributes: item.attributes };
+  }
+
+  private async *paginate<A>(path: string, extraQuery = ""): AsyncIterable<JsonApiResource<A>> {
     for (let page = 1; page <= 10_000; page++) {
-      const query = `?filter[store_id]=${encodeURIComponent(this.storeId)}&page[number]=${page}&page[size]=100`;
+      const query = `?filter[store_id]=${encodeURIComponent(this.storeId)}${extraQuery}&page[number]=${page}&page[size]=100`;
       const { json } = await this.request<JsonApiList<A>>("GET", `${path}${query}`);
       const items = json?.data ?? [];
       for (const item of items) yield item;

@@ -49,6 +49,11 @@ export interface InvoiceAttributes {
   [k: string]: unknown;
 }
 
+export interface ProviderInvoice {
+  id: string;
+  attributes: InvoiceAttributes;
+}
+
 /** `orders` (order_created). */
 export interface OrderAttributes {
   store_id?: number | string | null;
@@ -100,4 +105,6 @@ export interface PaymentProvider {
   listSubscriptions(): AsyncIterable<ProviderSubscription>;
   /** Every paid order of the store (reconciliation of bonus purchases). */
   listOrders(): AsyncIterable<ProviderOrder>;
+  /** The invoices of one subscription (reconciliation of missed renewal payments). */
+  listSubscriptionInvoices(subscriptionId: string): AsyncIterable<ProviderInvoice>;
 }

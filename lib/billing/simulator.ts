@@ -7,7 +7,7 @@ import type { Subscription } from "@/lib/generated/prisma/client";
 import { createLogger } from "@/lib/log";
 import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";
 import { signPaymentBody } from "@/lib/webhooks/payment/signature";
-import type { CheckoutRequest, PaymentProvider, ProviderOrder, ProviderSubscription, SubscriptionAttributes } from "./provider-types";
+import type { CheckoutRequest, PaymentProvider, ProviderInvoice, ProviderOrder, ProviderSubscription, SubscriptionAttributes } from "./provider-types";
 import { paymentWebhookSecret } from "./signing-secret";
 import { signSimulatorToken, verifySimulatorToken } from "./simulator-token";
 import { snapshotFromRecord } from "./record-snapshot";
@@ -161,6 +161,8 @@ export class CheckoutSimulator implements PaymentProvider {
   // The local database is the simulator's store: there is nothing remote to reconcile.
   async *listSubscriptions(): AsyncIterable<ProviderSubscription> {}
   async *listOrders(): AsyncIterable<ProviderOrder> {}
+
+  async *listSubscriptionInvoices(): AsyncIterable<ProviderInvoice> {}
 }
 
 function invoice(row: Subscription, email: string | null, reason: string, status: string, now: Date) {

@@ -1,16 +1,18 @@
 import { findVariant } from "@/lib/config/pricing";
-import { grantBonusPurchase } from "@/lib/credits";
+import { applyMonthlyAllocation, grantBonusPurchase } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import type { Subscription } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { normalizeEmail } from "@/lib/users/ensure-user";
 import { applySubscriptionSnapshot } from "./apply-subscription-snapshot";
+import { currentSubscription } from "./current-subscription";
 import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
-import type { PaymentProvider } from "./provider-types";
+import type { PaymentProvider, ProviderInvoice } from "./provider-types";
 
 export interface BillingSyncReport {
   provider: "lemonsqueezy" | "simulator";
-  subscriptions: { seen: number; repaired: number; unchanged: number; unmatched: number; failed: number };
+  /** renewalsAllocated: missed renewal payments whose monthly allocation was applied. */
+  subscriptions: { seen: number; repaired: number; unchanged: number; unmatched: number; failed: number; renewalsAllocated: number };
   orders: { seen: number; granted: number; unmatched: number; failed: number };
   message: string;
 }
@@ -35,7 +37,7 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
   const provider = options.provider === undefined ? lemonSqueezyFromEnv() : options.provider;
   const report: BillingSyncReport = {
     provider: provider?.name === "lemonsqueezy" ? "lemonsqueezy" : "simulator",
-    subscriptions: { seen: 0, repaired: 0, unchanged: 0, unmatched: 0, failed: 0 },
+    subscriptions: { seen: 0, repaired: 0, unchanged: 0, unmatched: 0, failed: 0, renewalsAllocated: 0 },
     orders: { seen: 0, granted: 0, unmatched: 0, failed: 0 },
     message: "",
   };
@@ -71,6 +73,10 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
         report.subscriptions.repaired++;
         log.warn("billing sync repaired a subscription", { subscriptionId: remote.id, status: result.subscription.status });
       } else report.subscriptions.unchanged++;
+      if (await allocateMissedRenewal(provider, userId, result.subscription)) {
+        report.subscriptions.renewalsAllocated++;
+        log.warn("billing sync applied a missed renewal allocation", { subscriptionId: remote.id, userId });
+      }
     } catch (error) {
       report.subscriptions.failed++;
       log.error("billing sync failed for a subscription", { subscriptionId: remote.id, error });
@@ -123,6 +129,39 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
     }
   }
   const s = report.subscriptions;
-  report.message = `Reconciled ${s.seen} subscriptions (${s.repaired} repaired, ${s.unmatched} unmatched, ${s.failed} failed) and ${report.orders.seen} bonus orders (${report.orders.granted} granted)`;
+  report.message = `Reconciled ${s.seen} subscriptions (${s.repaired} repaired, ${s.renewalsAllocated} missed renewals allocated, ${s.unmatched} unmatched, ${s.failed} failed) and ${report.orders.seen} bonus orders (${report.orders.granted} granted)`;
   return report;
+}
+
+/**
+ * A lost subscription_payment_success for a renewal leaves the user without the new cycle's credits.
+ * The latest paid renewal invoice is applied with the webhook's own key (`invoice:<id>`), so the
+ * webhook arriving late changes nothing and a second sync neither. Only the latest one, and only when
+ * no reset happened since it was paid (a later reset, such as an upgrade, already set the balance).
+ */
+async function allocateMissedRenewal(provider: PaymentProvider, userId: string, subscription: Subscription): Promise<boolean> {
+  if (subscription.status !== "active") return false;
+  let latest: ProviderInvoice | null = null;
+  let latestAt = 0;
+  for await (const invoice of provider.listSubscriptionInvoices(subscription.providerSubscriptionId)) {
+    const a = invoice.attributes;
+    const at = a.created_at ? Date.parse(a.created_at) : NaN;
+    if (a.billing_reason !== "renewal" || a.status !== "paid" || !Number.isFinite(at)) continue;
+    if (!latest || at > latestAt) [latest, latestAt] = [invoice, at];
+  }
+  if (!latest) return false;
+  const invoiceId = latest.id;
+  const prisma = await db();
+  return prisma.$transaction(async (tx) => {
+    // Lock the balance so the "no reset since" check and the allocation see the same state.
+    const [balance] = await tx.$queryRaw<{ reset_at: Date | null }[]>`
+      SELECT reset_at FROM credit_balances WHERE user_id = ${userId} FOR UPDATE`;
+    if (!balance || (balance.reset_at && balance.reset_at.getTime() >= latestAt)) return false;
+    if ((await currentSubscription(userId, tx))?.id !== subscription.id) return false;
+    const { applied } = await applyMonthlyAllocation(
+      { userId, tier: subscription.tier, cycleKey: `invoice:${invoiceId}`, operation: "subscription_renewal" },
+      tx,
+    );
+    return applied;
+  });
 }

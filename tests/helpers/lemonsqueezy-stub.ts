@@ -29,10 +29,13 @@ export interface LemonSqueezyStub {
   requests: StubRequest[];
   subscriptions: Map<string, StubSubscription>;
   orders: Map<string, { id: string; attributes: Record<string, unknown> }>;
+  invoices: Map<string, { id: string; attributes: Record<string, unknown> }>;
   /** The next `count` requests answer `status` with a JSON:API error. */
   failNext(status: number, count?: number): void;
   addSubscription(id: string, attributes: Partial<StubSubscription["attributes"]> & { variant_id: number | string; user_email: string }): StubSubscription;
   addOrder(id: string, attributes: Record<string, unknown>): void;
+  /** A subscription invoice (GET /subscription-invoices, filterable by subscription_id). */
+  addInvoice(id: string, attributes: Record<string, unknown> & { subscription_id: string | number }): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
   const requests: StubRequest[] = [];
   const subscriptions = new Map<string, StubSubscription>();
   const orders = new Map<string, { id: string; attributes: Record<string, unknown> }>();
+  const invoices = new Map<string, { id: string; attributes: Record<string, unknown> }>();
   let failures: { status: number; count: number } | null = null;
   let base = "";
 
@@ -74,7 +78,10 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
 
   function list(res: ServerResponse, url: URL, type: string, items: { id: string; attributes: Record<string, unknown> }[]) {
     const store = url.searchParams.get("filter[store_id]");
-    const filtered = items.filter((i) => !store || String(i.attributes.store_id) === store);
+    const subscription = url.searchParams.get("filter[subscription_id]");
+    const filtered = items.filter(
+      (i) => (!store || String(i.attributes.store_id) === store) && (!subscription || String(i.attributes.subscription_id) === subscription),
+    );
     const size = Math.min(Number(url.searchParams.get("page[size]") ?? 10), options.pageSize ?? 100);
     const page = Math.max(1, Number(url.searchParams.get("page[number]") ?? 1));
     const lastPage = Math.max(1, Math.ceil(filtered.length / size));
@@ -144,6 +151,7 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     }
     if (req.method === "GET" && path === "/subscriptions") return list(res, url, "subscriptions", [...subscriptions.values()]);
     if (req.method === "GET" && path === "/orders") return list(res, url, "orders", [...orders.values()]);
+    if (req.method === "GET" && path === "/subscription-invoices") return list(res, url, "subscription-invoices", [...invoices.values()]);
     if (subMatch) {
       const sub = subscriptions.get(decodeURIComponent(subMatch[1]));
       if (!sub) return error(res, 404, "Not Found");
@@ -191,6 +199,7 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     requests,
     subscriptions,
     orders,
+    invoices,
     failNext(status, count = 1) {
       failures = { status, count };
     },
@@ -226,6 +235,10 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     },
     addOrder(id, attributes) {
       orders.set(id, { id, attributes: { store_id: Number(storeId), status: "paid", ...attributes } });
+    },
+    addInvoice(id, attributes) {
+      const now = new Date().toISOString();
+      invoices.set(id, { id, attributes: { store_id: Number(storeId), billing_reason: "renewal", status: "paid", total: 999, created_at: now, updated_at: now, ...attributes } });
     },
     close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };

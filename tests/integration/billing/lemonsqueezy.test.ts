@@ -15,7 +15,8 @@ import { deleteUser } from "@/lib/users/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
-import { deliver, subscriptionEvent } from "./fixtures";
+import { reserveCredits } from "@/lib/credits";
+import { deliver, invoiceEvent, subscriptionEvent } from "./fixtures";
 
 const PRICING = {
   tiers: {
@@ -185,6 +186,40 @@ describe("reconciliation (billing:sync) and trial checks against the provider", 
     expect(second.subscriptions.repaired).toBe(0);
     expect(second.orders.granted).toBe(0);
     expect(await prisma.bonusPurchase.count({ where: { userId: user.id } })).toBe(1);
+  });
+
+  it("applies a missed renewal's monthly allocation once, with the webhook's key, so the late webhook changes nothing", async () => {
+    const { user } = await signIn("ls-renewal@example.com");
+    await subscribed("6101", user.id, "ls-renewal@example.com");
+    const prisma = await db();
+    const credits = async () => (await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits;
+    const allocation = await credits();
+    expect(allocation).toBeGreaterThan(100);
+    await reserveCredits({ userId: user.id, amount: 100, operation: "chat" });
+    // An invoice paid before the last reset (the start) is old news: nothing to repair.
+    stub.addInvoice("8100", { subscription_id: "6101", created_at: new Date(Date.now() - 86_400_000).toISOString() });
+    const none = await syncBilling();
+    expect(none.subscriptions.renewalsAllocated).toBe(0);
+    expect(await credits()).toBe(allocation - 100);
+
+    // The renewal payment went through at the provider; its webhook was lost.
+    const paidAt = new Date(Date.now() + 1000).toISOString();
+    stub.addInvoice("8101", { subscription_id: "6101", created_at: paidAt });
+    stub.addInvoice("8102", { subscription_id: "6101", created_at: paidAt, billing_reason: "updated" });
+    const first = await syncBilling();
+    expect(first.subscriptions.renewalsAllocated).toBe(1);
+    expect(first.message).toContain("1 missed renewals allocated");
+    expect(await credits()).toBe(allocation);
+    const resets = await prisma.creditTransaction.findMany({ where: { userId: user.id, type: "monthly_reset" }, orderBy: { createdAt: "asc" } });
+    expect(resets.map((r) => r.operation)).toEqual(["initial_allocation", "subscription_start", "subscription_renewal"]);
+    expect(resets.at(-1)?.amount).toBe(100);
+
+    await reserveCredits({ userId: user.id, amount: 40, operation: "chat" });
+    expect((await syncBilling()).subscriptions.renewalsAllocated).toBe(0);
+    const late = await deliver(invoiceEvent("subscription_payment_success", { id: "8101", subscriptionId: "6101", userId: user.id, updatedAt: paidAt }));
+    expect(late.status).toBe(200);
+    expect(await credits()).toBe(allocation - 40);
+    expect(await prisma.creditTransaction.count({ where: { userId: user.id, type: "monthly_reset" } })).toBe(3);
   });
 
   it("check-trials asks the provider first: a converted trial is updated, a trial still on trial past its end is expired", async () => {
