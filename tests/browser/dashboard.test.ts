@@ -355,6 +355,43 @@ describe("dashboard in a real browser", () => {
     await context.close();
   });
 
+  it("fits a phone screen and works from the keyboard", async () => {
+    const { context, page: phone } = await newPage(h, { width: 390, height: 844 });
+    watchErrors(phone);
+    await signIn(phone, `cy-${run}@example.com`);
+    // The navigation collapses behind a menu button that opens it; following a link closes it again.
+    const nav = phone.getByRole("navigation", { name: "Dashboard" });
+    expect(await nav.isVisible()).toBe(false);
+    const menu = phone.getByRole("button", { name: "Menu" });
+    await menu.click();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await nav.getByRole("link", { name: "Files" }).click();
+    await phone.waitForURL("**/dashboard/files");
+    await expect.poll(() => nav.isVisible()).toBe(false);
+    // No page scrolls sideways on a phone.
+    for (const path of ["/dashboard", "/dashboard/billing", "/dashboard/credits", "/dashboard/ai", "/dashboard/ai/image", "/dashboard/ai/content", "/dashboard/ai/speech", "/dashboard/files", "/dashboard/knowledge"]) {
+      await phone.goto(path);
+      await phone.getByRole("heading", { level: 1 }).waitFor();
+      await phone.waitForLoadState("networkidle");
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    // Keyboard: the first Tab reaches the skip link, which moves focus past the navigation.
+    await phone.goto("/dashboard/credits");
+    await phone.getByRole("heading", { name: "History" }).waitFor();
+    await phone.keyboard.press("Tab");
+    expect(await phone.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Skip to content");
+    await phone.keyboard.press("Enter");
+    await expect.poll(() => phone.evaluate(() => location.hash)).toBe("#main");
+    // The auto-use switch is a button: reachable with Tab and switched with Space.
+    const toggle = phone.getByRole("switch");
+    const was = await toggle.getAttribute("aria-checked");
+    await toggle.focus();
+    await phone.keyboard.press("Space");
+    await expect.poll(() => toggle.getAttribute("aria-checked")).toBe(was === "true" ? "false" : "true");
+    await context.close();
+  });
+
   it("cancels the subscription and shows when it ends", async () => {
     await page.goto("/dashboard/billing");
     await page.getByRole("button", { name: "Cancel subscription" }).click();

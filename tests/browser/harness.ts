@@ -54,8 +54,8 @@ export function useHarness(options: { browser?: boolean; env?: Record<string, st
   return h;
 }
 
-export async function newPage(h: Harness): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await h.browser.newContext({ baseURL: h.baseUrl, viewport: { width: 1280, height: 860 } });
+export async function newPage(h: Harness, viewport = { width: 1280, height: 860 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await h.browser.newContext({ baseURL: h.baseUrl, viewport });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   return { context, page };
