@@ -187,6 +187,10 @@ describe("settle and partial refund", () => {
     const prisma = await db();
     const op = await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } });
     expect(op.status).toBe("settled");
+    expect((op.details as { metadata?: unknown }).metadata).toEqual({ model: "m1" });
+    await settleReservation(r, { model: "m2" });
+    // Settling again changes nothing more: the operation is no longer reserved.
+    expect((await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).details).toEqual(op.details);
     const usage = await prisma.creditTransaction.findMany({ where: { operationId: r.id } });
     expect(usage.every((u) => (u.metadata as { model?: string }).model === "m1")).toBe(true);
     const refund = await refundReservation(r, { amount: 25 });
