@@ -26,7 +26,8 @@
  * BENCH_CHUNK_DELAY_MS (10), BENCH_STUB_KEEPALIVE_MS (65000; 0 = the stub's own 1 s, see
  * bench/lib/ai-stub-process.ts), BENCH_STEPS=false to skip the step breakdown, BENCH_NO_DOC=true to
  * leave docs/BENCHMARKS.md alone, BENCH_SKIP_BUILD=true to reuse .next-bench as is,
- * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring.
+ * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring,
+ * BENCH_DATABASES=postgres (or embedded) to run one scenario only.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -48,6 +49,8 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
 const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 10);
 const STREAM_USERS = 20;
 const CPU_PASS = 300;
+/** Which scenarios run: "embedded", "postgres" (comma-separated). */
+const DATABASES = (process.env.BENCH_DATABASES ?? "embedded,postgres").split(",").map((d) => d.trim());
 /** USER_HZ of /proc/<pid>/stat times (100 on Linux). */
 const CLOCK_TICKS = 100;
 const MODEL = "gpt-4o-mini";
@@ -490,9 +493,9 @@ async function main(): Promise<void> {
   let steps: Steps | null = null;
   const stubKeepAliveMs = stub.info.keepAliveMs;
   try {
-    results.push(await scenario("embedded (PGlite)", stub));
+    if (DATABASES.includes("embedded")) results.push(await scenario("embedded (PGlite)", stub));
     const admin = process.env.TEST_DATABASE_URL;
-    if (admin) {
+    if (admin && DATABASES.includes("postgres")) {
       const db = await freshPostgres(admin, "bench_ai");
       try {
         results.push(await scenario("PostgreSQL", stub, db.url));
