@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { aiSettings } from "@/lib/ai/settings";
 import { db } from "@/lib/db/client";
-import { chunkText, CHUNKER_VERSION, type Chunk } from "./chunk-text";
+import { chunkTextAsync, CHUNKER_VERSION, type Chunk } from "./chunk-text";
 import { chunksMissingEmbeddings, embedChunks, embeddingProvider } from "./embed-chunks";
 
 export interface DocumentInput {
@@ -54,7 +54,7 @@ export async function indexDocument(input: DocumentInput, options: { signal?: Ab
     return { documentId: existing.id, status: "unchanged", chunks, embedded };
   }
 
-  const chunks: Chunk[] = chunkText(input.text, { markdown: input.markdown ?? true });
+  const chunks: Chunk[] = await chunkTextAsync(input.text, { markdown: input.markdown ?? true });
   const rows = chunks.map((chunk, ordinal) => ({ id: randomUUID(), ordinal, ...chunk }));
   const documentId = await prisma.$transaction(async (tx) => {
     const data = {
