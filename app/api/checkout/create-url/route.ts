@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { createPlanCheckout } from "@/lib/billing/create-checkout";
 import { methods, route } from "@/lib/http/route";
@@ -15,6 +16,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: z.object({ checkoutUrl: z.string() }),
       errors: [400],
     },
-    ({ user, body, req }) => createPlanCheckout({ userId: user.id, variantId: body.variantId, tier: body.tier, requestUrl: req.url }),
+    ({ user, body, req }) => createPlanCheckout({ userId: user.id, variantId: body.variantId, tier: body.tier, requestUrl: publicRequestUrl(req) }),
   ),
 });

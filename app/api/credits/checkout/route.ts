@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { createBonusCheckout } from "@/lib/billing/create-bonus-checkout";
 import { methods, route } from "@/lib/http/route";
@@ -17,6 +18,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: z.object({ checkoutUrl: z.string() }),
       errors: [400, 403],
     },
-    ({ user, body, req }) => createBonusCheckout({ userId: user.id, variantId: body.variantId, requestUrl: req.url }),
+    ({ user, body, req }) => createBonusCheckout({ userId: user.id, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),
   ),
 });

@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { cancelSubscription } from "@/lib/billing/cancel-subscription";
 import { methods, route } from "@/lib/http/route";
@@ -14,6 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: z.object({ message: z.string(), endsAt: z.string() }),
       errors: [404],
     },
-    ({ user, req }) => cancelSubscription({ userId: user.id, requestUrl: req.url }),
+    ({ user, req }) => cancelSubscription({ userId: user.id, requestUrl: publicRequestUrl(req) }),
   ),
 });

@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { changePlan } from "@/lib/billing/change-plan";
 import { methods, route } from "@/lib/http/route";
@@ -21,6 +22,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }),
       errors: [400, 404],
     },
-    ({ user, body, req }) => changePlan({ userId: user.id, newVariantId: body.newVariantId, requestUrl: req.url }),
+    ({ user, body, req }) => changePlan({ userId: user.id, newVariantId: body.newVariantId, requestUrl: publicRequestUrl(req) }),
   ),
 });

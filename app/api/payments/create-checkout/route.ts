@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/create-checkout";
 import { redirect } from "@/lib/http/respond";
@@ -32,7 +33,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         redirectUrl: body.redirectUrl,
         cancelUrl: body.cancelUrl,
         discountCode: body.discountCode,
-        requestUrl: req.url,
+        requestUrl: publicRequestUrl(req),
       }),
   ),
   GET: route(
@@ -49,6 +50,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }),
       errors: [400],
     },
-    async ({ query, req }) => redirect((await createGuestCheckout({ ...query, requestUrl: req.url })).checkoutUrl, 302),
+    async ({ query, req }) => redirect((await createGuestCheckout({ ...query, requestUrl: publicRequestUrl(req) })).checkoutUrl, 302),
   ),
 });

@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
@@ -13,6 +14,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: z.object({ url: z.string() }),
       errors: [404],
     },
-    async ({ user, req }) => ({ url: await customerPortalUrl({ userId: user.id, requestUrl: req.url }) }),
+    async ({ user, req }) => ({ url: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),
   ),
 });

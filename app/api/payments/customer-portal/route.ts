@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
@@ -14,6 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: z.object({ portalUrl: z.string() }),
       errors: [404],
     },
-    async ({ user, req }) => ({ portalUrl: await customerPortalUrl({ userId: user.id, requestUrl: req.url }) }),
+    async ({ user, req }) => ({ portalUrl: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),
   ),
 });

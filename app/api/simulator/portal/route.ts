@@ -1,3 +1,4 @@
+import { publicRequestUrl } from "@/lib/http/public-url";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
 import { PORTAL_ACTIONS, runSimulatedPortalAction, type PortalAction } from "@/lib/billing/simulator-views";
 import { AppError, isAppError } from "@/lib/errors";
@@ -34,7 +35,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }
       const back = (key: string, message: string) => `/simulator/portal?token=${encodeURIComponent(fields.token)}&${key}=${encodeURIComponent(message)}`;
       try {
-        const message = await runSimulatedPortalAction({ token: fields.token, action: fields.action as PortalAction, variantId: fields.variantId || undefined, requestUrl: req.url });
+        const message = await runSimulatedPortalAction({ token: fields.token, action: fields.action as PortalAction, variantId: fields.variantId || undefined, requestUrl: publicRequestUrl(req) });
         return form ? redirect(back("message", message), 303) : { message };
       } catch (error) {
         if (form && isAppError(error) && error.code !== "internal" && error.code !== "not_found") return redirect(back("error", error.message), 303);
