@@ -7,9 +7,8 @@
  * runs it and reads the last line, `STEPS_JSON {"step": {p50, p99}, ...}`).
  *   session   getSessionUser (next-auth JWE decode of the session cookie)
  *   reserve   reserveCredits (one prepared statement on the raw driver)
- *   settle    settleReservation of a fresh reservation (Prisma interactive transaction)
- *   settle1   the same two updates as ONE statement (data-modifying CTE) on the raw driver, as a
- *             prepared statement through lib/credits' queryPrepared: the candidate fix measured
+ *   settle    settleReservation of a fresh reservation (one prepared statement since c8c9d41; it was a
+ *             Prisma interactive transaction, 4 round trips, ~1.1-1.5 ms slower at p50 here)
  *   sdk       the provider's chat() through the openai SDK to the stub
  *   direct    the same completion POSTed to the stub with node:http (the bench's "direct")
  */
@@ -19,19 +18,6 @@ import { keepAliveAgent, percentile, timedPost } from "./lib/ai-http";
 import { fmt } from "./lib/report";
 
 const N = Number(process.env.BENCH_N ?? 300);
-/** settleReservation's transaction (lib/credits/settle-reservation.ts) as one statement. */
-const SETTLE_ONE = `
-  WITH op AS (
-    UPDATE credit_operations
-    SET status = 'settled', updated_at = now(),
-        details = jsonb_set(COALESCE(details, '{}'::jsonb), '{metadata}', COALESCE(details->'metadata', '{}'::jsonb) || $3::jsonb)
-    WHERE id = $1::text AND user_id = $2::text AND kind = 'charge' AND status = 'reserved'
-    RETURNING id)
-  UPDATE credit_transactions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb
-  WHERE user_id = $2::text AND (
-    (operation_id = $1::text AND EXISTS (SELECT 1 FROM op)) OR
-    (id = $1::text AND type = 'usage' AND operation_id IS NULL AND NOT EXISTS (SELECT 1 FROM op)))
-  RETURNING id`;
 const SECRET = "ai-steps-secret-0123456789abcdef0123456789";
 
 async function main(): Promise<void> {
@@ -53,7 +39,6 @@ async function main(): Promise<void> {
     const { ensureUser } = await import("@/lib/users/ensure-user");
     const { aiProvider } = await import("@/lib/ai/provider");
     const { closeDb } = await import("@/lib/db/client");
-    const { queryPrepared } = await import("@/lib/credits/ledger");
     const { user } = await ensureUser({ email: "steps@example.com" });
     const userId = user.id;
     const token = await encode({ token: { sub: userId, email: "steps@example.com" }, secret: SECRET });
@@ -73,14 +58,6 @@ async function main(): Promise<void> {
         const t = performance.now();
         await settleReservation(r, { model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9, cached: false });
         return performance.now() - t;
-      },
-      settle1: async () => {
-        const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } });
-        const t = performance.now();
-        const rows = await queryPrepared("bench_settle_one", SETTLE_ONE, [r.id, r.userId, JSON.stringify({ model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9, cached: false })]);
-        const ms = performance.now() - t;
-        if (rows.length !== 1) throw new Error(`settle1 updated ${rows.length} ledger rows`);
-        return ms;
       },
       sdk: () => provider.chat({ model: "gpt-4o-mini", messages }),
       direct: () => timedPost(agent, `${stub.info.url}/chat/completions`, { authorization: "Bearer x" }, directBody),
