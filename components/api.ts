@@ -49,6 +49,11 @@ export function toApiError(error: unknown): ApiError {
 
 /** fetch + JSON; throws ApiError on non-2xx. */
 export async function apiJson<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
+  return (await apiJsonWithHeaders<T>(path, init)).data;
+}
+
+/** Like apiJson, also returning the response headers (e.g. X-Cache of POST /api/ai/chat). */
+export async function apiJsonWithHeaders<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<{ data: T; headers: Headers }> {
   const { json, headers, ...rest } = init;
   let res: Response;
   try {
@@ -65,7 +70,7 @@ export async function apiJson<T>(path: string, init: RequestInit & { json?: unkn
     throw toApiError(error);
   }
   if (!res.ok) throw await errorFrom(res);
-  return (await res.json()) as T;
+  return { data: (await res.json()) as T, headers: res.headers };
 }
 
 export interface SseHandlers {

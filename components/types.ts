@@ -119,3 +119,29 @@ export interface Features {
   aiContent: boolean;
   aiRag: boolean;
 }
+
+/** POST /api/ai/chat, single request (X-Cache: HIT or MISS tells whether it came from the cache). */
+export interface ChatAnswer {
+  text: string;
+  model: string;
+  usage: { promptTokens: number; completionTokens: number };
+  cost: number;
+}
+
+/** POST /api/ai/chat, batch `{ requests: [...] }`: results in request order, `cost` = credits charged. */
+export interface ChatBatchAnswer {
+  results: (ChatAnswer | { error: string })[];
+  cost: number;
+}
+
+/** POST /api/email/send. */
+export interface EmailSent {
+  success: boolean;
+  messageId: string;
+  emailLogId: string;
+}
+
+/** POST /api/email/test (development only). */
+export interface TestEmailSent extends EmailSent {
+  provider: string;
+}

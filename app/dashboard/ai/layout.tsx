@@ -9,6 +9,7 @@ export default function AiLayout({ children }: { children: ReactNode }) {
   const f = dashboardFeatures();
   const items = [
     f.aiChat && { href: "/dashboard/ai", label: "Chat" },
+    f.aiChat && { href: "/dashboard/ai/batch", label: "Single / batch" },
     f.aiImage && { href: "/dashboard/ai/image", label: "Image generation" },
     f.aiContent && { href: "/dashboard/ai/content", label: "Content templates" },
     f.aiAudio && { href: "/dashboard/ai/speech", label: "Speech to text" },

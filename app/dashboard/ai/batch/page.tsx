@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { DEFAULT_CACHE_TTL_SECONDS, MAX_BATCH, MAX_CACHE_TTL_SECONDS } from "@/lib/ai/schemas";
+import { aiSettings } from "@/lib/ai/settings";
+import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { dashboardFeatures } from "../../features";
+import { BatchPanel } from "./batch-panel";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Single / batch chat" };
+
+export default function BatchChatPage() {
+  const f = dashboardFeatures();
+  if (!f.aiChat) notFound();
+  const s = aiSettings();
+  return (
+    <BatchPanel
+      models={s.allowedModels}
+      defaultModel={s.chatModel}
+      cost={f.creditBased ? CREDIT_COSTS.chat : 0}
+      maxBatch={MAX_BATCH}
+      defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS}
+      maxCacheTtl={MAX_CACHE_TTL_SECONDS}
+    />
+  );
+}
