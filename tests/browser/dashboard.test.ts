@@ -118,7 +118,7 @@ describe("dashboard in a real browser", () => {
     expect(await page.getByTestId("plan-name").textContent()).toBe("Free");
     expect(await page.getByTestId("account-status").textContent()).toBe("Free plan");
     // The navigation shows every enabled feature and the development mailbox.
-    for (const name of ["Overview", "Billing", "Credits", "AI studio", "Knowledge", "Files", "Mailbox (dev)"]) {
+    for (const name of ["Overview", "Billing", "Credits", "AI studio", "Knowledge", "Files", "Email", "Mailbox (dev)"]) {
       expect(await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name }).count(), name).toBe(1);
     }
   });
@@ -193,6 +193,47 @@ describe("dashboard in a real browser", () => {
     await shot(page, "ai-chat");
     const after = await json<Usage>(page, "/api/ai/usage");
     expect(before.remaining - after.remaining).toBe(50);
+  });
+
+  it("answers a single request from the cache, then a batch of 2 prompts with per-item answers and charges", async () => {
+    const before = await json<Usage>(page, "/api/ai/usage");
+    await page.goto("/dashboard/ai");
+    await page.getByRole("navigation", { name: "AI studio" }).getByRole("link", { name: "Single / batch" }).click();
+    await page.waitForURL("**/dashboard/ai/batch");
+
+    // Single, with the cache: the first answer is new, the same request again comes from the cache.
+    await page.getByLabel("Use the answer cache").check();
+    await page.getByLabel("Cache lifetime (seconds)").fill("600");
+    await page.getByLabel("Prompt", { exact: true }).fill(`What is the capital of France? (${run})`);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await page.getByTestId("single-cache").getByText("No (new answer, now cached)").waitFor();
+    expect(await page.getByTestId("single-answer").textContent()).toContain("[offline]");
+    expect(await page.getByTestId("single-cost").textContent()).toBe("15");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await page.getByTestId("single-cache").getByText("Yes (cached answer)").waitFor();
+    expect(await page.getByTestId("single-cost").textContent()).toBe("15");
+
+    // Batch of two prompts: each answer in order, and what the batch cost.
+    await page.getByLabel("Use the answer cache").uncheck();
+    await page.getByLabel(/^Batch of prompts/).check();
+    await page.getByLabel("Prompt 1", { exact: true }).fill("Name a red fruit");
+    await page.getByLabel("Prompt 2", { exact: true }).fill("Name a yellow fruit");
+    await page.getByRole("button", { name: "Send batch" }).click();
+    const cost = page.getByTestId("batch-cost");
+    await cost.waitFor();
+    expect(await cost.textContent()).toBe("30 credits charged for 2 of 2 answers.");
+    const items = page.getByTestId("batch-result");
+    expect(await items.count()).toBe(2);
+    const first = (await items.nth(0).getByTestId("batch-answer").textContent())!;
+    const second = (await items.nth(1).getByTestId("batch-answer").textContent())!;
+    expect(first).toContain("[offline]");
+    expect(first).toContain("Name a red fruit");
+    expect(second).toContain("Name a yellow fruit");
+    expect(await items.nth(0).getByText("15 credits").count()).toBe(1);
+    expect(await page.getByTestId("batch-error").count()).toBe(0);
+    await shot(page, "ai-batch");
+    const after = await json<Usage>(page, "/api/ai/usage");
+    expect(before.remaining - after.remaining).toBe(15 + 15 + 30);
   });
 
   it("generates an image with its options", async () => {
@@ -318,11 +359,55 @@ describe("dashboard in a real browser", () => {
     expect(await kept.textContent()).toContain(`BLUEBIRD-${run}`);
   });
 
+  it("sends an email and a test email that show up in the local mailbox", async () => {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Email" }).click();
+    await page.waitForURL("**/dashboard/email");
+    const own = `ada-${run}@example.com`;
+    // The recipient starts as the user's own address (the recipient policy allows only that here).
+    await expect.poll(() => page.getByLabel("To", { exact: true }).inputValue()).toBe(own);
+    expect(await page.getByText(`you can send only to your own address (${own})`).count()).toBe(1);
+
+    // Anyone else is refused by the API, and the refusal is shown.
+    await page.getByLabel("To", { exact: true }).fill("someone@elsewhere.test");
+    await page.getByLabel("Subject", { exact: true }).fill("Should not leave");
+    await page.getByLabel("Message", { exact: true }).fill("Hello stranger");
+    await page.getByRole("button", { name: "Send email" }).click();
+    await page.getByRole("alert").filter({ hasText: "Recipient not allowed" }).waitFor();
+
+    const subject = `Dashboard email ${run}`;
+    await page.getByLabel("To", { exact: true }).fill(own);
+    await page.getByLabel("Subject", { exact: true }).fill(subject);
+    await page.getByLabel("Type", { exact: true }).selectOption("notification");
+    await page.getByLabel("Message", { exact: true }).fill("Sent from the dashboard's email page.");
+    await page.getByRole("button", { name: "Send email" }).click();
+    const messageId = page.getByTestId("email-sent-message-id");
+    await messageId.waitFor();
+    expect(await messageId.textContent()).toMatch(/^local-/);
+    expect(await page.getByText(`Email sent to ${own}.`).count()).toBe(1);
+
+    await page.getByRole("button", { name: "Send test email" }).click();
+    const testId = page.getByTestId("test-email-sent-message-id");
+    await testId.waitFor();
+    expect(await testId.textContent()).toMatch(/^local-/);
+    await shot(page, "email");
+
+    // Both messages are in the development mailbox, reached from the page's link.
+    const sentId = (await messageId.textContent())!;
+    const testSentId = (await testId.textContent())!;
+    await page.getByRole("link", { name: "local mailbox" }).first().click();
+    await page.waitForURL("**/dev/mailbox");
+    const mail = page.locator("article").filter({ hasText: sentId });
+    await mail.getByRole("heading", { name: subject }).waitFor();
+    expect(await mail.textContent()).toContain(own);
+    expect(await mail.textContent()).toContain("Sent from the dashboard's email page.");
+    expect(await page.locator("article").filter({ hasText: testSentId }).count()).toBe(1);
+  });
+
   it("lists every charge in the credit history, filtered by year", async () => {
     await page.goto("/dashboard/credits");
     const table = page.getByTestId("history-table");
     await table.waitFor();
-    for (const op of ["Streaming chat", "Streaming chat with image", "Image generation", "Content generation", "Speech to text", "Knowledge question", "Bonus package"]) {
+    for (const op of ["Chat", "Batch chat", "Streaming chat", "Streaming chat with image", "Image generation", "Content generation", "Speech to text", "Knowledge question", "Bonus package"]) {
       expect(await table.getByRole("cell", { name: op, exact: true }).count(), op).toBeGreaterThan(0);
     }
     const year = new Date().getUTCFullYear();
@@ -369,7 +454,7 @@ describe("dashboard in a real browser", () => {
     await phone.waitForURL("**/dashboard/files");
     await expect.poll(() => nav.isVisible()).toBe(false);
     // No page scrolls sideways on a phone.
-    for (const path of ["/dashboard", "/dashboard/billing", "/dashboard/credits", "/dashboard/ai", "/dashboard/ai/image", "/dashboard/ai/content", "/dashboard/ai/speech", "/dashboard/files", "/dashboard/knowledge"]) {
+    for (const path of ["/dashboard", "/dashboard/billing", "/dashboard/credits", "/dashboard/ai", "/dashboard/ai/image", "/dashboard/ai/content", "/dashboard/ai/speech", "/dashboard/ai/batch", "/dashboard/files", "/dashboard/knowledge", "/dashboard/email"]) {
       await phone.goto(path);
       await phone.getByRole("heading", { level: 1 }).waitFor();
       await phone.waitForLoadState("networkidle");

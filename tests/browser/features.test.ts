@@ -19,7 +19,7 @@ describe("dashboard with features switched off", () => {
     ({ page } = await newPage(h));
     await signIn(page, `flags-${Date.now().toString(36)}@example.com`);
     await page.getByTestId("plan-name").waitFor();
-    expect(await navLinks(page)).toEqual(["Overview", "Billing", "Usage", "AI studio", "Files", "Mailbox (dev)"]);
+    expect(await navLinks(page)).toEqual(["Overview", "Billing", "Usage", "AI studio", "Files", "Email", "Mailbox (dev)"]);
     const tools = page.getByRole("region", { name: "What you can do" });
     expect(await tools.getByRole("link", { name: /Images/ }).count()).toBe(0);
     expect(await tools.getByRole("link", { name: /Knowledge/ }).count()).toBe(0);
@@ -27,7 +27,7 @@ describe("dashboard with features switched off", () => {
 
     await page.goto("/dashboard/ai");
     const tabs = await page.getByRole("navigation", { name: "AI studio" }).getByRole("link").allTextContents();
-    expect(tabs).toEqual(["Chat", "Content templates", "Speech to text"]);
+    expect(tabs).toEqual(["Chat", "Single / batch", "Content templates", "Speech to text"]);
   });
 
   it("answers 404 for the pages of disabled features", async () => {
