@@ -32,7 +32,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper, type HelperProcess, type RunningServer } from "./lib/ai-server";
@@ -74,6 +74,8 @@ const dist = (values: number[]): Dist => ({ n: values.length, p50: percentile(va
 
 interface ScenarioResult {
   database: string;
+  /** 1-minute load average of the machine when the scenario started and ended. */
+  loadAvg?: { start: number; end: number };
   latency: {
     direct: Dist;
     gateway: Dist;
@@ -369,6 +371,7 @@ async function scenario(database: string, stub: Stub, databaseUrl?: string): Pro
     PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: CREDITS } } }),
     DATABASE_URL: databaseUrl,
   });
+  const loadStart = loadavg()[0];
   try {
     const cookies = await signInUsers(server.baseUrl, Math.max(CONCURRENCY, STREAM_USERS), "ai-bench");
     const latency = await latencyPhase(server, stub, cookies[0], label);
@@ -380,7 +383,7 @@ async function scenario(database: string, stub: Stub, databaseUrl?: string): Pro
     if (before !== null && after !== null && before - after !== concurrent.creditsCharged) {
       concurrent.problems.push(`balances moved by ${before - after} credits but the streams report ${concurrent.creditsCharged}`);
     }
-    return { database, latency, throughput, stream, concurrent };
+    return { database, loadAvg: { start: loadStart, end: loadavg()[0] }, latency, throughput, stream, concurrent };
   } finally {
     await server.stop();
     removeDir(server.dataDir);
@@ -422,7 +425,11 @@ function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null,
   });
   const problems = results.flatMap((r) => r.concurrent.problems.map((p) => `- ${r.database}: ${p}`));
   return `
-\`npm run bench:ai\` (bench/ai-gateway.ts) on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}; the load generator, the server, the stub and PostgreSQL share those 2 cores (other engineers' work ran at the same time), so compare the **differences and ratios**, each measured in the same run against a baseline interleaved with it.
+\`npm run bench:ai\` (bench/ai-gateway.ts) on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}; the load generator, the server, the stub and PostgreSQL share those 2 cores (other engineers' work ran at the same time), so compare the **differences and ratios**, each measured in the same run against a baseline interleaved with it.${
+    results.some((r) => r.loadAvg)
+      ? ` Machine load (1-minute load average at the start → end of each scenario; above 2, processes were waiting for a core): ${results.map((r) => (r.loadAvg ? `${r.database} ${fmt(r.loadAvg.start, 1)} → ${fmt(r.loadAvg.end, 1)}` : `${r.database} n/a`)).join(", ")}.`
+      : ""
+  }
 
 Setup: \`next build\` (NEXT_DIST_DIR=.next-bench), \`next start\` on 127.0.0.1 in production mode (NODE_ENV=production, rate limits on). SPEC §8 gives the AI routes no request rate-limit category (they are limited by credits: the reserve), so the route wrapper runs no rate-limit check on \`/api/ai/chat\` and none is in the measured path. \`OPENAI_API_KEY=x\`, \`OPENAI_BASE_URL\` = the OpenAI-compatible stub (tests/helpers/openai-stub.ts, request recording off) running as its own process on 127.0.0.1. The stub's server keeps idle connections ${stubKeepAliveMs === 1000 ? "1 s (as in the tests)" : `${fmt(stubKeepAliveMs / 1000, 0)} s (raised by the bench from the tests' 1 s)`}: with 1 s it announces \`Keep-Alive: timeout=1\`, undici (the fetch under the openai SDK) subtracts its 2 s margin, gets <= 0 and closes the connection after every answer, so each upstream call would pay a fresh TCP connect that a kept-alive provider connection does not. On loopback that connect is cheap (about 0.15 ms of server CPU per call in a CPU profile, within the run-to-run noise), so this is for realism more than for the numbers (BENCH_STUB_KEEPALIVE_MS=0 measures the stub as the tests run it). \`PRICING_CONFIG\` gives the free tier ${CREDITS.toLocaleString("en-US")} monthly credits, so every bench user (signed in through the dev sign-in: GET /api/auth/csrf, POST /api/auth/callback/dev) starts with them through the normal first-sign-in allocation and every request is really charged (reserve before the upstream call, settle after). PostgreSQL: a fresh database on the \`TEST_DATABASE_URL\` server (PostgreSQL 15 on loopback, fsync off as scripts/test-services.sh starts it), DATABASE_POOL_MAX 10 (default). Request: \`{"messages":[{"role":"user","content":"${CHAT_PROMPT}"}]}\`; "direct" is the same chat completion (\`model\` ${MODEL}, same messages) POSTed to the stub with the same keep-alive client.
 
@@ -442,7 +449,7 @@ Where the time goes (PostgreSQL; \`bench/ai-steps.ts\`, run by this bench: each 
 |---|---|---|
 ${stepRows.join("\n")}
 
-Session + reserve + settle + (SDK − direct) = ${fmt(stepSum, 2)} ms at p50; the rest of the added time is the route itself inside Next.js (web-stream request body read, zod parse, JSON answer, Next's patched \`fetch\` and AsyncLocalStorage around the SDK's upstream call), which the CPU column shows as the chat−noop difference. \`settleReservation\` was a Prisma interactive transaction (BEGIN, 2 UPDATEs, COMMIT: 4 round trips plus Prisma's query-compiler work) measured here at 1.4-1.8 ms p50 on 2026-11-23; since commit c8c9d41 it is one prepared statement on the raw driver (a data-modifying CTE, as atomic), which an A/B run of this bench on PostgreSQL showed as ~1-2.7 ms less server CPU per chat request. The openai SDK's own cost over a bare HTTP request is ${fmt(steps.sdk.p50 - steps.direct.p50, 2)} ms at p50.
+Session + reserve + settle + (SDK − direct) = ${fmt(stepSum, 2)} ms at p50; the rest of the added time is the route itself inside Next.js (web-stream request body read, zod parse, JSON answer, Next's patched \`fetch\` and AsyncLocalStorage around the SDK's upstream call), which the CPU column shows as the chat−noop difference. \`settleReservation\` was a Prisma interactive transaction (BEGIN, 2 UPDATEs, COMMIT: 4 round trips plus Prisma's query-compiler work) measured here at 1.4-1.8 ms p50 on 2026-11-23; since commit c8c9d41 it is one prepared statement on the raw driver (a data-modifying CTE, as atomic), which an A/B run of this bench on PostgreSQL showed as ~1-2.7 ms less server CPU per chat request. The openai SDK's own cost over a bare HTTP request is ${fmt(steps.sdk.p50 - steps.direct.p50, 2)} ms at p50. A CPU profile of the server (2026-11-23, after c8c9d41; 1000 chat requests at concurrency 1 on PostgreSQL, inspector sampling, mapped through the build's source maps) put about 5 ms of main-thread CPU on each request: Next.js's own request handling ~2.0 ms inclusive (the noop route costs ~0.8 ms of it), the upstream call ~1.5 ms (the openai SDK ~0.65 ms around Node 20's built-in fetch, whose undici/web-streams machinery and WebAssembly HTTP parser account for most of the rest), the route wrapper (lib/http/handler.ts: body read through web streams, zod, session JWE decrypt) ~0.55 ms, the pg driver for reserve + settle ~0.3 ms, and \`env()\`'s fingerprint of process.env, recomputed on every call, ~0.12 ms self. No single step left is large: what remains of the added time is CPU spent by Next.js and the fetch-based provider client on 2 shared cores, so the result moves with the machine's load (in a quieter moment an A/B run of the same change added 4.4 ms at p50 and 10.8 ms at p99; under load 8 ms and more).
 `
     : ""
 }
