@@ -8,24 +8,15 @@
  * undici (the fetch under the openai SDK) subtracts its 2 s safety margin from that hint, gets <= 0 and
  * closes the connection after every response, so each upstream call would pay a new TCP connect that a
  * real provider connection (TLS, kept alive) does not. The bench raises the stub server's keep-alive
- * to BENCH_STUB_KEEPALIVE_MS (65 s; "0" keeps the stub's 1 s) on the server object found among the
- * process's handles (the stub does not expose it).
+ * to BENCH_STUB_KEEPALIVE_MS (65 s; "0" keeps the stub's 1 s).
  */
-import { Server } from "node:http";
 import { startOpenAiStub } from "@/tests/helpers/openai-stub";
 
 const KEEPALIVE_MS = Number(process.env.BENCH_STUB_KEEPALIVE_MS ?? 65_000);
 
 async function main(): Promise<void> {
-  const stub = await startOpenAiStub({ record: false });
-  let keepAliveMs = 1000;
-  if (KEEPALIVE_MS > 0) {
-    const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-    const servers = handles.filter((h): h is Server => h instanceof Server);
-    if (servers.length !== 1) throw new Error(`expected the stub's one HTTP server among the handles, found ${servers.length}`);
-    servers[0].keepAliveTimeout = KEEPALIVE_MS;
-    keepAliveMs = KEEPALIVE_MS;
-  }
+  const keepAliveMs = KEEPALIVE_MS > 0 ? KEEPALIVE_MS : 1000;
+  const stub = await startOpenAiStub({ record: false, keepAliveMs });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m: Record<string, unknown>) => {
     if (typeof m.chunkDelayMs === "number") {

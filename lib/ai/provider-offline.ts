@@ -26,6 +26,31 @@ function shorten(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+const WORD = /[\p{L}\p{N}]{3,}/gu;
+
+/**
+ * When a system message carries numbered context passages ("[1] Title\ntext", as retrieval-augmented
+ * prompts do), the passage sentence sharing the most words with the question, cited by its number:
+ * offline answers to questions about documents then point at the right passage.
+ */
+function bestPassageSentence(messages: ChatMessage[], question: string): string | null {
+  const context = messages.filter((m) => m.role === "system").map(messageText).join("\n\n");
+  const wanted = new Set((question.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 3));
+  if (wanted.size === 0) return null;
+  let best: { score: number; text: string } | null = null;
+  for (const passage of context.split(/\n\n(?=\[\d+\] )/)) {
+    const head = /^\[(\d+)\] ([^\n]*)\n([\s\S]*)$/.exec(passage);
+    if (!head) continue;
+    for (const sentence of head[3].split(/(?<=[.!?])\s+|\n+/)) {
+      const words = new Set(sentence.toLowerCase().match(WORD) ?? []);
+      let score = 0;
+      for (const w of wanted) if (words.has(w)) score++;
+      if (score > 0 && (!best || score > best.score)) best = { score, text: `[${head[1]}] ${head[2]}: "${shorten(sentence, 240)}"` };
+    }
+  }
+  return best ? `The closest passage in the context is ${best.text}.` : null;
+}
+
 /** The deterministic offline answer for a conversation. */
 export function offlineAnswer(req: ChatRequest): string {
   const lastUser = [...req.messages].reverse().find((m) => m.role === "user") ?? req.messages[req.messages.length - 1];
@@ -36,6 +61,7 @@ export function offlineAnswer(req: ChatRequest): string {
   const parts = [
     `${OFFLINE_TEXT_PREFIX} No AI provider is configured, so this is a deterministic offline answer.`,
     `You wrote ${words} word${words === 1 ? "" : "s"}: "${shorten(input, 160)}".`,
+    bestPassageSentence(req.messages, input) ?? "",
     images ? `The conversation carries ${images} image${images === 1 ? "" : "s"}, which offline mode does not analyse.` : "",
     `Conversation of ${req.messages.length} message${req.messages.length === 1 ? "" : "s"}, fingerprint ${digest}.`,
   ];

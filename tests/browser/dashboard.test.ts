@@ -22,7 +22,7 @@ const SHOTS = path.join(process.cwd(), "docs", "screenshots");
 let run = "";
 
 async function shot(page: Page, name: string) {
-  if (process.env.BROWSER_SCREENSHOTS === "false") return;
+  if (process.env.BROWSER_SCREENSHOTS !== "true") return;
   mkdirSync(SHOTS, { recursive: true });
   // The viewport (1280x860), not the full page: small files, and what a visitor sees first.
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });

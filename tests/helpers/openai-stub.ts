@@ -53,6 +53,11 @@ export interface OpenAiStubOptions {
   embeddingDim?: number;
   /** Keep request records (default true; benchmarks switch it off). */
   record?: boolean;
+  /**
+   * How long idle connections stay open (default 1000 ms, so tests end promptly). A real provider
+   * keeps them much longer; with 1 s, undici's 2 s safety margin makes the client reconnect per call.
+   */
+  keepAliveMs?: number;
 }
 
 export interface OpenAiStub {
@@ -388,7 +393,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       else res.destroy();
     }
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = options.keepAliveMs ?? 1000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   stub.port = port;

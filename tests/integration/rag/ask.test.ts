@@ -237,6 +237,8 @@ describe("POST /api/ai/rag/ask with the offline provider (full-text retrieval)",
   });
 });
 
+const theirsAnswer = (res: { body: { answer: string } }) => res.body.answer;
+
 describe("POST /api/ai/rag/ask: owner isolation of uploaded documents", () => {
   it("retrieves a fact from a user's uploaded file for that user only, and forgets it when the file is deleted", async () => {
     const a = await signIn();
@@ -254,6 +256,9 @@ describe("POST /api/ai/rag/ask: owner isolation of uploaded documents", () => {
     expect(mine.body.sources[0]).toMatchObject({ title: "bluebird.md", fileId: file.id });
     expect(mine.body.sources[0].excerpt).toMatch(/AZURE-7781/);
     expect(mine.body.sources[0].path).toBeUndefined();
+    // Offline, the answer quotes the closest passage sentence with its citation number.
+    expect(mine.body.answer).toContain('The closest passage in the context is [1] bluebird.md: "The launch code of project Bluebird is AZURE-7781."');
+    expect(theirsAnswer(await ask(b.cookie, { question }))).not.toMatch(/AZURE-7781/);
 
     const theirs = await ask(b.cookie, { question });
     expect(theirs.status).toBe(200);
