@@ -20,8 +20,6 @@ export interface PlanLimits {
   monthlyCredits: number;
   bonusMonthlyLimit: number;
   maxUploadBytes: number;
-  maxFiles: number;
-  ragConversations: number;
   batchChatSize: number;
 }
 
@@ -34,7 +32,6 @@ export interface TierConfig {
   variants: { monthly: string; yearly: string };
   bonusPackages: BonusPackage[];
   bonusMonthlyLimit: number;
-  maxFiles: number;
 }
 
 export interface PricingCatalog {
@@ -68,7 +65,6 @@ const DEFAULT_CATALOG: PricingCatalog = {
       variants: { monthly: "", yearly: "" },
       bonusPackages: [],
       bonusMonthlyLimit: 0,
-      maxFiles: 20,
     },
     {
       key: "basic",
@@ -82,7 +78,6 @@ const DEFAULT_CATALOG: PricingCatalog = {
         { credits: 1200, price: 9.99, variantId: "local-bonus-basic-1200" },
       ],
       bonusMonthlyLimit: 2400,
-      maxFiles: 200,
     },
     {
       key: "pro",
@@ -96,7 +91,6 @@ const DEFAULT_CATALOG: PricingCatalog = {
         { credits: 5000, price: 29.99, variantId: "local-bonus-pro-5000" },
       ],
       bonusMonthlyLimit: 10000,
-      maxFiles: 1000,
     },
     {
       key: "enterprise",
@@ -110,7 +104,6 @@ const DEFAULT_CATALOG: PricingCatalog = {
         { credits: 25000, price: 99.99, variantId: "local-bonus-enterprise-25000" },
       ],
       bonusMonthlyLimit: 50000,
-      maxFiles: 10000,
     },
   ],
 };
@@ -189,8 +182,6 @@ export function planLimits(key: string): PlanLimits {
     monthlyCredits: tier.monthlyCredits,
     bonusMonthlyLimit: tier.bonusMonthlyLimit,
     maxUploadBytes: env().UPLOAD_MAX_BYTES,
-    maxFiles: tier.maxFiles,
-    ragConversations: tier.key === "free" ? 20 : 1000,
     batchChatSize: 10,
   };
 }

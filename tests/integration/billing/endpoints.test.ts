@@ -180,6 +180,8 @@ describe("subscription management errors", () => {
     const res = await call(subscription, { path: "/api/payments/subscription", cookie });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ subscription: null, hasActiveSubscription: false, tier: "free", isFreePlan: true, planName: "Free", user: { downgradeCount: 0, hasUsedTrial: false }, limits: { monthlyCredits: 200, bonusMonthlyLimit: 0 } });
+    // Only limits the service enforces are reported.
+    expect(res.body.limits).toEqual({ monthlyCredits: 200, bonusMonthlyLimit: 0, maxUploadBytes: 52428800, batchChatSize: 10 });
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     const gone = await call(subscription, { path: "/api/payments/subscription", cookie: await ghost() });
     expect(gone.status).toBe(404);
