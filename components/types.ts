@@ -130,7 +130,8 @@ export interface ChatAnswer {
 
 /** POST /api/ai/chat, batch `{ requests: [...] }`: results in request order, `cost` = credits charged. */
 export interface ChatBatchAnswer {
-  results: (ChatAnswer | { error: string })[];
+  /** `cached`: the item was answered from the user's answer cache (no AI call; charged all the same). */
+  results: ((ChatAnswer & { cached: boolean }) | { error: string })[];
   cost: number;
 }
 

@@ -64,7 +64,7 @@ export async function runChat(input: { userId: string; body: ChatBody; signal?: 
   }
 }
 
-export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number } | { error: string };
+export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string };
 
 /**
  * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. The whole batch
@@ -85,7 +85,7 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
   const charged = reservation.charged ? unit : 0;
   const results: BatchItem[] = settledItems.map((s) =>
     s.status === "fulfilled"
-      ? { text: s.value.result.text, model: s.value.result.model, usage: s.value.result.usage, cost: charged }
+      ? { text: s.value.result.text, model: s.value.result.model, usage: s.value.result.usage, cost: charged, cached: s.value.cached }
       : { error: itemError(s.reason) },
   );
   const failed = results.filter((r) => "error" in r).length;

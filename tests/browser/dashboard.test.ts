@@ -231,6 +231,7 @@ describe("dashboard in a real browser", () => {
     expect(second).toContain("Name a yellow fruit");
     expect(await items.nth(0).getByText("15 credits").count()).toBe(1);
     expect(await page.getByTestId("batch-error").count()).toBe(0);
+    expect(await page.getByTestId("batch-cached").count()).toBe(0);
     await shot(page, "ai-batch");
     const after = await json<Usage>(page, "/api/ai/usage");
     expect(before.remaining - after.remaining).toBe(15 + 15 + 30);

@@ -216,6 +216,18 @@ describe("POST /api/ai/chat (single)", () => {
     expect(stub.count("chat")).toBe(4);
   });
 
+  it("marks each batch item served from the cache (charged like any answer)", async () => {
+    const { cookie } = await signIn();
+    const cachedItem = { messages: [{ role: "user", content: "batch cache" }], cache: true, cacheTTL: 60 };
+    const first = await chat(cookie, { requests: [cachedItem] });
+    expect(first.body.results[0]).toMatchObject({ cached: false, cost: 15 });
+    const calls = stub.count("chat");
+    const second = await chat(cookie, { requests: [cachedItem, { messages: [{ role: "user", content: "fresh" }] }] });
+    expect(second.body.results.map((r: Loose) => r.cached)).toEqual([true, false]);
+    expect(second.body.cost).toBe(30);
+    expect(stub.count("chat")).toBe(calls + 1);
+  });
+
   it("does not serve an expired cache entry", async () => {
     const { user, cookie } = await signIn();
     const body = { ...hello, cache: true, cacheTTL: 60 };
@@ -296,7 +308,7 @@ describe("POST /api/ai/chat (batch)", () => {
     expect(Date.now() - started).toBeLessThan(1400); // 5 x 300 ms in sequence would take 1500
     expect(res.body.cost).toBe(75);
     expect(res.body.results).toHaveLength(5);
-    res.body.results.forEach((r: Loose, i: number) => expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15 }));
+    res.body.results.forEach((r: Loose, i: number) => expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15, cached: false }));
     expect(await balanceOf(user.id)).toBe(125);
     const arrivals = stub.requests.map((r) => r.at);
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(250);

@@ -23,7 +23,6 @@ interface SingleResult {
 interface BatchResult {
   prompts: string[];
   answer: ChatBatchAnswer;
-  cacheRequested: boolean;
 }
 
 /**
@@ -90,7 +89,7 @@ export function BatchPanel({
         setSingle({ prompt: text, answer: data, cache: cache ? (hit === "HIT" ? "HIT" : "MISS") : null });
       } else {
         const answer = await apiJson<ChatBatchAnswer>("/api/ai/chat", { method: "POST", json: { requests: filled.map(requestBody) } });
-        setBatch({ prompts: filled, answer, cacheRequested: cache });
+        setBatch({ prompts: filled, answer });
       }
     } catch (e) {
       setError(toApiError(e));
@@ -223,9 +222,6 @@ export function BatchPanel({
                 {batch.answer.cost} credits charged for {answered} of {batch.prompts.length} answer{batch.prompts.length === 1 ? "" : "s"}
                 {answered < batch.prompts.length ? "; failed prompts were not charged" : ""}.
               </p>
-              {batch.cacheRequested ? (
-                <p className="text-xs text-slate-500">The cache was used for this batch, but a batch answer does not say which prompts came from it.</p>
-              ) : null}
               <ol className="space-y-3">
                 {batch.answer.results.map((r, i) => (
                   <li key={i} className="rounded-lg border border-slate-200 p-3" data-testid="batch-result">
@@ -242,6 +238,7 @@ export function BatchPanel({
                         </div>
                         <p className="mt-1 text-xs text-slate-500">
                           {r.model} · {r.usage.promptTokens} + {r.usage.completionTokens} tokens · {r.cost} credits
+                          {r.cached ? <span data-testid="batch-cached"> · from the cache</span> : null}
                         </p>
                       </>
                     )}
