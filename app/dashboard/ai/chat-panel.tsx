@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
+import { ChatSettings } from "@/components/chat-settings";
 
 interface Message {
   role: "user" | "assistant";
@@ -219,40 +220,16 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
             </div>
           </form>
         </section>
-        <aside className="card h-fit space-y-4" aria-label="Chat settings">
-          <h2 className="text-base">Settings</h2>
-          <div>
-            <label htmlFor="chat-model" className="field-label">
-              Model
-            </label>
-            <select id="chat-model" className="input" value={model} onChange={(e) => setModel(e.target.value)}>
-              {models.map((m) => (
-                <option key={m}>{m}</option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="chat-temperature" className="field-label">
-              Temperature: {temperature.toFixed(1)}
-            </label>
-            <input
-              id="chat-temperature"
-              type="range"
-              min={0}
-              max={2}
-              step={0.1}
-              value={temperature}
-              onChange={(e) => setTemperature(Number(e.target.value))}
-              className="w-full accent-brand-600"
-            />
-          </div>
-          <div>
-            <label htmlFor="chat-system" className="field-label">
-              System prompt (optional)
-            </label>
-            <textarea id="chat-system" className="input min-h-20" value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} placeholder="You are a helpful assistant." />
-          </div>
-        </aside>
+        <ChatSettings
+          idPrefix="chat"
+          models={models}
+          model={model}
+          onModel={setModel}
+          temperature={temperature}
+          onTemperature={setTemperature}
+          systemPrompt={systemPrompt}
+          onSystemPrompt={setSystemPrompt}
+        />
       </div>
     </>
   );

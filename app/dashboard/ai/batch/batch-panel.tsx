@@ -5,6 +5,7 @@ import { apiJson, apiJsonWithHeaders, toApiError, type ApiError } from "@/compon
 import { ErrorNotice } from "@/components/error-notice";
 import type { ChatAnswer, ChatBatchAnswer } from "@/components/types";
 import { PageHeader, Spinner } from "@/components/ui";
+import { ChatSettings } from "@/components/chat-settings";
 
 type Mode = "single" | "batch";
 
@@ -248,39 +249,16 @@ export function BatchPanel({
             </section>
           ) : null}
         </section>
-        <aside className="card h-fit space-y-4" aria-label="Chat settings">
-          <h2 className="text-base">Settings</h2>
-          <div>
-            <label htmlFor="batch-model" className="field-label">
-              Model
-            </label>
-            <select id="batch-model" className="input" value={model} onChange={(e) => setModel(e.target.value)}>
-              {models.map((m) => (
-                <option key={m}>{m}</option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label htmlFor="batch-temperature" className="field-label">
-              Temperature: {temperature.toFixed(1)}
-            </label>
-            <input
-              id="batch-temperature"
-              type="range"
-              min={0}
-              max={2}
-              step={0.1}
-              value={temperature}
-              onChange={(e) => setTemperature(Number(e.target.value))}
-              className="w-full accent-brand-600"
-            />
-          </div>
-          <div>
-            <label htmlFor="batch-system" className="field-label">
-              System prompt (optional)
-            </label>
-            <textarea id="batch-system" className="input min-h-20" value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} placeholder="You are a helpful assistant." />
-          </div>
+        <ChatSettings
+          idPrefix="batch"
+          models={models}
+          model={model}
+          onModel={setModel}
+          temperature={temperature}
+          onTemperature={setTemperature}
+          systemPrompt={systemPrompt}
+          onSystemPrompt={setSystemPrompt}
+        >
           <div className="space-y-2">
             <label className="inline-flex items-center gap-2 text-sm font-medium text-slate-700">
               <input type="checkbox" checked={cache} onChange={(e) => setCache(e.target.checked)} className="accent-brand-600" />
@@ -312,7 +290,7 @@ export function BatchPanel({
               </div>
             ) : null}
           </div>
-        </aside>
+        </ChatSettings>
       </div>
     </>
   );
