@@ -9,11 +9,11 @@
  *   env: BENCH_CONCURRENCY worker counts (default "4,16"), BENCH_SECONDS per slice (default 1.5), BENCH_ROUNDS (default 10),
  *        BENCH_NO_WRITE=1 to skip docs/BENCHMARKS.md
  */
-import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freshPostgres } from "./lib/fresh-postgres";
 
 const admin = process.env.TEST_DATABASE_URL;
 if (!admin) {
@@ -25,24 +25,6 @@ const CONCURRENCY = Math.max(...LEVELS);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${randomBytes(6).toString("hex")}`;
-  const c = new pg.Client({ connectionString: admin });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  const url = new URL(admin!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
 
 /** Runs `op` from CONCURRENCY workers for SECONDS; returns successful operations per second. */
 async function measure(op: () => Promise<unknown>, workers: number): Promise<{ perSecond: number; count: number; p50: number; p99: number }> {
@@ -67,7 +49,7 @@ async function measure(op: () => Promise<unknown>, workers: number): Promise<{ p
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  const database = await createDatabase();
+  const database = await freshPostgres(admin!, "bench_ledger", { migrate: false });
   process.env.DATABASE_URL = database.url;
   process.env.DATABASE_POOL_MAX = String(CONCURRENCY);
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? "warn";

@@ -15,11 +15,12 @@
  * + own scope). Query vectors come from the local bag-of-words embedder (the provider's embedding call
  * is network time and is not part of these numbers).
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freshPostgres } from "./lib/fresh-postgres";
 
 process.env.LOG_LEVEL ??= "warn";
 process.env.DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "bench-rag-"));
@@ -199,31 +200,6 @@ async function runSuite(lib: Lib, label: string, corpus: Awaited<ReturnType<type
   return { label, vectors, loadTimes, results };
 }
 
-async function freshPostgres(admin: string, lib: Lib) {
-  const name = `bench_rag_${randomBytes(5).toString("hex")}`;
-  const c = new pg.Client({ connectionString: admin });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  await lib.applyMigrations({ exec: async (sql) => void (await client.query(sql)), query: async (sql, params) => (await client.query(sql, params as unknown[])).rows });
-  const version = (await client.query("SHOW server_version")).rows[0].server_version as string;
-  await client.end();
-  return {
-    url: url.toString(),
-    version,
-    drop: async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
-
 async function main() {
   process.env.PGLITE_DATA_DIR = "memory://";
   delete process.env.DATABASE_URL;
@@ -238,8 +214,11 @@ async function main() {
   const admin = process.env.TEST_DATABASE_URL;
   let pgVersion = "";
   if (admin) {
-    const database = await freshPostgres(admin, lib);
-    pgVersion = database.version;
+    const database = await freshPostgres(admin, "bench_rag");
+    const probe = new pg.Client({ connectionString: database.url });
+    await probe.connect();
+    pgVersion = (await probe.query("SHOW server_version")).rows[0].server_version as string;
+    await probe.end();
     process.env.DATABASE_URL = database.url;
     delete process.env.PGLITE_DATA_DIR;
     try {

@@ -19,10 +19,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { applyMigrations } from "@/lib/db/migrate";
 import { Client } from "@/tests/e2e/client";
 import { ensureBuild, removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
+import { freshPostgres } from "./lib/fresh-postgres";
 import { runLoad, type LoadResult } from "./lib/load";
 import { fmt, writeSection } from "./lib/report";
 
@@ -51,33 +50,6 @@ interface Scenario {
   ratioP99: number;
 }
 
-async function freshPostgres(admin: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${Date.now().toString(36)}`;
-  const c = new pg.Client({ connectionString: admin });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  await applyMigrations({
-    exec: async (sql) => {
-      await client.query(sql);
-    },
-    query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
-  });
-  await client.end();
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

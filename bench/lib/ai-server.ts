@@ -1,8 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
-import { applyMigrations } from "@/lib/db/migrate";
 import { Client } from "@/tests/e2e/client";
 import { startServer, type RunningServer } from "@/tests/e2e/server";
 
@@ -73,34 +71,6 @@ export async function signInUsers(baseUrl: string, count: number, prefix: string
   return cookies;
 }
 
-/** A fresh, migrated database on the TEST_DATABASE_URL server; drop() removes it. */
-export async function freshPostgres(admin: string, prefix = "bench"): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${Date.now().toString(36)}_${process.pid}`;
-  const c = new pg.Client({ connectionString: admin });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`);
-  await c.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  await applyMigrations({
-    exec: async (sql) => {
-      await client.query(sql);
-    },
-    query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
-  });
-  await client.end();
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await d.end();
-    },
-  };
-}
 
 export interface HelperProcess<T> {
   info: T;
@@ -147,3 +117,5 @@ export async function startHelper<T>(script: string, args: string[] = []): Promi
 }
 
 export type { RunningServer };
+
+export { freshPostgres } from "./fresh-postgres";
