@@ -1,8 +1,7 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { Client } from "@/tests/e2e/client";
-import { startServer, type RunningServer } from "@/tests/e2e/server";
+import { ensureBuild, startServer, type RunningServer } from "@/tests/e2e/server";
 
 /**
  * Server plumbing shared by bench/ai-gateway.ts and bench/upload-memory.ts: a production build in
@@ -13,44 +12,13 @@ import { startServer, type RunningServer } from "@/tests/e2e/server";
  */
 const ROOT = process.cwd();
 export const BENCH_DIST_DIR = process.env.BENCH_DIST_DIR || ".next-bench";
-const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-const SOURCES = ["app", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "package.json", "public", "prisma"];
-
-function newestSourceMtime(): number {
-  let newest = 0;
-  const visit = (p: string) => {
-    if (!existsSync(p)) return;
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      for (const name of readdirSync(p)) if (name !== "node_modules" && name !== "generated") visit(path.join(p, name));
-    } else newest = Math.max(newest, st.mtimeMs);
-  };
-  for (const s of SOURCES) visit(path.join(ROOT, s));
-  return newest;
-}
-
 /**
  * `next build` into BENCH_DIST_DIR unless a build newer than every source is there, or
  * BENCH_SKIP_BUILD=true and any build is there.
  */
 export function ensureBenchBuild(log: (line: string) => void = console.log): void {
-  const id = path.join(ROOT, BENCH_DIST_DIR, "BUILD_ID");
   const skip = process.env.BENCH_SKIP_BUILD === "true" || process.env.BENCH_SKIP_BUILD === "1";
-  if (existsSync(id) && (skip || statSync(id).mtimeMs > newestSourceMtime())) {
-    log(`bench: reusing the build in ${BENCH_DIST_DIR}${skip ? " (BENCH_SKIP_BUILD)" : ""}`);
-    return;
-  }
-  log(`bench: next build (NEXT_DIST_DIR=${BENCH_DIST_DIR}) ...`);
-  const started = Date.now();
-  const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NEXT_DIST_DIR: BENCH_DIST_DIR, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-3000)}\n${(result.stderr ?? "").slice(-3000)}`);
-  log(`bench: built in ${Math.round((Date.now() - started) / 1000)} s`);
+  ensureBuild(log, { distDir: BENCH_DIST_DIR, skip, label: "bench" });
 }
 
 /** `next start` of the bench build on 127.0.0.1 (free port, temp DATA_DIR, production mode by default). */

@@ -1,17 +1,18 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 /**
- * Builds and starts the real server (`next build`, `next start`) for the e2e suite and the benchmark.
+ * Builds and starts the real server (`next build`, `next start`) for the e2e suite, the browser suite
+ * and the benchmarks (each with its own build directory, NEXT_DIST_DIR).
  * The server is started with `node node_modules/next/dist/bin/next start` so the PID we hold is the
  * server's own, and it is stopped by that PID.
  */
 const ROOT = process.cwd();
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-const SOURCES = ["app", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "package.json", "tsconfig.json", "public", "prisma"];
+const SOURCES = ["app", "components", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "package.json", "public", "prisma"];
 
 function newestSourceMtime(): number {
   let newest = 0;
@@ -26,39 +27,53 @@ function newestSourceMtime(): number {
   return newest;
 }
 
-/** True when .next holds a production build newer than every source file. */
-export function buildIsFresh(): boolean {
-  const id = path.join(ROOT, ".next", "BUILD_ID");
+export interface BuildOptions {
+  /** Build directory (next.config.ts reads NEXT_DIST_DIR); default .next. */
+  distDir?: string;
+  /** Reuse an existing build as is. */
+  skip?: boolean;
+  /** Extra environment for `next build`. */
+  env?: Record<string, string>;
+  /** Prefix of the progress lines. */
+  label?: string;
+}
+
+/** True when the build directory holds a production build newer than every source file. */
+export function buildIsFresh(distDir = ".next"): boolean {
+  const id = path.join(ROOT, distDir, "BUILD_ID");
   return existsSync(id) && statSync(id).mtimeMs > newestSourceMtime();
 }
 
 /**
- * Runs `next build` unless skipped: E2E_SKIP_BUILD=true reuses an existing build as is; otherwise a
- * build newer than every source file is reused and anything else is rebuilt.
+ * Runs `next build` into `distDir` unless a build newer than every source file is there (or `skip`
+ * and any build is there). `next build` adds its dist dir's types to tsconfig.json; the repository's
+ * file is put back as it was.
  */
-export function ensureBuild(log: (line: string) => void = console.log): void {
-  const skip = process.env.E2E_SKIP_BUILD === "true" || process.env.E2E_SKIP_BUILD === "1";
-  if (skip && existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
-    log("e2e: E2E_SKIP_BUILD set, reusing .next");
+export function ensureBuild(log: (line: string) => void = console.log, options: BuildOptions = {}): void {
+  const distDir = options.distDir ?? ".next";
+  const label = options.label ?? "e2e";
+  const skip = options.skip ?? (process.env.E2E_SKIP_BUILD === "true" || process.env.E2E_SKIP_BUILD === "1");
+  if (existsSync(path.join(ROOT, distDir, "BUILD_ID")) && (skip || buildIsFresh(distDir))) {
+    log(`${label}: reusing the build in ${distDir}${skip ? " (skip requested)" : ""}`);
     return;
   }
-  if (!skip && buildIsFresh()) {
-    log("e2e: .next is newer than the sources, reusing it");
-    return;
-  }
-  log("e2e: next build ...");
+  log(`${label}: next build into ${distDir} ...`);
   const started = Date.now();
+  const tsconfig = path.join(ROOT, "tsconfig.json");
+  const tsconfigBefore = existsSync(tsconfig) ? readFileSync(tsconfig, "utf8") : null;
   const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    env: { ...process.env, ...options.env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
+    timeout: 600_000,
   });
+  if (tsconfigBefore !== null && readFileSync(tsconfig, "utf8") !== tsconfigBefore) writeFileSync(tsconfig, tsconfigBefore);
   if (result.status !== 0) {
     throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
   }
-  log(`e2e: built in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(`${label}: built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** The identity webhook secret of the e2e server (svix whsec_ form). */
@@ -83,9 +98,12 @@ export interface RunningServer {
 }
 
 /** Starts `next start` on PORT (env, not -p: proves PORT is honoured) with its own DATA_DIR. */
-export async function startServer(env: Record<string, string | undefined> = {}, options: { readyTimeoutMs?: number } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  options: { readyTimeoutMs?: number; dataDirPrefix?: string } = {},
+): Promise<RunningServer> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), "svc-e2e-"));
+  const dataDir = mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
   const logFile = path.join(dataDir, "server.log");
   const out = openSync(logFile, "a");
   const baseUrl = `http://127.0.0.1:${port}`;
