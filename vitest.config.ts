@@ -10,7 +10,8 @@ const alias = { "@": path.resolve(__dirname) };
  *   e2e       `next build` + `next start` over HTTP on the embedded default.  -> npm test
  *   pg        real PostgreSQL (TEST_DATABASE_URL): concurrency, multi-instance -> npm run test:pg
  *   redis     real redis-server behind an Upstash REST emulator               -> npm run test:redis
- *   browser   playwright-core + Debian chromium against next start            -> npm run test:browser
+ *   browser   playwright-core + Debian chromium against the standalone server -> npm run test:browser
+ *   deploy    the standalone artifact in production on PostgreSQL, Redis, S3    -> npm run test:deploy
  */
 export default defineConfig({
   resolve: { alias },
@@ -56,6 +57,16 @@ export default defineConfig({
           setupFiles: ["tests/setup/env.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "deploy",
+          include: ["tests/deploy/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
         },
       },
       {

@@ -1,12 +1,17 @@
 /**
  * npm run db:migrate — applies prisma/migrations to DATABASE_URL (PostgreSQL) with the runner of
- * lib/db/migrate.ts and prints what it applied. Without DATABASE_URL it migrates the embedded
- * database directory ($PGLITE_DATA_DIR, else $DATA_DIR/db); stop the dev server first, since only
- * one process may open that directory.
+ * lib/db/migrate.ts and prints what it applied. The container image ships it bundled as
+ * `node scripts/db-migrate.mjs` (scripts/standalone-prepare.mjs builds it).
+ *
+ * Without DATABASE_URL it migrates the embedded database directory ($PGLITE_DATA_DIR, else
+ * $DATA_DIR/db; stop the dev server first, only one process may open it) — but only on a developer's
+ * machine or with `--embedded`: in a build or deploy environment (production, CI, Vercel) an unset
+ * DATABASE_URL is a mistake, and migrating a local directory instead would report success while the
+ * real database stays behind.
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { env, EnvError } from "@/lib/config/env";
+import { EnvError, parseEnv } from "@/lib/config/env";
 import { applyMigrations, readMigrations, type SqlRunner } from "@/lib/db/migrate";
 
 function redact(url: string): string {
@@ -53,13 +58,24 @@ async function pgliteRunner(dir: string): Promise<{ runner: SqlRunner; close: ()
 async function main(): Promise<number> {
   let e;
   try {
-    e = env();
+    // Valid values are required; the server's own requirements (secrets) are not the migration's.
+    e = parseEnv(process.env, { requirements: false });
   } catch (error) {
     if (error instanceof EnvError) {
       console.error(error.message);
       return 1;
     }
     throw error;
+  }
+  const embeddedOnPurpose = process.argv.includes("--embedded");
+  const deployEnvironment = e.isProduction || process.env.CI === "true" || Boolean(process.env.VERCEL);
+  if (!e.DATABASE_URL && deployEnvironment && !embeddedOnPurpose) {
+    console.error(
+      "DATABASE_URL is not set: refusing to migrate the embedded database in a build or production environment" +
+        ` (${e.isProduction ? "production" : process.env.VERCEL ? "VERCEL" : "CI=true"}).\n` +
+        "Set DATABASE_URL to the PostgreSQL database to migrate, or pass --embedded to migrate the embedded database on purpose.",
+    );
+    return 1;
   }
   const total = readMigrations().length;
   const target = e.DATABASE_URL

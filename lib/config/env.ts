@@ -10,6 +10,9 @@ const bool = (fallback: boolean) =>
     .enum(["true", "false", "1", "0", "yes", "no", ""])
     .optional()
     .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1" || v === "yes"));
+/** An optional choice; an empty value (as an unedited .env.example line gives) means unset. */
+const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v), z.enum(values).optional());
 const optionalText = z
   .string()
   .optional()
@@ -30,9 +33,9 @@ const int = (fallback: number, min = 0) =>
     });
 
 const schema = z.object({
-  NODE_ENV: z.enum(["development", "test", "production"]).optional(),
-  APP_ENV: z.enum(["development", "test", "production"]).optional(),
-  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
+  NODE_ENV: optionalEnum(["development", "test", "production"]),
+  APP_ENV: optionalEnum(["development", "test", "production"]),
+  LOG_LEVEL: optionalEnum(["debug", "info", "warn", "error"]),
   APP_VERSION: optionalText,
 
   // Embedded default and database
@@ -45,11 +48,13 @@ const schema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: int(10, 1),
+  /** Production on the embedded database (PGlite on local disk) only when this says so explicitly. */
+  ALLOW_EMBEDDED_DATABASE: bool(false),
 
   // Auth
   NEXTAUTH_SECRET: optionalText,
   NEXTAUTH_URL: optionalUrl,
-  AUTH_DEV_LOGIN: z.enum(["true", "false", ""]).optional(),
+  AUTH_DEV_LOGIN: optionalEnum(["true", "false"]),
   AUTH_GITHUB_ID: optionalText,
   AUTH_GITHUB_SECRET: optionalText,
   AUTH_GOOGLE_ID: optionalText,
@@ -70,6 +75,8 @@ const schema = z.object({
   /** Off only outside production (benchmarks, load tests); refused at start-up in production. */
   RATE_LIMIT_ENABLED: bool(true),
   RATE_LIMIT_TIMEOUT_MS: int(1000, 1),
+  /** Reverse proxies in front of the app that append to X-Forwarded-For (lib/http/client-ip.ts). */
+  TRUSTED_PROXY_HOPS: int(1, 0),
   /** Serves /api/bench/noop (the benchmark's baseline route) in production too; off by default. */
   BENCH_ROUTES: bool(false),
   UPSTASH_REDIS_REST_URL: optionalUrl,
@@ -117,7 +124,7 @@ const schema = z.object({
   RAG_INDEX_ON_START: bool(true),
 
   // Feature flags (SPEC §1) and credit settings
-  PUBLIC_PRICING_MODEL: z.enum(["credit_based", "classic_saas"]).optional().default("credit_based"),
+  PUBLIC_PRICING_MODEL: optionalEnum(["credit_based", "classic_saas"]).transform((v) => v ?? "credit_based"),
   PUBLIC_BONUS_CREDITS_ENABLED: bool(true),
   PUBLIC_AI_LLM_CHAT_ENABLED: bool(true),
   PUBLIC_AI_AUDIO_INPUT_ENABLED: bool(true),
@@ -149,7 +156,11 @@ function crossChecks(env: Env): string[] {
   if (env.isProduction) {
     if (!env.NEXTAUTH_SECRET) problems.push("NEXTAUTH_SECRET: required in production");
     if (!env.CRON_SECRET) problems.push("CRON_SECRET: required in production (cron endpoints need a bearer token)");
-    if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (SPEC §8 limits are mandatory)");
+    if (!env.DATABASE_URL && !env.ALLOW_EMBEDDED_DATABASE)
+      problems.push(
+        "DATABASE_URL: required in production (the embedded database keeps its data on this machine's disk, which a serverless or multi-instance deployment loses; ALLOW_EMBEDDED_DATABASE=true runs it anyway on a single server with a persistent disk)",
+      );
+    if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)");
     if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
       problems.push("PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set");
   }
@@ -165,8 +176,12 @@ function crossChecks(env: Env): string[] {
   return problems;
 }
 
-/** Parses an environment; throws EnvError listing every problem. */
-export function parseEnv(source: Record<string, string | undefined>): Env {
+/**
+ * Parses an environment; throws EnvError listing every problem. `requirements: false` checks values
+ * only, not what a running server needs (the migration command needs a database, not the secrets).
+ */
+export function parseEnv(source: Record<string, string | undefined>, options: { requirements?: boolean } = {}): Env {
+  const requirements = options.requirements ?? true;
   const result = schema.safeParse(source);
   if (!result.success) {
     const problems = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
@@ -175,7 +190,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     const invalid = new Set(result.error.issues.map((i) => String(i.path[0])));
     const rest = Object.fromEntries(Object.entries(source).filter(([k]) => !invalid.has(k)));
     const retry = schema.safeParse(rest);
-    if (retry.success) {
+    if (retry.success && requirements) {
       for (const problem of crossChecks(withDerived(retry.data))) {
         if (![...invalid].some((name) => problem.includes(name))) problems.push(problem);
       }
@@ -183,7 +198,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(problems);
   }
   const env = withDerived(result.data);
-  const problems = crossChecks(env);
+  const problems = requirements ? crossChecks(env) : [];
   if (problems.length > 0) throw new EnvError(problems);
   return env;
 }

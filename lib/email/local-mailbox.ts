@@ -17,7 +17,7 @@ export interface LocalMail {
 }
 
 export function mailboxDir(): string {
-  return path.resolve(env().dataDir, "mail");
+  return path.resolve(/*turbopackIgnore: true*/ env().dataDir, "mail");
 }
 
 /** The embedded default transport: writes each message to the local mailbox instead of sending it. */

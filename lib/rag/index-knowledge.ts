@@ -28,9 +28,14 @@ export interface KnowledgeIndexResult {
   embedded: number;
 }
 
-/** The knowledge folder: RAG_KNOWLEDGE_DIR (default "knowledge"), relative to the working directory. */
+/**
+ * The knowledge folder: RAG_KNOWLEDGE_DIR (default "knowledge"), relative to the working directory.
+ * The default is a static path so the build traces (and ships) just that folder; a configured one is
+ * chosen at run time and kept out of the trace, which would otherwise take in the whole project.
+ */
 export function knowledgeDir(): string {
-  return path.resolve(env().RAG_KNOWLEDGE_DIR ?? "knowledge");
+  const configured = env().RAG_KNOWLEDGE_DIR;
+  return configured ? path.resolve(/*turbopackIgnore: true*/ configured) : path.join(process.cwd(), "knowledge");
 }
 
 async function listFiles(root: string, dir = root): Promise<string[]> {
@@ -63,7 +68,7 @@ export function documentTitle(text: string, fileName: string): string {
  * Called at server start (RAG_INDEX_ON_START) and by `npm run rag:index`.
  */
 export async function indexKnowledge(options: { dir?: string; onProgress?: (p: KnowledgeProgress) => void } = {}): Promise<KnowledgeIndexResult> {
-  const dir = options.dir ? path.resolve(options.dir) : knowledgeDir();
+  const dir = options.dir ? path.resolve(/*turbopackIgnore: true*/ options.dir) : knowledgeDir();
   const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!exists) log.warn("rag: the knowledge folder does not exist; shared knowledge is left as it is", { dir });
   const files = exists ? await listFiles(dir) : [];

@@ -10,7 +10,7 @@ import { signLocalFileUrl } from "./signed-url";
 import { isValidStorageKey } from "./storage-key";
 
 export function localStorageRoot(): string {
-  return path.resolve(env().dataDir, "storage");
+  return path.resolve(/*turbopackIgnore: true*/ env().dataDir, "storage");
 }
 
 function objectPath(root: string, key: string): string {

@@ -5,14 +5,29 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 /**
- * Builds and starts the real server (`next build`, `next start`) for the e2e suite, the browser suite
- * and the benchmarks (each with its own build directory, NEXT_DIST_DIR).
- * The server is started with `node node_modules/next/dist/bin/next start` so the PID we hold is the
- * server's own, and it is stopped by that PID.
+ * Builds and starts the real production server for the e2e suite, the browser suite, the deploy
+ * suite and the benchmarks (each with its own build directory, NEXT_DIST_DIR): `next build` plus
+ * scripts/standalone-prepare.mjs (as `npm run build` does), then the standalone server
+ * (`node <distDir>/standalone/server.js`, as `npm start` and the container do), so the PID we hold
+ * is the server's own and it is stopped by that PID.
  */
 const ROOT = process.cwd();
 const NEXT_BIN = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-const SOURCES = ["app", "components", "lib", "middleware.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "package.json", "public", "prisma"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "knowledge",
+  "proxy.ts",
+  "instrumentation.ts",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "package.json",
+  "public",
+  "prisma",
+  "scripts/standalone-prepare.mjs",
+  "scripts/db-migrate.ts",
+];
 
 function newestSourceMtime(): number {
   let newest = 0;
@@ -61,17 +76,24 @@ export function ensureBuild(log: (line: string) => void = console.log, options: 
   const started = Date.now();
   const tsconfig = path.join(ROOT, "tsconfig.json");
   const tsconfigBefore = existsSync(tsconfig) ? readFileSync(tsconfig, "utf8") : null;
-  const result = spawnSync(process.execPath, [NEXT_BIN, "build"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...options.env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 600_000,
-  });
-  if (tsconfigBefore !== null && readFileSync(tsconfig, "utf8") !== tsconfigBefore) writeFileSync(tsconfig, tsconfigBefore);
-  if (result.status !== 0) {
-    throw new Error(`next build failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
+  // `npm run typecheck` covers the same tree in CI; the suites' builds skip the build's own check.
+  const buildEnv: NodeJS.ProcessEnv = { ...process.env, BUILD_SKIP_TYPECHECK: "true", ...options.env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
+  for (const [what, args] of [
+    ["next build", [NEXT_BIN, "build"]],
+    ["standalone-prepare", [path.join(ROOT, "scripts", "standalone-prepare.mjs")]],
+  ] as const) {
+    const result = spawnSync(process.execPath, args, {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: buildEnv,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    });
+    if (tsconfigBefore !== null && readFileSync(tsconfig, "utf8") !== tsconfigBefore) writeFileSync(tsconfig, tsconfigBefore);
+    if (result.status !== 0) {
+      throw new Error(`${what} failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
+    }
   }
   log(`${label}: built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
@@ -97,10 +119,19 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts `next start` on PORT (env, not -p: proves PORT is honoured) with its own DATA_DIR. */
+/** The standalone server of a build directory. */
+export function standaloneDir(distDir = ".next"): string {
+  return path.join(ROOT, distDir, "standalone");
+}
+
+/**
+ * Starts the standalone server on PORT (env: proves PORT is honoured) with its own DATA_DIR. The
+ * build directory is env.NEXT_DIST_DIR (default .next); `options.serverDir` runs a copy of the
+ * standalone folder elsewhere (the deploy suite: a directory with no node_modules beside it).
+ */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  options: { readyTimeoutMs?: number; dataDirPrefix?: string } = {},
+  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
@@ -123,14 +154,18 @@ export async function startServer(
     NEXTAUTH_SECRET: "e2e-nextauth-secret-0123456789abcdef",
     CRON_SECRET: "e2e-cron-secret",
     AUTH_DEV_LOGIN: "true",
+    // Production on the embedded database is refused unless said explicitly (a suite with
+    // DATABASE_URL overrides this with undefined).
+    ALLOW_EMBEDDED_DATABASE: "true",
     RAG_INDEX_ON_START: "false",
     LOG_LEVEL: "warn",
     ...env,
   })) {
     if (v !== undefined) childEnv[k] = v;
   }
-  const child = spawn(process.execPath, [NEXT_BIN, "start", "-H", "127.0.0.1"], {
-    cwd: ROOT,
+  const serverDir = options.serverDir ?? standaloneDir(env.NEXT_DIST_DIR ?? ".next");
+  const child = spawn(process.execPath, [path.join(serverDir, "server.js")], {
+    cwd: serverDir,
     env: childEnv as NodeJS.ProcessEnv,
     stdio: ["ignore", out, out],
   });

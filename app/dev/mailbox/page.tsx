@@ -11,6 +11,11 @@ export default async function MailboxPage() {
   const usingResend = Boolean(env().RESEND_API_KEY);
   return (
     <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 960, margin: "2rem auto", padding: "0 1rem" }}>
+      <p>
+        <a href="/dashboard" className="link">
+          ← Back to the dashboard
+        </a>
+      </p>
       <h1>Local mailbox</h1>
       <p>
         Messages the app sent while no <code>RESEND_API_KEY</code> was set, newest first (kept in <code>{env().dataDir}/mail</code>).

@@ -88,12 +88,12 @@ describe("rate limits on the database store (SPEC §8)", () => {
     // 150 requests from this address by other users in this hour.
     for (let i = 0; i < 150; i++) await checkRateLimit("api", { userId: `other-${i}`, ip });
     const { cookie } = await signIn("tighter@example.com");
-    const res = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+    const res = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `10.0.0.1, ${ip}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-ratelimit-limit")).toBe("200");
     expect(res.headers.get("x-ratelimit-remaining")).toBe("49");
     // From another address the user's own window (99 left) is the tighter one.
-    const other = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-real-ip": "203.0.113.50" } });
+    const other = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": "203.0.113.50" } });
     expect(other.headers.get("x-ratelimit-limit")).toBe("100");
     expect(other.headers.get("x-ratelimit-remaining")).toBe("98");
     for (let i = 0; i < 49; i++) await checkRateLimit("api", { userId: `more-${i}`, ip });
@@ -203,5 +203,23 @@ describe("fail-open when the store is unavailable", () => {
       { key: "direct:a", limit: 2, count: 1, resetMs: at(12) },
       { key: "direct:b", limit: 3, count: 1, resetMs: at(12) },
     ]);
+  });
+});
+
+describe("per-IP limits a client cannot dodge (X-Forwarded-For)", () => {
+  it("105 unsigned payment webhooks with rotating prepended addresses: the 101st is refused (webhooks: 100 per IP)", async () => {
+    const { POST: paymentWebhook } = await import("@/app/api/webhooks/payment/route");
+    const statuses: number[] = [];
+    for (let i = 0; i < 105; i++) {
+      const res = await call(paymentWebhook, {
+        method: "POST",
+        path: "/api/webhooks/payment",
+        body: { meta: { event_name: "order_created" } },
+        headers: { "x-forwarded-for": `10.${i % 250}.${i}.1, 198.51.100.77` },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, 100).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(100)).toEqual([429, 429, 429, 429, 429]);
   });
 });

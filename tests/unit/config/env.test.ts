@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env, EnvError, parseEnv, settingNames } from "@/lib/config/env";
 import { startServer } from "@/lib/config/start-server";
@@ -32,7 +33,7 @@ describe("env", () => {
   });
 
   it("derives production from NODE_ENV (as next start sets it); APP_ENV wins", () => {
-    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c" };
+    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", ALLOW_EMBEDDED_DATABASE: "true" };
     expect(parseEnv(base)).toMatchObject({ appEnv: "production", isProduction: true, devLoginEnabled: false });
     expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(true);
     expect(parseEnv({ ...base, APP_ENV: "development" }).appEnv).toBe("development");
@@ -59,12 +60,12 @@ describe("env", () => {
   });
 
   it("checks settings that depend on each other, and production requirements", () => {
-    expect(problemsOf({ APP_ENV: "production" })).toEqual([
+    expect(problemsOf({ APP_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
       "NEXTAUTH_SECRET: required in production",
       "CRON_SECRET: required in production (cron endpoints need a bearer token)",
     ]);
-    expect(problemsOf({ APP_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false" })).toEqual([
-      "RATE_LIMIT_ENABLED: cannot be false in production (SPEC §8 limits are mandatory)",
+    expect(problemsOf({ APP_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
+      "RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)",
     ]);
     // Invalid values and missing requirements are reported together, in one attempt.
     expect(problemsOf({ APP_ENV: "production", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
@@ -97,6 +98,33 @@ describe("env", () => {
     for (const name of ["DATABASE_URL", "DATA_DIR", "UPSTASH_REDIS_REST_URL", "RATE_LIMIT_ENABLED", "RAG_INDEX_ON_START", "BENCH_ROUTES"]) {
       expect(settingNames).toContain(name);
     }
+  });
+});
+
+describe("empty values", () => {
+  it("mean unset for every kind of setting, so the unedited .env.example is a valid configuration", () => {
+    const example: Record<string, string> = {};
+    for (const line of readFileSync(".env.example", "utf8").split("\n")) {
+      const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+      if (m) example[m[1]] = m[2];
+    }
+    expect(example.APP_ENV).toBe("");
+    expect(example.LOG_LEVEL).toBe("");
+    const e = parseEnv({ ...example, NODE_ENV: "development" });
+    expect(e).toMatchObject({ appEnv: "development", dataDir: ".data", devLoginEnabled: true, PUBLIC_PRICING_MODEL: "credit_based" });
+    expect(e.LOG_LEVEL).toBeUndefined();
+    expect(parseEnv({ APP_ENV: " ", AUTH_DEV_LOGIN: "", PUBLIC_PRICING_MODEL: "", NODE_ENV: "" }).appEnv).toBe("development");
+    expect(problemsOf({ APP_ENV: "staging" })[0]).toMatch(/^APP_ENV: /);
+  });
+});
+
+describe("production guardrails", () => {
+  it("refuse the embedded database unless ALLOW_EMBEDDED_DATABASE=true, naming every missing setting at once", () => {
+    const problems = problemsOf({ NODE_ENV: "production" });
+    expect(problems.map((p) => p.split(":")[0])).toEqual(["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL"]);
+    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c" };
+    expect(parseEnv({ ...base, ALLOW_EMBEDDED_DATABASE: "true" }).isProduction).toBe(true);
+    expect(parseEnv({ ...base, DATABASE_URL: "postgresql://u@127.0.0.1/db" }).isProduction).toBe(true);
   });
 });
 

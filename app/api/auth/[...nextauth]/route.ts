@@ -1,12 +1,27 @@
 import NextAuth from "next-auth";
 import { authOptions } from "@/lib/auth/options";
+import { env } from "@/lib/config/env";
 
 export const dynamic = "force-dynamic";
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 
+let trustHostSetHere = false;
+
 // Options are built per request so env changes (tests, flags) apply without a restart.
 async function handler(req: Request, ctx: Ctx) {
+  // next-auth sends its redirects to NEXTAUTH_URL, else to http://localhost:3000 unless told to trust
+  // the request's host. Outside production with no NEXTAUTH_URL, answer on the origin the browser
+  // used (Host / X-Forwarded-*), as the rest of the app does; production sets NEXTAUTH_URL.
+  const e = env();
+  const trustHost = !e.isProduction && !e.NEXTAUTH_URL;
+  if (trustHost && !process.env.AUTH_TRUST_HOST) {
+    process.env.AUTH_TRUST_HOST = "true";
+    trustHostSetHere = true;
+  } else if (!trustHost && trustHostSetHere) {
+    delete process.env.AUTH_TRUST_HOST;
+    trustHostSetHere = false;
+  }
   return NextAuth(req as never, ctx as never, authOptions());
 }
 

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { describeSimulatedCheckout } from "@/lib/billing/simulator-views";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
 
@@ -11,8 +12,6 @@ function safeDecode(value: string): string {
   }
 }
 
-const box = { fontFamily: "system-ui, sans-serif", maxWidth: 480, margin: "4rem auto", padding: "0 1rem" } as const;
-
 /** The local checkout simulator's checkout page (stands in for Lemon Squeezy's hosted checkout). */
 export default async function SimulatedCheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ error?: string }> }) {
   const { id } = await params;
@@ -20,41 +19,62 @@ export default async function SimulatedCheckoutPage({ params, searchParams }: { 
   const view = simulatorEnabled() ? await describeSimulatedCheckout(safeDecode(id)) : null;
   if (!view) {
     return (
-      <main style={box}>
-        <h1>Checkout not found</h1>
-        <p>This checkout does not exist or has expired (checkouts are valid for 24 hours). Start again from the pricing page.</p>
+      <main id="main" className="mx-auto max-w-md px-4 py-16">
+        <div className="card">
+          <h1>Checkout not found</h1>
+          <p className="mt-2 text-sm text-slate-600">This checkout does not exist or has expired (checkouts are valid for 24 hours).</p>
+          <Link href="/pricing" className="btn-primary mt-4">
+            Back to pricing
+          </Link>
+        </div>
       </main>
     );
   }
   return (
-    <main style={box}>
-      <p style={{ background: "#fff3cd", padding: "0.5rem 0.75rem", borderRadius: 4 }}>
+    <main id="main" className="mx-auto max-w-md px-4 py-16">
+      <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
         Local checkout simulator: no payment is taken. Completing the purchase delivers signed payment webhooks to this app.
       </p>
-      <h1>{view.title}</h1>
-      <p>{view.detail}</p>
-      <p>
-        <strong>
+      <div className="card mt-4">
+        <h1>{view.title}</h1>
+        <p className="mt-1 text-sm text-slate-600">{view.detail}</p>
+        <p className="mt-4 text-2xl font-semibold">
           {view.currency} {view.price.toFixed(2)}
-        </strong>
-        {view.kind === "plan" ? (view.title.includes("yearly") ? " per year" : " per month") : " once"}
-        {view.trialDays > 0 ? ` after a ${view.trialDays}-day free trial` : ""}
-      </p>
-      {view.discountCode ? <p>Discount code: {view.discountCode}</p> : null}
-      {error ? <p role="alert" style={{ color: "#b00020" }}>{error}</p> : null}
-      <form method="post" action="/api/simulator/checkout">
-        <input type="hidden" name="id" value={view.id} />
-        {view.needsEmail ? (
-          <p>
-            <label>
-              Email <input type="email" name="email" required autoComplete="email" />
-            </label>
+          <span className="text-sm font-normal text-slate-500">
+            {view.kind === "plan" ? (view.title.includes("yearly") ? " per year" : " per month") : " once"}
+            {view.trialDays > 0 ? ` after a ${view.trialDays}-day free trial` : ""}
+          </span>
+        </p>
+        {view.discountCode ? <p className="mt-1 text-sm">Discount code: {view.discountCode}</p> : null}
+        {error ? (
+          <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+            {error}
           </p>
-        ) : (
-          <p>Account: {view.email}</p>
-        )}
-        <button type="submit">Complete purchase</button> <a href={view.cancelUrl}>Cancel</a>
-      </form>
+        ) : null}
+        <form method="post" action="/api/simulator/checkout" className="mt-4 space-y-4">
+          <input type="hidden" name="id" value={view.id} />
+          {view.needsEmail ? (
+            <div>
+              <label htmlFor="checkout-email" className="field-label">
+                Email
+              </label>
+              <input id="checkout-email" className="input" type="email" name="email" required autoComplete="email" />
+            </div>
+          ) : (
+            <p className="text-sm">
+              Account: <strong>{view.email}</strong>
+            </p>
+          )}
+          <div className="flex flex-wrap items-center gap-3">
+            <button type="submit" className="btn-primary">
+              Complete purchase
+            </button>
+            <a href={view.cancelUrl} className="btn-secondary">
+              Cancel
+            </a>
+          </div>
+        </form>
+      </div>
     </main>
   );
 }

@@ -22,7 +22,7 @@ function withSecurityHeaders(response: NextResponse, secure: boolean): NextRespo
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
-export async function middleware(req: NextRequest) {
+export async function proxy(req: NextRequest) {
   const secure = req.nextUrl.protocol === "https:";
   const headers = new Headers(req.headers);
   headers.delete("x-middleware-subrequest");
@@ -46,7 +46,7 @@ export async function middleware(req: NextRequest) {
   return response;
 }
 
-// API routes are excluded: for a path the middleware matches, Next copies the request body in memory
+// API routes are excluded: for a path the proxy matches, Next copies the request body in memory
 // and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests. API
 // handlers authenticate, assign request ids and bound their bodies themselves (lib/http/handler.ts),
 // and next.config.ts sets the security headers on every response.

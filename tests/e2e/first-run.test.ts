@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "./client";
+import { removeDir, startServer, type RunningServer } from "./server";
+
+/**
+ * What a new user meets first, on the production build: the unedited .env.example (copied to
+ * .env.local as the README says) and no NEXTAUTH_URL, in development mode.
+ */
+function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]] = m[2];
+  }
+  return out;
+}
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  // Every line of the example as it ships (empty values included), but the data directory: the
+  // helper gives each server its own (an empty DATA_DIR would mean .data inside the build output).
+  const { DATA_DIR: _unused, ...example } = parseEnvFile(readFileSync(path.join(process.cwd(), ".env.example"), "utf8"));
+  server = await startServer({ ...example, APP_ENV: "development", NEXTAUTH_URL: undefined }, { dataDirPrefix: "svc-first-run-" });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (server) removeDir(server.dataDir);
+});
+
+describe("first run", () => {
+  it("the unedited .env.example starts the server (empty values mean unset)", async () => {
+    const res = await fetch(`${server.baseUrl}/api/health`);
+    expect(res.status).toBe(200);
+  });
+
+  it("dev sign-in redirects to the origin the browser used, not http://localhost:3000", async () => {
+    const client = new Client(server.baseUrl);
+    const { body } = await client.json<{ csrfToken: string }>("/api/auth/csrf");
+    const res = await client.fetch("/api/auth/callback/dev", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ csrfToken: body.csrfToken, email: "first-run@example.com", callbackUrl: "/dashboard" }).toString(),
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${server.baseUrl}/dashboard`);
+    expect(client.cookies.has("next-auth.session-token")).toBe(true);
+  });
+
+  it("the pages a new user reaches answer: pricing (where a cancelled checkout returns), favicon, styled simulator checkout, mailbox with a way back", async () => {
+    const pricing = await fetch(`${server.baseUrl}/pricing`);
+    expect(pricing.status).toBe(200);
+    const html = await pricing.text();
+    expect(html).toContain("/api/payments/create-checkout?tier=pro&amp;billing=monthly");
+
+    const favicon = await fetch(`${server.baseUrl}/favicon.ico`);
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get("content-type")).toMatch(/icon/);
+
+    // Registration-first checkout from the pricing page: 302 to the simulator, whose Cancel returns to /pricing.
+    const checkout = await fetch(`${server.baseUrl}/api/payments/create-checkout?tier=pro&billing=monthly`, { redirect: "manual" });
+    expect(checkout.status).toBe(302);
+    const page = await fetch(checkout.headers.get("location")!);
+    expect(page.status).toBe(200);
+    const checkoutHtml = await page.text();
+    expect(checkoutHtml).toMatch(/class="btn-primary"[^>]*>Complete purchase/);
+    expect(checkoutHtml).toMatch(/href="[^"]*\/pricing"[^>]*>Cancel/);
+
+    const mailbox = await fetch(`${server.baseUrl}/dev/mailbox`);
+    expect(mailbox.status).toBe(200);
+    expect(await mailbox.text()).toContain('href="/dashboard"');
+  });
+});
