@@ -22,6 +22,16 @@ function withSecurityHeaders(response: NextResponse, secure: boolean): NextRespo
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
+function decodesCleanly(pathname: string): boolean {
+  if (!pathname.includes("%")) return true;
+  try {
+    for (const segment of pathname.split("/")) decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function proxy(req: NextRequest) {
   const secure = req.nextUrl.protocol === "https:";
   const headers = new Headers(req.headers);
@@ -30,6 +40,15 @@ export async function proxy(req: NextRequest) {
   const given = req.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
   headers.set("x-request-id", requestId);
+
+  // A path with a malformed %-escape (%ff, %E0%A4%A, overlong %c0%af) would fail Next's own decoding
+  // of the route's parameters with a plain-text 500: for the API it names nothing, a JSON 404.
+  if (req.nextUrl.pathname.startsWith("/api/") && !decodesCleanly(req.nextUrl.pathname)) {
+    const notFound = withSecurityHeaders(NextResponse.json({ error: "Not found: the path is not validly encoded" }, { status: 404 }), secure);
+    notFound.headers.set("cache-control", "no-store");
+    notFound.headers.set("x-request-id", requestId);
+    return notFound;
+  }
 
   if (req.nextUrl.pathname.startsWith("/dashboard")) {
     const token = await getToken({ req, secret: authSecret(), secureCookie: secure }).catch(() => null);
@@ -46,10 +65,20 @@ export async function proxy(req: NextRequest) {
   return response;
 }
 
-// API routes are excluded: for a path the proxy matches, Next copies the request body in memory
-// and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests. API
-// handlers authenticate, assign request ids and bound their bodies themselves (lib/http/handler.ts),
-// and next.config.ts sets the security headers on every response.
+// API requests with a body are excluded: for a path the proxy matches, Next copies the request body in
+// memory and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests.
+// API handlers authenticate, assign request ids and bound their bodies themselves
+// (lib/http/handler.ts), and next.config.ts sets the security headers on every response. Body-less API
+// requests (GET, DELETE: every [id] route) come through, so a malformed path gets a JSON answer.
 export const config = {
-  matcher: ["/((?!api/|_next/static|_next/image|favicon.ico).*)"],
+  matcher: [
+    "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+    {
+      source: "/api/:path*",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
+  ],
 };

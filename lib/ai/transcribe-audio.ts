@@ -67,6 +67,9 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     let language: string | undefined;
     let audioAsText = false;
     bb.on("file", (name, stream, info) => {
+      // A body cut in the middle of a part fails the part's stream too ("Unexpected end of form"):
+      // without a listener that error would escape as an uncaught exception.
+      stream.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: it ends in the middle of a part")));
       if (name !== "audio" || audio) {
         stream.resume();
         return;

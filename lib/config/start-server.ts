@@ -30,6 +30,17 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   }
 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
+  void sweepUploadsInBackground();
+}
+
+/** Uploads a killed process left unfinished (lib/storage/sweep-abandoned-uploads.ts). */
+async function sweepUploadsInBackground(): Promise<void> {
+  try {
+    const { sweepAbandonedUploads } = await import("@/lib/storage");
+    await sweepAbandonedUploads({ atStartup: true });
+  } catch (error) {
+    log.error("sweeping abandoned uploads failed", { error: (error as Error).message });
+  }
 }
 
 async function indexKnowledgeInBackground(): Promise<void> {

@@ -1,5 +1,6 @@
 import { flags } from "@/lib/config/flags";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { route, type NextRouteHandler } from "@/lib/http/route";
 import { hasCronBearer, mayRunCron } from "./cron-auth";
 import { runJobExclusively, type JobOutcome } from "./run-job";
@@ -27,6 +28,11 @@ export interface CronJobDefinition {
   /** The message of a run while inactive, e.g. "Skipped: bonus credit expiry applies only in credit_based mode". */
   inactiveMessage: string;
   run: () => Promise<JobOutcome>;
+  /**
+   * Daily housekeeping that runs with every authorised call, whether or not the job itself applies
+   * under the current configuration (failures are logged, never fail the job).
+   */
+  housekeeping?: () => Promise<unknown>;
   /** Name of the count field in the response (default "expiredCount"). */
   countField?: string;
   tags?: string[];
@@ -36,6 +42,7 @@ export function cronRoute(def: CronJobDefinition): { GET: NextRouteHandler; POST
   const countField = def.countField ?? "expiredCount";
   const execute = async () => {
     const timestamp = () => new Date().toISOString();
+    if (def.housekeeping) await def.housekeeping().catch((error) => log.error("cron housekeeping failed", { job: def.job, error: (error as Error).message }));
     if (!def.active()) return { success: true, message: def.inactiveMessage, [countField]: 0, timestamp: timestamp() };
     const result = await runJobExclusively(def.job, def.run);
     return { success: result.ran, message: result.message, [countField]: result.count, timestamp: timestamp() };

@@ -30,7 +30,7 @@ const state = globalThis as unknown as { __dbHandle?: Promise<Handle> };
 
 export function pgliteDataDir(): string {
   const e = env();
-  return e.PGLITE_DATA_DIR ?? path.join(e.dataDir, "db");
+  return e.PGLITE_DATA_DIR ?? path.join(/*turbopackIgnore: true*/ e.dataDir, "db");
 }
 
 async function openPglite(): Promise<Handle> {

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from "@/lib/log";
 import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit/categories";
 import { CACHE, type CachePolicy } from "./cache";
 import { clientIp } from "./client-ip";
+import { findUnsafeText, isUnsafeId } from "./unsafe-text";
 import { errorResponse, json } from "./respond";
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 
@@ -56,6 +57,7 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
 }
 
 export const DEFAULT_MAX_JSON_BODY_BYTES = 1024 * 1024;
+const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
 
 export interface RouteContext<Q, B, A extends AuthMode> {
   req: Request;
@@ -175,22 +177,30 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
         }
       }
 
+      const rawParams = nextCtx?.params ? await nextCtx.params : {};
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
+      // A malformed id is an id that names nothing (the same answer as another user's).
+      if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
+      const rawQuery = queryObject(url);
+      const unsafeQuery = findUnsafeText(rawQuery);
+      if (unsafeQuery) throw new AppError("validation_failed", `Invalid query: ${unsafeQuery}: ${UNSAFE_TEXT_MESSAGE}`);
+
       let query: unknown = undefined;
       if (spec.query) {
-        const parsed = spec.query.safeParse(queryObject(url));
+        const parsed = spec.query.safeParse(rawQuery);
         if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "query"));
         query = parsed.data;
       }
       let body: unknown = undefined;
       if (spec.body) {
-        const parsed = spec.body.safeParse(await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES));
+        const raw = await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES);
+        const unsafeBody = findUnsafeText(raw);
+        if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
+        const parsed = spec.body.safeParse(raw);
         if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "body"));
         body = parsed.data;
       }
-      const rawParams = nextCtx?.params ? await nextCtx.params : {};
-      const params: Record<string, string> = {};
-      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
-
       const result = await handler({
         req,
         user: user as never,

@@ -1,11 +1,18 @@
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { checkRateLimit } from "@/lib/ratelimit";
+import { userExists } from "@/lib/users/user-exists";
 import { createRoute, type Infer, type AuthMode, type NextRouteHandler, type RouteContext, type RouteSpec } from "./handler";
 
 export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 
-const nodeRuntime = { resolveUser: getSessionUser, rateLimit: checkRateLimit };
+/** The session's user, if they still exist: a deleted user's valid JWT is no session (401 everywhere). */
+async function resolveUser(req: Request) {
+  const user = await getSessionUser(req);
+  return user && (await userExists(user.id)) ? user : null;
+}
+
+const nodeRuntime = { resolveUser, rateLimit: checkRateLimit };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(

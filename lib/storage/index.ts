@@ -3,3 +3,4 @@ export { readStoredObject } from "./read-stored-object";
 export { afterFileStored, beforeFileDeleted } from "./file-hooks";
 export { deleteUserFiles } from "./delete-user-files";
 export { objectStore, activeStorageKind, type ObjectStore, type StorageKind } from "./object-store";
+export { sweepAbandonedUploads, ABANDONED_UPLOAD_AFTER_MS } from "./sweep-abandoned-uploads";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { env } from "@/lib/config/env";
@@ -51,6 +51,20 @@ export function localStore(): ObjectStore {
     },
     async signedUrl(_key, options) {
       return signLocalFileUrl(options.baseUrl, options.fileId, options.ttlSeconds);
+    },
+    async sweepAbandonedUploads(startedBefore) {
+      let removed = 0;
+      const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isFile() || !entry.name.endsWith(".partial")) continue;
+        const file = path.join(entry.parentPath, entry.name);
+        const info = await stat(file).catch(() => null);
+        if (info && info.mtime < startedBefore) {
+          await rm(file, { force: true });
+          removed++;
+        }
+      }
+      return { removed };
     },
   };
 }

@@ -27,6 +27,11 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** A short-lived address that reads the object (S3 presigned GET, or an app URL with an HMAC token). */
   signedUrl(key: string, options: SignedUrlOptions): Promise<string>;
+  /**
+   * Removes what uploads that never finished left behind (a process killed mid-upload cannot clean
+   * up): local `.partial` files, open S3 multipart uploads. Only those started before `startedBefore`.
+   */
+  sweepAbandonedUploads(startedBefore: Date): Promise<{ removed: number }>;
 }
 
 const cache = globalThis as unknown as { __objectStores?: Map<string, Promise<ObjectStore>> };

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
+  ListMultipartUploadsCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
@@ -61,6 +62,25 @@ export function s3Store(): ObjectStore {
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async sweepAbandonedUploads(startedBefore) {
+      // Also set a bucket lifecycle rule (AbortIncompleteMultipartUpload, docs/DEPLOY.md): this sweep
+      // is the app's own guarantee where no rule exists.
+      let removed = 0;
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      for (;;) {
+        const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        for (const upload of page.Uploads ?? []) {
+          if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated >= startedBefore) continue;
+          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }));
+          removed++;
+        }
+        if (!page.IsTruncated) break;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+      return { removed };
     },
     async signedUrl(key, options) {
       return getSignedUrl(

@@ -2,6 +2,7 @@ import { cancelUserSubscriptions } from "@/lib/billing/cancel-user-subscriptions
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { deleteUserFiles } from "@/lib/storage/delete-user-files";
+import { forgetUser } from "./user-exists";
 
 /**
  * Deletes a user and everything they own. Database rows go by cascade in one statement; work outside
@@ -21,5 +22,6 @@ export async function deleteUser(userId: string): Promise<void> {
   }
   const prisma = await db();
   await prisma.user.deleteMany({ where: { id: userId } });
+  forgetUser(userId);
   log.info("user deleted", { userId });
 }

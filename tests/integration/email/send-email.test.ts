@@ -41,13 +41,20 @@ describe("POST /api/email/send (local mailbox)", () => {
     [{ to: "me@example.com", subject: "a\r\nBcc: x@evil.test", text: "t", type: "notification" }, /subject: must be one line/],
     [{ to: "me@example.com", subject: "s", type: "notification" }, /html or text is required/],
     [{ to: "me@example.com", subject: "s", html: "  ", type: "notification" }, /html or text is required/],
-    [{ to: "me@example.com", subject: "s", text: "t" }, /type: must be one of welcome, notification/],
+    [{ to: "me@example.com", subject: "s", text: "t", type: "" }, /type: must be one of welcome, notification/],
     [{ to: "me@example.com", subject: "s", text: "t", type: "spam" }, /type: must be one of/],
   ])("answers 400 for %j", async (body, message) => {
     const { cookie } = await signIn();
     const res = await call(SEND, { cookie, body });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(message);
+  });
+
+  it("type is optional: an email without it is sent and logged as a notification", async () => {
+    const { user, cookie } = await signIn();
+    const res = await call(SEND, { cookie, body: { to: user.email!, subject: "No type", text: "Hello" } });
+    expect(res.status).toBe(200);
+    expect(await emailLog(res.body.emailLogId)).toMatchObject({ type: "notification", subject: "No type" });
   });
 
   it("answers 400 for a recipient outside the policy (not an open relay) and sends nothing", async () => {

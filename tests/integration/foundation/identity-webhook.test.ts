@@ -124,6 +124,30 @@ describe("POST /api/webhooks/identity", () => {
     expect(await prisma.ragConversation.count({ where: { userId: user!.id } })).toBe(0);
   });
 
+  it("a deleted user's session is signed out everywhere: every session route answers 401", async () => {
+    const { GET: status } = await import("@/app/api/user/status/route");
+    const { GET: files } = await import("@/app/api/files/route");
+    const { GET: history } = await import("@/app/api/credits/history/route");
+    const { GET: conversations } = await import("@/app/api/ai/rag/conversations/route");
+    const { POST: upload } = await import("@/app/api/upload/route");
+    const { POST: chat } = await import("@/app/api/ai/chat/route");
+    await deliver({ type: "user.created", data: clerkUser({ id: "user_gone", email: "gone@example.com" }) });
+    const { cookie } = await signIn("gone@example.com");
+    // Warm: the session works (and its user is known to exist).
+    expect((await call(files, { path: "/api/files", cookie })).status).toBe(200);
+    expect((await deliver({ type: "user.deleted", data: { id: "user_gone", deleted: true } })).status).toBe(200);
+    const answers = await Promise.all([
+      call(status, { path: "/api/user/status", cookie }),
+      call(files, { path: "/api/files", cookie }),
+      call(history, { path: "/api/credits/history", cookie }),
+      call(conversations, { path: "/api/ai/rag/conversations", cookie }),
+      call(upload, { method: "POST", path: "/api/upload?filename=a.txt&filesize=1&filetype=text/plain", cookie, rawBody: "a" }),
+      call(chat, { method: "POST", path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "hi" }] } }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401]);
+    for (const a of answers) expect(a.body).toEqual({ error: "Authentication required" });
+  });
+
   it("a duplicate delivery (same svix-id) changes nothing", async () => {
     const id = `msg_${randomUUID()}`;
     await deliver({ type: "user.created", data: clerkUser({ id: "user_dup", email: "dup@example.com" }) });

@@ -4,6 +4,7 @@ import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";
 import { cronRoute } from "@/lib/cron/cron-route";
 import { methods } from "@/lib/http/route";
+import { sweepAbandonedUploads } from "@/lib/storage";
 
 export const dynamic = "force-dynamic";
 
@@ -16,6 +17,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods(
     summary: "Expire trials past their end date (classic_saas); optionally reconcile with the payment provider",
     active: () => flags().pricingModel === "classic_saas" || syncInCron(),
     inactiveMessage: "Skipped: trial expiry applies only in classic_saas mode",
+    // Every day in either pricing mode: uploads killed processes left unfinished.
+    housekeeping: () => sweepAbandonedUploads(),
     run: async () => {
       const trials = flags().pricingModel === "classic_saas" ? await expireTrials() : null;
       const sync = syncInCron() ? await syncBilling() : null;

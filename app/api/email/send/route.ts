@@ -16,7 +16,8 @@ const sendBody = z
       .refine((s) => !/[\r\n]/.test(s), "must be one line"),
     html: z.string().max(1_000_000).optional(),
     text: z.string().max(1_000_000).optional(),
-    type: z.enum(EMAIL_TYPES, { error: `must be one of ${EMAIL_TYPES.join(", ")}` }),
+    // Optional (the body lists it, only html or text is required); unknown values stay a 400.
+    type: z.enum(EMAIL_TYPES, { error: `must be one of ${EMAIL_TYPES.join(", ")}` }).default("notification"),
   })
   .refine((b) => Boolean(b.html?.trim() || b.text?.trim()), { message: "html or text is required", path: ["html"] });
 

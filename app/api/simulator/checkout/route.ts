@@ -9,7 +9,9 @@ export const dynamic = "force-dynamic";
 async function readFields(req: Request): Promise<{ form: boolean; fields: Record<string, string> }> {
   const type = req.headers.get("content-type") ?? "";
   if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {
-    const data = await req.formData();
+    const data = await req.formData().catch(() => {
+      throw new AppError("validation_failed", "Invalid body: the form could not be read");
+    });
     return { form: true, fields: Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])) };
   }
   try {
