@@ -118,8 +118,9 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
  * provider call (402 without an upstream call), refunded when the provider fails or refuses.
  */
 export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
-  const provider = aiProvider();
+  // The upload is validated first: a bad request is a 400 whatever the provider's state.
   const upload = await readAudioUpload(input.req);
+  const provider = aiProvider();
   const cost = CREDIT_COSTS.speechToText;
   const reservation = await reserveCredits({
     userId: input.userId,

@@ -131,10 +131,10 @@ export function standaloneDir(distDir = ".next"): string {
  */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string } = {},
+  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string; dataDir?: string } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
   const logFile = path.join(dataDir, "server.log");
   const out = openSync(logFile, "a");
   const baseUrl = `http://127.0.0.1:${port}`;

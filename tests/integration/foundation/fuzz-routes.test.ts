@@ -44,7 +44,7 @@ interface Operation {
   params: string[];
 }
 
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let cookie = "";
 let restore: () => void;
 
