@@ -22,6 +22,29 @@ function withSecurityHeaders(response: NextResponse, secure: boolean): NextRespo
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
+/**
+ * The Content-Security-Policy of every HTML page. Scripts run only with this request's nonce (Next.js
+ * reads it from the request's own CSP header and puts it on every script it renders; 'strict-dynamic'
+ * lets those load their chunks). Styles allow inline attributes (React style props); images and
+ * media allow data:/blob: (generated images, recordings). `unsafe-eval` only for `next dev`'s refresh.
+ */
+function contentSecurityPolicy(nonce: string): string {
+  const dev = process.env.NODE_ENV === "development";
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
+    "frame-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "object-src 'none'",
+  ].join("; ");
+}
+
 function decodesCleanly(pathname: string): boolean {
   if (!pathname.includes("%")) return true;
   try {
@@ -60,8 +83,12 @@ export async function proxy(req: NextRequest) {
       return redirect;
     }
   }
+  const isPage = !req.nextUrl.pathname.startsWith("/api/");
+  const csp = isPage ? contentSecurityPolicy(btoa(crypto.randomUUID())) : null;
+  if (csp) headers.set("content-security-policy", csp);
   const response = withSecurityHeaders(NextResponse.next({ request: { headers } }), secure);
   response.headers.set("x-request-id", requestId);
+  if (csp) response.headers.set("content-security-policy", csp);
   return response;
 }
 

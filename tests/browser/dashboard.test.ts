@@ -94,7 +94,11 @@ interface Usage {
 
 /** Errors the pages log (uncaught exceptions, console.error such as React hydration mismatches). */
 const pageErrors: string[] = [];
-function watchErrors(p: Page) {
+async function watchErrors(p: Page) {
+  // Content-Security-Policy violations (proxy.ts) are errors too, whether or not the browser logs them.
+  await p.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
+  });
   p.on("pageerror", (e) => pageErrors.push(`${p.url()}: uncaught ${e.message}`));
   p.on("console", (m) => {
     // The browser logs every non-2xx response; the 402/404/429 answers are part of the tests.
@@ -108,7 +112,7 @@ describe("dashboard in a real browser", () => {
   it("redirects a signed-out visitor to sign-in and signs in with the development sign-in", async () => {
     run = h.server ? "demo" : Date.now().toString(36);
     ({ page } = await newPage(h));
-    watchErrors(page);
+    await watchErrors(page);
     await page.goto("/signin");
     // The sign-in methods load from GET /api/auth/providers; the development sign-in is one of them.
     await page.getByRole("button", { name: "Sign in with email" }).waitFor();

@@ -31,6 +31,27 @@ afterAll(async () => {
   if (server) removeDir(server.dataDir);
 });
 
+describe("content security policy", () => {
+  it("every HTML page carries a nonce-based CSP (frame-ancestors 'none', no unsafe-eval) and its scripts carry the nonce", async () => {
+    const client = new Client(server.baseUrl);
+    await client.signIn("csp@example.com");
+    for (const page of ["/", "/signin", "/pricing", "/dev/mailbox", "/simulator/checkout/unknown", "/dashboard", "/no-such-page"]) {
+      const res = await client.fetch(page);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp, page).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+      expect(csp, page).toContain("frame-ancestors 'none'");
+      expect(csp, page).not.toContain("unsafe-eval");
+      const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+      const html = await res.text();
+      const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts.length, page).toBeGreaterThan(0);
+      for (const tag of scripts) expect(tag, page).toContain(`nonce="${nonce}"`);
+    }
+    // API answers are JSON, not pages: no CSP needed there.
+    expect((await client.fetch("/api/health")).headers.get("content-security-policy")).toBeNull();
+  });
+});
+
 describe("first run", () => {
   it("the unedited .env.example starts the server (empty values mean unset)", async () => {
     const res = await fetch(`${server.baseUrl}/api/health`);

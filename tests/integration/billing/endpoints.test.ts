@@ -81,7 +81,7 @@ describe("POST /api/checkout/create-url", () => {
 });
 
 describe("POST and GET /api/payments/create-checkout", () => {
-  it("POST: 200, 400 validation, 400 foreign redirect, 404 when the user no longer exists", async () => {
+  it("POST: 200, 400 validation, 400 foreign redirect, 401 when the session's user no longer exists", async () => {
     const { cookie } = await signIn();
     const ok = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly", redirectUrl: "/welcome", productId: "p1" } });
     expect(ok.status).toBe(200);
@@ -98,8 +98,9 @@ describe("POST and GET /api/payments/create-checkout", () => {
     expect(twice.status).toBe(400);
     expect(twice.body.error).toMatch(/Already subscribed to the Basic plan/);
     const gone = await call(createCheckout, { path: "/api/payments/create-checkout", cookie: await ghost(), body: { variantId: "local-basic-monthly" } });
-    expect(gone.status).toBe(404);
-    expect(gone.body.error).toBe("User not found");
+    // A session whose user was deleted is no session.
+    expect(gone.status).toBe(401);
+    expect(gone.body.error).toBe("Authentication required");
   });
 
   it("GET: exactly 302 to the checkout; 400 for an invalid tier or billing; no session needed", async () => {
@@ -133,14 +134,14 @@ describe("payment provider selection", () => {
 });
 
 describe("subscription management errors", () => {
-  it("cancel: 404 without an active subscription (also after expiry), 404 for a deleted user", async () => {
+  it("cancel: 404 without an active subscription (also after expiry), 401 for a deleted user", async () => {
     const { user, cookie } = await signIn();
     const res = await call(cancel, { method: "POST", path: "/api/payments/cancel-subscription", cookie });
     expect(res.status).toBe(404);
     expect(res.body.error).toMatch(/No active subscription/);
     await subscribe(user.id, "local-basic-monthly", "expired");
     expect((await call(cancel, { method: "POST", path: "/api/payments/cancel-subscription", cookie })).status).toBe(404);
-    expect((await call(cancel, { method: "POST", path: "/api/payments/cancel-subscription", cookie: await ghost() })).status).toBe(404);
+    expect((await call(cancel, { method: "POST", path: "/api/payments/cancel-subscription", cookie: await ghost() })).status).toBe(401);
   });
 
   it("change-plan: 400 invalid or same variant, 404 without subscription", async () => {
@@ -175,7 +176,7 @@ describe("subscription management errors", () => {
     expect(portal.headers.get("x-ratelimit-limit")).toBe("20");
   });
 
-  it("subscription: free user details, 404 for a deleted user", async () => {
+  it("subscription: free user details, 401 for a deleted user", async () => {
     const { cookie } = await signIn();
     const res = await call(subscription, { path: "/api/payments/subscription", cookie });
     expect(res.status).toBe(200);
@@ -184,7 +185,7 @@ describe("subscription management errors", () => {
     expect(res.body.limits).toEqual({ monthlyCredits: 200, bonusMonthlyLimit: 0, maxUploadBytes: 52428800, batchChatSize: 10 });
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     const gone = await call(subscription, { path: "/api/payments/subscription", cookie: await ghost() });
-    expect(gone.status).toBe(404);
+    expect(gone.status).toBe(401);
     expect(gone.headers.get("cache-control")).toBe("no-store");
   });
 });

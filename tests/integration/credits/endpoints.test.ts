@@ -49,15 +49,15 @@ describe("GET /api/ai/usage", () => {
     expect(res.body).toEqual({ unlimited: true, tier: "unlimited", monthlyLimit: 999999, remaining: 999999, bonusCredits: 0, used: 0 });
   });
 
-  it("answers 404 when the session's user does not exist (both modes)", async () => {
+  it("answers 401 when the session's user does not exist (both modes): a deleted user's session is no session", async () => {
     const cookie = await ghostCookie();
     const res = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "User not found" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Authentication required" });
     restore = setEnv({ PUBLIC_PRICING_MODEL: "classic_saas" });
     const classic = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
-    expect(classic.status).toBe(404);
-    expect(classic.body).toEqual({ error: "User not found" });
+    expect(classic.status).toBe(401);
+    expect(classic.body).toEqual({ error: "Authentication required" });
   });
 
   it("answers 405 for POST", async () => {
@@ -153,12 +153,12 @@ describe("GET /api/credits/history", () => {
 });
 
 describe("/api/credits/preferences", () => {
-  it("answers 404 when the session's user does not exist", async () => {
+  it("answers 401 when the session's user does not exist", async () => {
     const cookie = await ghostCookie();
-    expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(404);
+    expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(401);
     const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "User not found" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Authentication required" });
   });
 
   it("GET answers the preference and the system-wide toggle", async () => {

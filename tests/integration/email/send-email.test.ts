@@ -80,11 +80,11 @@ describe("POST /api/email/send (local mailbox)", () => {
     }
   });
 
-  it("answers 404 when the session's user does not exist", async () => {
+  it("answers 401 when the session's user does not exist (a deleted user's session is no session)", async () => {
     const cookie = await sessionCookie({ id: "00000000-0000-4000-8000-000000000000", email: "ghost@example.com" });
     const res = await call(SEND, { cookie, body: { to: "ghost@example.com", subject: "s", text: "t", type: "notification" } });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "User not found" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Authentication required" });
   });
 
   it("answers 429 after 5 sends per user in the hour", async () => {

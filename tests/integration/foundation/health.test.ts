@@ -1,10 +1,15 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/health/route";
-import { closeDb } from "@/lib/db/client";
+import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call } from "@/tests/helpers/http";
 
 afterAll(closeDb);
+// The server opens (and migrates) the embedded database at start-up, before its first health check;
+// opening it can take longer than the check's 3 s database timeout on a busy machine.
+beforeAll(async () => {
+  await db();
+}, 60_000);
 
 const NEVER_CACHED = "no-cache, no-store, must-revalidate";
 
