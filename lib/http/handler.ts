@@ -46,8 +46,10 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   /** Documented statuses besides 200 (the wrapper's own 400/401/404/429/500 are added automatically). */
   errors?: number[];
   response?: ZodType;
-  /** Content type of the success body when it is not JSON (text/event-stream, ...). */
-  produces?: string;
+  /** Content type(s) of the success body when not (only) JSON: text/event-stream, or JSON and a stream by request. */
+  produces?: string | string[];
+  /** The success status when it is a redirect (the route answers no 200). */
+  successStatus?: 302 | 303;
   /** Body content type when not JSON (multipart/form-data, application/octet-stream, ...). */
   consumes?: string;
   /** Documents the request body in OpenAPI when `body` is a custom parser (z.unknown().transform(...)) or absent. */

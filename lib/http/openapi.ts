@@ -20,7 +20,8 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK",
-  302: "Redirect",
+  302: "Found: redirect to the Location header",
+  303: "See Other: redirect to the Location header",
   400: "Bad request: validation failed (the message names the field)",
   401: "Unauthorized: missing or invalid session or signature",
   402: "Payment required: insufficient credits",
@@ -103,30 +104,42 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   }
 
   const statuses = new Set<number>(def.errors ?? []);
-  if (def.query || def.body) statuses.add(400);
+  // Statuses the wrapper and proxy answer on their own, from what the route declares.
+  // Every route: the wrapper refuses NUL and unpaired surrogates in any query parameter (400).
+  statuses.add(400);
   if (def.auth === "session") statuses.add(401);
-  if (def.feature) statuses.add(404);
+  // A malformed or unknown id names nothing (404); a disabled feature answers 404 too.
+  if (def.feature || pathParams.length) statuses.add(404);
   if (def.rateLimit) statuses.add(429);
+  if (def.successStatus) statuses.add(def.successStatus);
   statuses.add(405);
   statuses.add(500);
 
-  const successContent = def.produces
-    ? { [def.produces]: { schema: def.produces.startsWith("application/json") && def.response ? jsonSchema(def.response, "output") : { type: "string" } } }
-    : { "application/json": { schema: def.response ? jsonSchema(def.response, "output") : { type: "object" } } };
+  const produced = def.produces === undefined ? ["application/json"] : Array.isArray(def.produces) ? def.produces : [def.produces];
+  const successContent = Object.fromEntries(
+    produced.map((type) => [
+      type,
+      { schema: type.startsWith("application/json") ? (def.response ? jsonSchema(def.response, "output") : { type: "object" }) : { type: "string" } },
+    ]),
+  );
   const cache = def.cache ? CACHE[def.cache] : CACHE.none;
-  const responses: JsonObject = {
-    "200": {
+  const responses: JsonObject = {};
+  if (!def.successStatus) {
+    responses["200"] = {
       description: STATUS_TEXT[200],
       headers: {
         "Cache-Control": { description: "Caching of the success response", schema: { type: "string", const: cache } },
         ...(def.rateLimit ? rateHeaders : {}),
       },
       content: successContent,
-    },
-  };
+    };
+  }
   for (const status of [...statuses].sort((a, b) => a - b)) {
     if (status === 200) continue;
-    responses[String(status)] = status === 302 ? { description: STATUS_TEXT[302] } : errorResponse(status);
+    responses[String(status)] =
+      status >= 300 && status < 400
+        ? { description: STATUS_TEXT[status] ?? "Redirect", headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } } }
+        : errorResponse(status);
   }
 
   const op: JsonObject = {
@@ -194,7 +207,7 @@ function authPaths(): Record<string, JsonObject> {
         tags: ["auth"],
         responses: {
           "200": {
-            description: "The session, or {} when signed out",
+            description: "The session, or {} when signed out (no session needed)",
             content: {
               "application/json": {
                 schema: {
@@ -208,7 +221,7 @@ function authPaths(): Record<string, JsonObject> {
             },
           },
         },
-        security: [{ sessionCookie: [] }],
+        security: [{}, { sessionCookie: [] }],
       },
     },
   };

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { buildOpenApiDocument, openApiPath, operationFor, serializeOpenApi } from "@/lib/http/openapi";
 
 const root = process.cwd();
@@ -20,7 +21,7 @@ describe("OpenAPI document", () => {
     const paths = (document as { paths: Record<string, Record<string, Record<string, unknown>>> }).paths;
     expect((document as { openapi: string }).openapi).toBe("3.1.0");
     const status = paths["/api/user/status"].get;
-    expect(Object.keys(status.responses as object)).toEqual(["200", "401", "405", "429", "500"]);
+    expect(Object.keys(status.responses as object)).toEqual(["200", "400", "401", "405", "429", "500"]);
     expect(status["x-rate-limit"]).toEqual({ category: "api", perUser: 100, perIp: 200, window: "1h" });
     expect(JSON.stringify(status.responses)).toContain("private, max-age=300");
     expect(paths["/api/health"].get.responses).toHaveProperty("503");
@@ -33,6 +34,22 @@ describe("OpenAPI document", () => {
     const app = path.join(root, "app");
     expect(openApiPath(app, path.join(app, "api/files/[id]/route.ts"))).toEqual({ path: "/api/files/{id}", params: ["id"] });
     expect(openApiPath(app, path.join(app, "api/(group)/x/[...slug]/route.ts"))).toEqual({ path: "/api/x/{slug}", params: ["slug"] });
+  });
+
+  it("docs/openapi.json is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(readFileSync(path.join(root, "docs", "openapi.json"), "utf8")));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("documents redirects, alternative media types and the statuses the wrapper answers by itself", () => {
+    const redirect = operationFor("GET", "/api/go", [], { auth: "none", summary: "Go", successStatus: 302 }) as Record<string, any>;
+    expect(Object.keys(redirect.responses)).toEqual(["302", "400", "405", "500"]);
+    expect(redirect.responses["302"].headers.Location).toBeDefined();
+    const both = operationFor("POST", "/api/ask", [], { auth: "session", summary: "Ask", produces: ["application/json", "text/event-stream"] }) as Record<string, any>;
+    expect(Object.keys(both.responses["200"].content)).toEqual(["application/json", "text/event-stream"]);
   });
 
   it("turns a declaration into an operation: schemas, statuses, security, flags", () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { runChat, runChatBatch } from "@/lib/ai/run-chat";
-import { chatRequestSchema, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
+import { chatBatchSchema, chatBodySchema, chatRequestSchema, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -14,6 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "session",
       feature: "aiChat",
       body: chatRequestSchema,
+      bodyDoc: z.union([chatBodySchema, chatBatchSchema]),
       maxBodyBytes: CHAT_MAX_BODY_BYTES,
       summary: "Chat completion (15 credits), or a batch of 1-10 run concurrently",
       description:

@@ -14,6 +14,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["ai"],
       errors: [402, 413, 429],
       consumes: "multipart/form-data",
+      bodyDoc: z.object({
+        audio: z.string().meta({ format: "binary", description: "the recording: WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB" }),
+        language: z.string().regex(/^[a-z]{2}$/).optional().meta({ description: "ISO 639-1 hint" }),
+      }),
       response: z.object({ text: z.string(), language: z.string(), duration: z.number() }),
     },
     ({ user, req }) => transcribeAudio({ userId: user.id, req }),

@@ -1,6 +1,7 @@
 import NextAuth from "next-auth";
 import { authOptions } from "@/lib/auth/options";
 import { env } from "@/lib/config/env";
+import { methods, type NextRouteHandler } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
@@ -25,4 +26,6 @@ async function handler(req: Request, ctx: Ctx) {
   return NextAuth(req as never, ctx as never, authOptions());
 }
 
-export { handler as GET, handler as POST };
+// next-auth answers GET and POST; every other method gets our 405 with an Allow header.
+const nextAuth = handler as unknown as NextRouteHandler;
+export const { GET, POST, PUT, PATCH, DELETE } = methods({ GET: nextAuth, POST: nextAuth });

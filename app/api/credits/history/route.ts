@@ -5,10 +5,11 @@ import { methods, route } from "@/lib/http/route";
 export const dynamic = "force-dynamic";
 
 /** An integer query parameter within [min, max()] (max evaluated per request: the year bound moves). */
-const intParam = (min: number, max: () => number, fallback: () => number) =>
+const intParam = (min: number, max: () => number, fallback: () => number, doc: string) =>
   z
     .string()
     .optional()
+    .meta({ type: "integer", minimum: min, description: doc })
     .transform((raw, ctx) => {
       if (raw === undefined) return fallback();
       const hi = max();
@@ -23,9 +24,9 @@ const intParam = (min: number, max: () => number, fallback: () => number) =>
 const thisYear = () => new Date().getUTCFullYear();
 
 const query = z.object({
-  limit: intParam(1, () => 100, () => 50),
-  offset: intParam(0, () => Number.MAX_SAFE_INTEGER, () => 0),
-  year: intParam(2000, () => thisYear() + 1, thisYear),
+  limit: intParam(1, () => 100, () => 50, "1 to 100, default 50"),
+  offset: intParam(0, () => Number.MAX_SAFE_INTEGER, () => 0, ">= 0, default 0"),
+  year: intParam(2000, () => thisYear() + 1, thisYear, "2000 to the current year + 1, default the current year"),
 });
 
 const transaction = z.object({

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { sendTestEmail } from "@/lib/email/send-test-email";
 import { methods, route } from "@/lib/http/route";
 
@@ -12,6 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["email"],
       errors: [403],
       consumes: "application/json",
+      bodyDoc: z.object({ email: z.email() }),
     },
     async ({ req, user }) => sendTestEmail(await req.text(), user?.id ?? null),
   ),

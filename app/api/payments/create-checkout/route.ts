@@ -49,6 +49,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         email: z.email({ message: "must be an email address" }).optional(),
       }),
       errors: [400],
+      successStatus: 302,
     },
     async ({ query, req }) => redirect((await createGuestCheckout({ ...query, requestUrl: publicRequestUrl(req) })).checkoutUrl, 302),
   ),

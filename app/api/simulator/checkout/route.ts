@@ -32,7 +32,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Form (from /simulator/checkout/<id>) or JSON { id, email? }. Delivers signed subscription_created + subscription_payment_success, or order_created, to the payment webhook processing, then 303 to the checkout's redirect (JSON: { redirectUrl }). Exists only when Lemon Squeezy is not configured (and outside production unless PAYMENT_SIMULATOR_ENABLED).",
       tags: ["simulator"],
       consumes: "application/x-www-form-urlencoded",
-      errors: [400],
+      // A form post answers 303 to the next page; JSON answers 200.
+      errors: [303, 400],
     },
     async ({ req }) => {
       const { form, fields } = await readFields(req);

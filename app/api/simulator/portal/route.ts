@@ -16,7 +16,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "Form (from /simulator/portal) or JSON { token, action, variantId? }; the signed portal token authorizes. Form posts answer 303 back to the portal page.",
       tags: ["simulator"],
       consumes: "application/x-www-form-urlencoded",
-      errors: [400],
+      // A form post answers 303 to the next page; JSON answers 200.
+      errors: [303, 400],
     },
     async ({ req }) => {
       const type = req.headers.get("content-type") ?? "";

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { processEmailWebhook } from "@/lib/email/process-email-webhook";
 import { methods, route } from "@/lib/http/route";
 
@@ -14,6 +15,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["webhooks"],
       errors: [400, 401],
       consumes: "application/json",
+      bodyDoc: z.object({
+        type: z.string().meta({ description: "email.delivered, email.bounced or email.complained (others are acknowledged)" }),
+        data: z.object({ email_id: z.string() }),
+      }),
     },
     async ({ req, log }) => processEmailWebhook(await req.text(), req.headers, log),
   ),

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { processIdentityWebhook } from "@/lib/webhooks/identity/process-identity-webhook";
 
@@ -14,6 +15,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["webhooks"],
       errors: [400, 401],
       consumes: "application/json",
+      bodyDoc: z.object({
+        type: z.string().meta({ description: "user.created, user.updated or user.deleted (others are acknowledged and ignored)" }),
+        data: z.record(z.string(), z.unknown()),
+      }),
     },
     async ({ req, log }) => processIdentityWebhook(await req.text(), req.headers, log),
   ),

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";
 
@@ -14,6 +15,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["webhooks"],
       errors: [400, 401],
       consumes: "application/json",
+      bodyDoc: z.object({
+        meta: z.object({
+          event_name: z.string().meta({ description: "order_created or one of the 10 subscription_* events" }),
+          custom_data: z.record(z.string(), z.unknown()).optional(),
+        }),
+        data: z.object({ id: z.string(), type: z.string(), attributes: z.record(z.string(), z.unknown()) }),
+      }),
     },
     async ({ req, log }) => processPaymentWebhook(await req.text(), req.headers.get("x-signature"), log),
   ),

@@ -19,6 +19,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Streaming: SSE with X-RAG-Sources (base64 JSON), X-RAG-Chunks-Used, X-RAG-Tokens-Estimated, X-RAG-Conversation-Id; text chunks, `event: meta`, [DONE].",
       tags: ["ai", "rag"],
       errors: [402, 429],
+      // JSON, or with "stream": true server-sent events.
+      produces: ["application/json", "text/event-stream"],
       response: askResponseSchema,
     },
     async ({ user, body, req, log }) => {
