@@ -48,6 +48,8 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   response?: ZodType;
   /** Content type(s) of the success body when not (only) JSON: text/event-stream, or JSON and a stream by request. */
   produces?: string | string[];
+  /** Headers of the success response besides Cache-Control and X-RateLimit-* (name -> description). */
+  responseHeaders?: Record<string, string>;
   /** The success status when it is a redirect (the route answers no 200). */
   successStatus?: 302 | 303;
   /** Body content type when not JSON (multipart/form-data, application/octet-stream, ...). */

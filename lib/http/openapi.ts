@@ -83,6 +83,8 @@ const rateHeaders = {
   "X-RateLimit-Reset": { description: "Unix time (seconds) when the window resets", schema: { type: "integer" } },
 };
 
+const requestIdHeader = { description: "The request's id (the caller's x-request-id when sane, else a new UUID); logs carry it", schema: { type: "string" } };
+
 function operationId(method: string, apiPath: string): string {
   const words = apiPath
     .replace(/^\/api\//, "")
@@ -129,7 +131,9 @@ export function operationFor(method: string, apiPath: string, pathParams: string
       description: STATUS_TEXT[200],
       headers: {
         "Cache-Control": { description: "Caching of the success response", schema: { type: "string", const: cache } },
+        "X-Request-Id": requestIdHeader,
         ...(def.rateLimit ? rateHeaders : {}),
+        ...Object.fromEntries(Object.entries(def.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }])),
       },
       content: successContent,
     };
@@ -139,7 +143,11 @@ export function operationFor(method: string, apiPath: string, pathParams: string
     responses[String(status)] =
       status >= 300 && status < 400
         ? { description: STATUS_TEXT[status] ?? "Redirect", headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } } }
-        : errorResponse(status);
+        : status === 429
+          ? { ...errorResponse(status), headers: { "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" } }, ...rateHeaders, "X-Request-Id": requestIdHeader } }
+          : status === 405
+            ? { ...errorResponse(status), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
+            : { ...errorResponse(status), headers: { "X-Request-Id": requestIdHeader } };
   }
 
   const op: JsonObject = {

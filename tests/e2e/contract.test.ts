@@ -114,10 +114,14 @@ function check(apiPath: string, method: string, op: Json, call: Call): string[] 
   const status = String(call.res.status);
   const documented = (op.responses as Json)[status] ?? (op.responses as Json).default;
   if (!documented) return [`${call.label}: status ${status} is not documented (documented: ${Object.keys(op.responses).join(", ")})`];
+  // Documented headers that are always sent (the rest depend on the request: X-Cache, X-RAG-*).
+  for (const name of ["X-Request-Id", "Allow", "Retry-After", "Cache-Control"]) {
+    if (documented.headers?.[name] && !call.res.headers.has(name)) problems.push(`${call.label}: ${status} lacks the documented header ${name}`);
+  }
   const content = documented.content as Json | undefined;
   if (!content) return problems;
   const type = (call.res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (!content[type]) return [`${call.label}: ${status} answered ${type || "no content type"}, documented ${Object.keys(content).join(", ")}`];
+  if (!content[type]) return [...problems, `${call.label}: ${status} answered ${type || "no content type"}, documented ${Object.keys(content).join(", ")}`];
   if (type === "application/json") {
     let body: unknown;
     try {

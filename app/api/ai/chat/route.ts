@@ -15,6 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: "aiChat",
       body: chatRequestSchema,
       bodyDoc: z.union([chatBodySchema, chatBatchSchema]),
+      responseHeaders: { "X-Cache": "single requests: HIT when answered from the answer cache, else MISS" },
       maxBodyBytes: CHAT_MAX_BODY_BYTES,
       summary: "Chat completion (15 credits), or a batch of 1-10 run concurrently",
       description:

@@ -21,6 +21,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [402, 429],
       // JSON, or with "stream": true server-sent events.
       produces: ["application/json", "text/event-stream"],
+      responseHeaders: {
+        "X-RAG-Sources": "streaming: base64-encoded JSON of the source references",
+        "X-RAG-Chunks-Used": "streaming: number of retrieved chunks",
+        "X-RAG-Tokens-Estimated": "streaming: estimated context tokens",
+        "X-RAG-Conversation-Id": "streaming: the conversation the answer was stored in",
+      },
       response: askResponseSchema,
     },
     async ({ user, body, req, log }) => {
