@@ -27,6 +27,10 @@ const nextConfig: NextConfig = {
     "pg",
     // pdf.js (inside unpdf) loads its worker and data files at run time.
     "unpdf",
+    // pino and prom-client keep process-wide state and are loaded from node_modules as they ship.
+    "pino",
+    "pino-pretty",
+    "prom-client",
   ],
   // Migrations and the shipped knowledge are read from disk at run time.
   outputFileTracingIncludes: {

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from "openai";
 import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider";
@@ -142,18 +143,46 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
   return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, { cause: error });
 }
 
+/** The kind of an upstream failure, for ai_provider_errors_total. */
+function failureKind(error: unknown, d: Deadline): string {
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return "timeout";
+  if (error instanceof APIError && error.status !== undefined) return error.status === 429 ? "429" : error.status >= 500 ? "5xx" : "4xx";
+  if (error instanceof APIError) return "network";
+  if (error instanceof AppError && error.code === "content_policy") return "content_policy";
+  return "invalid_response";
+}
+
+/** Records one provider call (duration by outcome; a failure by kind). A caller's abort is neither. */
+function observeCall(labels: { model: string; endpoint: string }, started: number, error?: unknown, d?: Deadline, mapped?: Error): void {
+  if (mapped instanceof AiAbortError) return;
+  const m = metrics();
+  m.aiDuration.observe({ ...labels, outcome: error ? "error" : "ok" }, (performance.now() - started) / 1000);
+  if (error && d) m.aiErrors.inc({ model: labels.model, kind: failureKind(error, d) });
+}
+
 export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider {
   const { settings } = options;
   // Retries are off: a retry would double the upstream cost and the latency the caller waits for;
   // failures are refunded and reported instead.
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
 
-  async function run<T>(what: string, signal: AbortSignal | undefined, timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function run<T>(
+    what: string,
+    labels: { model: string; endpoint: string },
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const d = deadline(signal, timeoutMs);
+    const started = performance.now();
     try {
-      return await fn(d.signal);
+      const result = await fn(d.signal);
+      observeCall(labels, started);
+      return result;
     } catch (error) {
-      throw mapUpstreamError(error, what, d, timeoutMs);
+      const mapped = mapUpstreamError(error, what, d, timeoutMs);
+      observeCall(labels, started, error, d, mapped);
+      throw mapped;
     } finally {
       d.dispose();
     }
@@ -165,7 +194,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
 
     async chat(req: ChatRequest): Promise<ChatResult> {
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
-      return run("chat completion", req.signal, timeoutMs, async (signal) => {
+      return run("chat completion", { model: req.model ?? settings.chatModel, endpoint: "chat" }, req.signal, timeoutMs, async (signal) => {
         const completion = await client.chat.completions.create(
           {
             model: req.model ?? settings.chatModel,
@@ -196,6 +225,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
       return {
         async *[Symbol.asyncIterator]() {
           const d = deadline(req.signal, timeoutMs);
+          const labels = { model: req.model ?? settings.chatModel, endpoint: "chat_stream" };
+          const started = performance.now();
+          let firstText = true;
           try {
             const stream = await client.chat.completions.create(
               {
@@ -216,15 +248,24 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
               if (delta?.refusal || choice?.finish_reason === "content_filter") {
                 throw new AppError("content_policy", "The chat completion was refused by the AI provider's content policy");
               }
-              if (delta?.content) yield { type: "text", text: delta.content };
+              if (delta?.content) {
+                if (firstText) {
+                  firstText = false;
+                  metrics().aiTimeToFirstToken.observe({ model: labels.model }, (performance.now() - started) / 1000);
+                }
+                yield { type: "text", text: delta.content };
+              }
               if (chunk.usage) {
                 yield { type: "usage", model, promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
               }
             }
             // The SDK ends the iteration quietly when its signal aborts: report why it ended.
             if (d.signal.aborted) throw new Error("stream aborted");
+            observeCall(labels, started);
           } catch (error) {
-            throw mapUpstreamError(error, "chat stream", d, timeoutMs);
+            const mapped = mapUpstreamError(error, "chat stream", d, timeoutMs);
+            observeCall(labels, started, error, d, mapped);
+            throw mapped;
           } finally {
             // A consumer that stops early exits the for-await above, whose return() aborts the SDK stream.
             d.dispose();
@@ -235,7 +276,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
 
     async embed(texts: string[], signal?: AbortSignal) {
       if (texts.length === 0) return { model: settings.embeddingModel, vectors: [] };
-      return run("embedding", signal, settings.timeoutMs, async (s) => {
+      return run("embedding", { model: settings.embeddingModel, endpoint: "embeddings" }, signal, settings.timeoutMs, async (s) => {
         const res = await client.embeddings.create(
           // "float" explicitly: the SDK would ask for base64, which several OpenAI-compatible servers lack.
           { model: settings.embeddingModel, input: texts, encoding_format: "float" },
@@ -248,7 +289,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
 
     async transcribe(req: TranscribeRequest) {
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
-      return run("transcription", req.signal, timeoutMs, async (signal) => {
+      return run("transcription", { model: settings.transcriptionModel, endpoint: "transcriptions" }, req.signal, timeoutMs, async (signal) => {
         const file = await toFile(req.audio, req.filename, { type: req.mimeType });
         const res = (await client.audio.transcriptions.create(
           {
@@ -270,7 +311,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
 
     async generateImage(req: ImageRequest): Promise<ImageResult> {
       const timeoutMs = req.timeoutMs ?? settings.longTimeoutMs;
-      return run("image generation", req.signal, timeoutMs, async (signal) => {
+      return run("image generation", { model: req.model, endpoint: "images" }, req.signal, timeoutMs, async (signal) => {
         const res = await client.images.generate(
           {
             model: req.model,

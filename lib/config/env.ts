@@ -36,6 +36,8 @@ const schema = z.object({
   NODE_ENV: optionalEnum(["development", "test", "production"]),
   APP_ENV: optionalEnum(["development", "test", "production"]),
   LOG_LEVEL: optionalEnum(["debug", "info", "warn", "error"]),
+  /** Human-readable logs (pino-pretty, a development dependency) instead of JSON lines. */
+  LOG_PRETTY: bool(false),
   APP_VERSION: optionalText,
 
   // Embedded default and database
@@ -70,6 +72,8 @@ const schema = z.object({
   EMAIL_WEBHOOK_SECRET: optionalText,
   CRON_SECRET: optionalText,
   DEBUG_KEY: optionalText,
+  /** Bearer token of GET /api/metrics (unset: open outside production, 404 in production). */
+  METRICS_TOKEN: optionalText,
 
   // Rate limiting
   /** Off only outside production (benchmarks, load tests); refused at start-up in production. */

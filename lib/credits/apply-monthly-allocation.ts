@@ -2,6 +2,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { isTierKey, tierConfig } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, monthStart, type Tx } from "./ledger";
 
 export interface MonthlyAllocationInput {
@@ -60,9 +61,14 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
 export async function applyMonthlyAllocation(input: MonthlyAllocationInput, tx?: Prisma.TransactionClient): Promise<{ applied: boolean }> {
   if (!isTierKey(input.tier)) throw new AppError("bad_request", `Unknown tier "${input.tier}"`);
   if (!input.cycleKey) throw new AppError("bad_request", "cycleKey is required");
-  if (tx) return apply(tx, input);
+  const granted = (result: { applied: boolean }) => {
+    // Counted when applied (inside a caller's transaction: when that transaction's work is done).
+    if (result.applied) metrics().creditsGranted.inc({ source: "monthly_reset" }, tierConfig(input.tier).monthlyCredits);
+    return result;
+  };
+  if (tx) return granted(await apply(tx, input));
   const prisma = await db();
-  return prisma.$transaction((t) => apply(t, input));
+  return granted(await prisma.$transaction((t) => apply(t, input)));
 }
 
 /**

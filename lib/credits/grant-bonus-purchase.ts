@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance } from "./ledger";
 
 export interface BonusPurchaseInput {
@@ -26,7 +27,7 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
   const prisma = await db();
   const existing = await prisma.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
   if (existing) return { granted: false, purchaseId: existing.id };
-  return prisma.$transaction(async (tx) => {
+  const result = await prisma.$transaction(async (tx) => {
     const balance = await lockBalance(tx, input.userId);
     const id = randomUUID();
     const inserted = await tx.$queryRaw<{ id: string }[]>`
@@ -62,4 +63,6 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
     ]);
     return { granted: true, purchaseId: id };
   });
+  if (result.granted) metrics().creditsGranted.inc({ source: "purchase" }, input.credits);
+  return result;
 }

@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
 import { bonusSpendable, heldBonusCredits, insertLedgerRows, insertOperationOnce, loadCharge, lockBalance, type LedgerRow } from "./ledger";
 import { UNLIMITED_CREDITS, type Draw, type Reservation } from "./types";
 
@@ -19,7 +20,7 @@ export async function refundReservation(
   if (!Number.isInteger(requested) || requested < 0) throw new AppError("bad_request", `Refund amount must be a non-negative integer, got ${requested}`);
   const { userId } = reservation;
   const prisma = await db();
-  return prisma.$transaction(async (tx) => {
+  const result = await prisma.$transaction(async (tx) => {
     const balance = await lockBalance(tx, userId);
     const usable = async () =>
       (await tx.$queryRaw<{ sub: number }[]>`SELECT subscription_credits AS sub FROM credit_balances WHERE user_id = ${userId}::text`)[0].sub +
@@ -86,4 +87,6 @@ export async function refundReservation(
     await insertLedgerRows(tx, rows);
     return { refunded: total, remaining: await usable() };
   });
+  if (result.refunded > 0) metrics().creditsRefunded.inc({ operation: reservation.operation ?? "unknown" }, result.refunded);
+  return result;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { flags } from "@/lib/config/flags";
 import { db } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { bonusSpendable, insertLedgerRows, insufficientCredits, lockBalance, monthStart, queryPrepared } from "./ledger";
 import { UNLIMITED_CREDITS, type ChargeDetails, type Draw, type Reservation } from "./types";
@@ -54,11 +55,16 @@ export async function reserveCredits(input: ReserveInput): Promise<Reservation> 
     if (existing) return existing;
   }
   try {
-    return (await chargeFromSubscription(input, idempotencyKey, f.creditsUserToggle)) ?? (await chargeAcrossBuckets(input, idempotencyKey));
+    const reservation = (await chargeFromSubscription(input, idempotencyKey, f.creditsUserToggle)) ?? (await chargeAcrossBuckets(input, idempotencyKey));
+    if (reservation.charged) metrics().creditsCharged.inc({ operation: input.operation }, amount);
+    return { ...reservation, operation: input.operation };
   } catch (error) {
     if (idempotencyKey && isUniqueViolation(error)) {
       const existing = await findReservation(userId, idempotencyKey);
       if (existing) return existing;
+    }
+    if (isAppError(error) && (error.code === "insufficient_credits" || error.code === "conflict")) {
+      metrics().reservationFailures.inc({ reason: error.code === "conflict" ? "conflict" : "insufficient" });
     }
     throw error;
   }

@@ -8,6 +8,8 @@ export interface Reservation {
   charged: boolean;
   /** Total usable credits after the charge (subscription + bonus credits the user may spend). */
   remaining: number;
+  /** What the credits were charged for (metrics labels); absent on a reservation read back by key. */
+  operation?: string;
 }
 
 /** What the usage endpoint reports when the credit system is off (classic_saas, SPEC §4.4). */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 
 export interface JobOutcome {
   message: string;
@@ -34,6 +35,7 @@ export async function runJobExclusively(
   if (taken.length === 0) {
     log.warn("cron job already running; skipped", { job });
     await prisma.cronRun.create({ data: { job, status: "skipped", finishedAt: new Date(), result: { reason: "already running" } } });
+    metrics().cronRuns.inc({ job, status: "skipped" });
     return { ran: false, message: `${job} is already running`, count: 0 };
   }
   const run = await prisma.cronRun.create({ data: { job, status: "running" } });
@@ -46,12 +48,14 @@ export async function runJobExclusively(
       data: { status: "succeeded", finishedAt: new Date(), result: { message: outcome.message, count: outcome.count, ...(outcome.details ?? {}) } as never },
     });
     log.info("cron job finished", { job, runId: run.id, count: outcome.count, ms: Date.now() - started });
+    metrics().cronRuns.inc({ job, status: "success" });
     return { ran: true, ...outcome };
   } catch (error) {
     await prisma.cronRun.update({
       where: { id: run.id },
       data: { status: "failed", finishedAt: new Date(), error: (error as Error).message },
     });
+    metrics().cronRuns.inc({ job, status: "failed" });
     throw error;
   } finally {
     await prisma.cronLock.updateMany({ where: { job, holder }, data: { holder: null, lockedUntil: null } });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { watchDbPool } from "@/lib/metrics";
 import { applyMigrations, type SqlRunner } from "./migrate";
 
 /**
@@ -82,6 +83,7 @@ async function openPostgres(url: string): Promise<Handle> {
   const [{ PrismaPg }, pgModule] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
   const pool = new pgModule.default.Pool({ connectionString: url, max: env().DATABASE_POOL_MAX });
   pool.on("error", (error) => log.error("postgres pool error", { error }));
+  watchDbPool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   const runner: DbRunner = {
     exec: async (sql) => {
       await pool.query(sql);

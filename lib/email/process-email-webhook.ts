@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { observeDelivery } from "@/lib/webhooks/observe-delivery";
 import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -36,12 +37,17 @@ function eventTime(value: string | undefined): Date {
   return Number.isNaN(parsed.getTime()) ? new Date() : parsed;
 }
 
+/** processEmailWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
+export function processEmailWebhook(rawBody: string, headers: Headers, log: Logger) {
+  return observeDelivery("email", ["email.delivered", "email.bounced", "email.complained", "email.sent", "email.delivery_delayed", "email.opened", "email.clicked"], () => processEmailWebhookUnobserved(rawBody, headers, log));
+}
+
 /**
  * Verifies (svix, EMAIL_WEBHOOK_SECRET), records and applies one Resend-shaped delivery event. Other
  * event types are acknowledged and recorded as ignored; an event for a message we have no log of is
  * ignored too. A duplicate svix-id changes nothing.
  */
-export async function processEmailWebhook(rawBody: string, headers: Headers, log: Logger): Promise<{ success: true; processed: string }> {
+async function processEmailWebhookUnobserved(rawBody: string, headers: Headers, log: Logger): Promise<{ success: true; processed: string }> {
   const { id, payload } = verifySvixDelivery(rawBody, headers, env().EMAIL_WEBHOOK_SECRET);
   const head = envelope.safeParse(payload);
   if (!head.success) throw new AppError("bad_request", "Invalid payload: type is required");

@@ -2,7 +2,7 @@ import { z, type ZodType } from "zod";
 import type { SessionUser } from "@/lib/auth/session";
 import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
-import { createLogger, type Logger } from "@/lib/log";
+import { createLogger, withRequestContext, type Logger } from "@/lib/log";
 import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit/categories";
 import { CACHE, type CachePolicy } from "./cache";
 import { clientIp } from "./client-ip";
@@ -17,10 +17,16 @@ export interface RateOutcome {
   reset: number;
 }
 
-/** What the runtime provides: Node routes resolve sessions and count rate limits; edge routes neither. */
+/** What the wrapper reports for metrics (Node routes record them; edge routes have no metrics). */
+export type RouteObservation =
+  | { kind: "request"; labels: { route: string; method: string; status: string }; seconds: number }
+  | { kind: "rate_limited"; category: RateLimitCategory };
+
+/** What the runtime provides: Node routes resolve sessions, count rate limits and record metrics; edge routes none of it. */
 export interface RouteRuntime {
   resolveUser: (req: Request) => Promise<SessionUser | null>;
   rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
+  observe?: (observation: RouteObservation) => void;
 }
 
 /**
@@ -137,6 +143,36 @@ function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): 
   return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
 }
 
+/**
+ * The route's pattern for metric labels: the path with each parameter's value put back as `{name}`
+ * (/api/files/{id}), so labels never carry ids.
+ */
+export function routePattern(pathname: string, params: Record<string, string>): string {
+  const names = Object.entries(params);
+  if (names.length === 0) return pathname;
+  const segments = pathname.split("/");
+  for (const [name, value] of names) {
+    const parts = value.split("/");
+    const encoded = parts.map((p) => encodeURIComponent(p));
+    for (let i = 0; i + parts.length <= segments.length; i++) {
+      const slice = segments.slice(i, i + parts.length);
+      if (slice.every((seg, j) => seg === parts[j] || seg === encoded[j] || safeDecode(seg) === parts[j])) {
+        segments.splice(i, parts.length, `{${name}}`);
+        break;
+      }
+    }
+  }
+  return segments.join("/");
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The caller's (or middleware's) x-request-id when it is a sane token, else a new UUID. */
 export function requestIdOf(req: Request): string {
   const given = req.headers.get("x-request-id");
@@ -158,10 +194,16 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
   spec: RouteSpec<Q, B, A>,
   handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
 ): NextRouteHandler {
-  const wrapped: NextRouteHandler = async (req, nextCtx) => {
+  const wrapped: NextRouteHandler = (req, nextCtx) => {
     const requestId = requestIdOf(req);
+    // Every line logged while this request is handled carries its id (lib/log.ts).
+    return withRequestContext(requestId, () => handle(req, nextCtx, requestId));
+  };
+  const handle = async (req: Request, nextCtx: Parameters<NextRouteHandler>[1], requestId: string): Promise<Response> => {
+    const started = performance.now();
     const url = new URL(req.url);
-    const log = createLogger({ requestId, method: req.method, path: url.pathname });
+    const log = createLogger({ method: req.method, path: url.pathname });
+    let params: Record<string, string> = {};
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
     let response: Response;
@@ -174,6 +216,7 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
       if (spec.rateLimit) {
         rate = await runtime.rateLimit(spec.rateLimit, { userId: user?.id, ip });
         if (rate && !rate.allowed) {
+          runtime.observe?.({ kind: "rate_limited", category: spec.rateLimit });
           const retryAfter = Math.max(1, rate.reset - Math.floor(Date.now() / 1000));
           throw new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, {
             headers: { "Retry-After": String(retryAfter) },
@@ -182,7 +225,7 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
       }
 
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
-      const params: Record<string, string> = {};
+      params = {};
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
       // A malformed id is an id that names nothing (the same answer as another user's).
       if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
@@ -232,6 +275,11 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
       response.headers.set(RATE_LIMIT_HEADER_NAMES.reset, String(rate.reset));
     }
     response.headers.set("x-request-id", requestId);
+    runtime.observe?.({
+      kind: "request",
+      labels: { route: routePattern(url.pathname, params), method: req.method, status: String(response.status) },
+      seconds: (performance.now() - started) / 1000,
+    });
     return response;
   };
   wrapped.definition = spec as never;

@@ -1,8 +1,9 @@
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { checkRateLimit } from "@/lib/ratelimit";
+import { metrics } from "@/lib/metrics";
 import { userExists } from "@/lib/users/user-exists";
-import { createRoute, type Infer, type AuthMode, type NextRouteHandler, type RouteContext, type RouteSpec } from "./handler";
+import { createRoute, type Infer, type AuthMode, type NextRouteHandler, type RouteContext, type RouteObservation, type RouteSpec } from "./handler";
 
 export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 
@@ -12,7 +13,17 @@ async function resolveUser(req: Request) {
   return user && (await userExists(user.id)) ? user : null;
 }
 
-const nodeRuntime = { resolveUser, rateLimit: checkRateLimit };
+function observe(o: RouteObservation): void {
+  const m = metrics();
+  if (o.kind === "rate_limited") {
+    m.rateLimitRejections.inc({ category: o.category });
+    return;
+  }
+  m.httpRequests.inc(o.labels);
+  m.httpDuration.observe(o.labels, o.seconds);
+}
+
+const nodeRuntime = { resolveUser, rateLimit: checkRateLimit, observe };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(

@@ -1,5 +1,6 @@
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 import { RATE_LIMIT_CATEGORIES, RATE_LIMIT_HEADER_NAMES, RATE_LIMIT_WINDOW_MS, type RateLimitCategory } from "./categories";
 import { databaseStore } from "./database-store";
 import type { RateLimitStore } from "./store";
@@ -87,6 +88,7 @@ export async function checkRateLimit(
     return tightest;
   } catch (error) {
     log.warn("rate limit store unavailable; request allowed", { store: store.name, category, error: (error as Error).message });
+    metrics().rateLimitFailOpen.inc({ store: store.name });
     return null;
   }
 }

@@ -1,4 +1,5 @@
 import { env } from "@/lib/config/env";
+import { observeDelivery } from "@/lib/webhooks/observe-delivery";
 import { AppError } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
 import { claimDelivery, finishDelivery } from "../deliveries";
@@ -15,12 +16,17 @@ export interface IdentityWebhookResult {
   result?: string;
 }
 
+/** processIdentityWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
+export function processIdentityWebhook(rawBody: string, headers: Headers, log: Logger) {
+  return observeDelivery("identity", ["user.created", "user.updated", "user.deleted"], () => processIdentityWebhookUnobserved(rawBody, headers, log));
+}
+
 /**
  * Verifies, records and applies one identity-provider delivery. Unknown event types are recorded and
  * acknowledged (ignored). A failed handler marks the delivery failed and answers 500 so the provider
  * retries; the retry (same svix-id) is processed again.
  */
-export async function processIdentityWebhook(rawBody: string, headers: Headers, log: Logger): Promise<IdentityWebhookResult> {
+async function processIdentityWebhookUnobserved(rawBody: string, headers: Headers, log: Logger): Promise<IdentityWebhookResult> {
   const { id, payload } = verifySvixDelivery(rawBody, headers, env().IDENTITY_WEBHOOK_SECRET);
   const type = typeof (payload as { type?: unknown })?.type === "string" ? (payload as { type: string }).type : "unknown";
   const parsed = identityEvent.safeParse(payload);

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { observeDelivery } from "@/lib/webhooks/observe-delivery";
+import { PAYMENT_EVENTS } from "@/lib/billing/subscription-state";
 import { paymentWebhookSecret } from "@/lib/billing/signing-secret";
 import { isPaymentEvent } from "@/lib/billing/subscription-state";
 import { db } from "@/lib/db/client";
@@ -18,6 +20,11 @@ export interface PaymentWebhookResult {
   result?: string;
 }
 
+/** processPaymentWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
+export function processPaymentWebhook(rawBody: string, signature: string | null, log: Logger = rootLog) {
+  return observeDelivery("payment", PAYMENT_EVENTS, () => processPaymentWebhookUnobserved(rawBody, signature, log));
+}
+
 /**
  * One payment-provider delivery: the X-Signature is verified on the raw body before anything parses
  * it (401, no effect), the payload is validated (400), the delivery is recorded under the sha256 of
@@ -25,7 +32,7 @@ export interface PaymentWebhookResult {
  * the delivery marked failed, and the answer is still 200 (SPEC §4.6): a redelivery of the same body
  * processes it again, and reconciliation (npm run billing:sync) repairs what was missed.
  */
-export async function processPaymentWebhook(rawBody: string, signature: string | null, log: Logger = rootLog): Promise<PaymentWebhookResult> {
+async function processPaymentWebhookUnobserved(rawBody: string, signature: string | null, log: Logger = rootLog): Promise<PaymentWebhookResult> {
   verifyPaymentSignature(rawBody, signature, paymentWebhookSecret());
   const event = parsePaymentEvent(rawBody);
   const { claimed, delivery } = await claimDelivery({

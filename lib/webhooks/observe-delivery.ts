@@ -1,0 +1,29 @@
+import { isAppError } from "@/lib/errors";
+import { boundedLabel, metrics } from "@/lib/metrics";
+
+/** What the three webhook processors answer, as far as the delivery metric needs it. */
+interface DeliveryResult {
+  type?: string;
+  processed?: string;
+  duplicate?: boolean;
+  status?: string;
+  result?: string;
+}
+
+/**
+ * Counts a webhook delivery in webhook_deliveries_total by source, event type (known types only) and
+ * outcome: processed, duplicate, ignored, pending, failed, or bad_signature when verification refused it.
+ */
+export async function observeDelivery<T extends DeliveryResult>(source: "payment" | "identity" | "email", knownTypes: readonly string[], run: () => Promise<T>): Promise<T> {
+  const counter = metrics().webhookDeliveries;
+  try {
+    const result = await run();
+    const type = boundedLabel(result.type ?? result.processed, knownTypes);
+    const outcome = result.duplicate ? "duplicate" : result.status ?? (result.result === "event type ignored" ? "ignored" : "processed");
+    counter.inc({ source, type, outcome });
+    return result;
+  } catch (error) {
+    counter.inc({ source, type: "unknown", outcome: isAppError(error) && (error.code === "invalid_signature" || error.code === "unauthorized") ? "bad_signature" : "failed" });
+    throw error;
+  }
+}
