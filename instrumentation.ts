@@ -6,11 +6,17 @@
  *      health check find it ready; a failure is logged and reported by /api/health, not fatal;
  *   3. index the shipped knowledge for RAG in the background (RAG_INDEX_ON_START, default true),
  *      never blocking readiness.
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, the OpenTelemetry SDK is registered before all of it.
  * Nothing runs during `next build`: the build must never open the database.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   if (process.env.NEXT_PHASE === "phase-production-build") return;
+  // Traces first, so the SDK sees every span of the process (on only with an OTLP endpoint).
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()) {
+    const { registerTracing } = await import("./lib/tracing/register");
+    registerTracing();
+  }
   const { startServer } = await import("./lib/config/start-server");
   await startServer();
 }

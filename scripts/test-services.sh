@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Starts (or stops) the real services the pg and redis suites use, on 127.0.0.1 only:
-#   PostgreSQL (Debian's postgresql package) on port $TEST_PG_PORT (default 55432), trust auth on loopback
-#   redis-server (Debian's redis-server package) on port $TEST_REDIS_PORT (default 56379)
+#   PostgreSQL (Debian's postgresql package) on port $TEST_PG_PORT (default 15432), trust auth on loopback
+#   redis-server (Debian's redis-server package) on port $TEST_REDIS_PORT (default 16379)
+# The ports are below Linux's ephemeral range (32768-60999): a port inside it can be taken at any
+# moment as the local end of an outgoing connection, and the server would then fail to bind.
 # Data lives under $TEST_SERVICES_DIR (default /tmp/svc-test-services). Prints the env to export.
 #   scripts/test-services.sh start|stop|env
 set -euo pipefail
 DIR="${TEST_SERVICES_DIR:-/tmp/svc-test-services}"
-PG_PORT="${TEST_PG_PORT:-55432}"
-REDIS_PORT="${TEST_REDIS_PORT:-56379}"
+PG_PORT="${TEST_PG_PORT:-15432}"
+REDIS_PORT="${TEST_REDIS_PORT:-16379}"
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 
 as_postgres() {
@@ -24,7 +26,11 @@ start() {
       as_postgres "'$PG_BIN/initdb' -D '$DIR/pg' -U postgres --auth=trust -E UTF8 >/dev/null"
     fi
     if ! as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' status" >/dev/null 2>&1; then
-      as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' -l '$DIR/pg.log' -w -t 60 -o \"-c listen_addresses=127.0.0.1 -p $PG_PORT -c max_connections=300 -c unix_socket_directories=$DIR -c fsync=off\" start" >/dev/null
+      if ! as_postgres "'$PG_BIN/pg_ctl' -D '$DIR/pg' -l '$DIR/pg.log' -w -t 60 -o \"-c listen_addresses=127.0.0.1 -p $PG_PORT -c max_connections=300 -c unix_socket_directories=$DIR -c fsync=off\" start" >/dev/null; then
+        echo "PostgreSQL did not start on 127.0.0.1:$PG_PORT:" >&2
+        tail -5 "$DIR/pg.log" >&2
+        exit 1
+      fi
     fi
     echo "PostgreSQL ready on 127.0.0.1:$PG_PORT" >&2
   else
@@ -35,6 +41,11 @@ start() {
       redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --daemonize yes \
         --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
       for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+      if ! redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1; then
+        echo "redis-server did not start on 127.0.0.1:$REDIS_PORT:" >&2
+        tail -5 "$DIR/redis.log" >&2
+        exit 1
+      fi
     fi
     echo "redis-server ready on 127.0.0.1:$REDIS_PORT" >&2
   else

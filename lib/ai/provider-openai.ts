@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from "openai";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
+import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider";
@@ -173,19 +174,24 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     timeoutMs: number,
     fn: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const d = deadline(signal, timeoutMs);
-    const started = performance.now();
-    try {
-      const result = await fn(d.signal);
-      observeCall(labels, started);
-      return result;
-    } catch (error) {
-      const mapped = mapUpstreamError(error, what, d, timeoutMs);
-      observeCall(labels, started, error, d, mapped);
-      throw mapped;
-    } finally {
-      d.dispose();
-    }
+    return withSpan(`ai.provider.${labels.endpoint}`, { "ai.model": labels.model }, async (span) => {
+      const d = deadline(signal, timeoutMs);
+      const started = performance.now();
+      try {
+        const result = await fn(d.signal);
+        observeCall(labels, started);
+        const usage = (result as { usage?: { promptTokens?: number; completionTokens?: number } }).usage;
+        span?.setAttributes({ "ai.outcome": "ok", "ai.tokens.prompt": usage?.promptTokens ?? 0, "ai.tokens.completion": usage?.completionTokens ?? 0 });
+        return result;
+      } catch (error) {
+        const mapped = mapUpstreamError(error, what, d, timeoutMs);
+        observeCall(labels, started, error, d, mapped);
+        span?.setAttribute("ai.outcome", mapped instanceof AiAbortError ? "aborted" : failureKind(error, d));
+        throw mapped;
+      } finally {
+        d.dispose();
+      }
+    });
   }
 
   return {

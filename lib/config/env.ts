@@ -123,6 +123,11 @@ const schema = z.object({
   AI_EMBEDDING_MODEL: optionalText,
   AI_TIMEOUT_MS: int(60_000, 1),
 
+  // Traces (OpenTelemetry; the SDK also reads its standard OTEL_* variables itself)
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_PROTOCOL: optionalEnum(["http/protobuf", "http/json"]),
+  OTEL_SERVICE_NAME: optionalText,
+
   // RAG
   RAG_KNOWLEDGE_DIR: optionalText,
   RAG_INDEX_ON_START: bool(true),

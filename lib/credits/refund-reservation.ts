@@ -1,8 +1,14 @@
 import { db } from "@/lib/db/client";
+import { withSpan } from "@/lib/tracing";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { bonusSpendable, heldBonusCredits, insertLedgerRows, insertOperationOnce, loadCharge, lockBalance, type LedgerRow } from "./ledger";
 import { UNLIMITED_CREDITS, type Draw, type Reservation } from "./types";
+
+/** refundReservation, in a "credits.refund" span (lib/tracing). */
+export function refundReservation(reservation: Reservation, options: { amount?: number; reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
+  return withSpan("credits.refund", { "credits.amount": options.amount ?? reservation.amount }, () => refundReservationUntraced(reservation, options));
+}
 
 /**
  * Returns a reservation's credits (all, or `amount` of them) to the buckets they came from, writing
@@ -11,7 +17,7 @@ import { UNLIMITED_CREDITS, type Draw, type Reservation } from "./types";
  * last-drawn credits first (bonus before subscription), as if the charge had been that much smaller.
  * Credits returned to a bonus purchase keep its expiry (the expiry job expires them if it has passed).
  */
-export async function refundReservation(
+async function refundReservationUntraced(
   reservation: Reservation,
   options: { amount?: number; reason?: string } = {},
 ): Promise<{ refunded: number; remaining: number }> {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { withSpan } from "@/lib/tracing";
 import { flags } from "@/lib/config/flags";
 import { db } from "@/lib/db/client";
 import { AppError, isAppError } from "@/lib/errors";
@@ -33,6 +34,11 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof e?.message === "string" && /23505|unique constraint/i.test(e.message);
 }
 
+/** reserveCredits, in a "credits.reserve" span (lib/tracing). */
+export function reserveCredits(input: ReserveInput): Promise<Reservation> {
+  return withSpan("credits.reserve", { "credits.operation": input.operation, "credits.amount": input.amount }, () => reserveCreditsUntraced(input));
+}
+
 /**
  * Charges credits atomically BEFORE the work is done (an AI provider call): insufficient credits
  * throw `insufficient_credits` (→ 402) and nothing is written. Consumption order: subscription
@@ -44,7 +50,7 @@ function isUniqueViolation(error: unknown): boolean {
  * or nothing. Otherwise a short transaction under the balance row lock draws from the buckets in order
  * and records the draw in a credit_operations row.
  */
-export async function reserveCredits(input: ReserveInput): Promise<Reservation> {
+async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation> {
   const { userId, amount } = input;
   const f = flags();
   if (!f.creditBased) return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };

@@ -1,4 +1,5 @@
 import { queryPrepared } from "./ledger";
+import { withSpan } from "@/lib/tracing";
 import type { Reservation } from "./types";
 
 /** Settles the charge's operation row; nothing else to write when there is no metadata. */
@@ -24,12 +25,17 @@ const SETTLE_WITH_METADATA = `
     (operation_id = $1::text AND EXISTS (SELECT 1 FROM op)) OR
     (id = $1::text AND type = 'usage' AND operation_id IS NULL AND NOT EXISTS (SELECT 1 FROM op)))`;
 
+/** settleReservation, in a "credits.settle" span (lib/tracing). */
+export function settleReservation(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
+  return withSpan("credits.settle", { "credits.amount": reservation.amount }, () => settleReservationUntraced(reservation, metadata));
+}
+
 /**
  * Marks a reservation as settled (the work it paid for succeeded) and merges `metadata` (e.g. the
  * model actually used, token counts) into its ledger rows (and operation row, when it has one). A
  * settled reservation can still be refunded; settling twice changes nothing more.
  */
-export async function settleReservation(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
+async function settleReservationUntraced(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
   if (!reservation.charged || !reservation.id) return;
   if (!metadata || Object.keys(metadata).length === 0) {
     await queryPrepared("credits_settle_v1", SETTLE, [reservation.id, reservation.userId]);

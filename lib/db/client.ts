@@ -4,6 +4,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import { watchDbPool } from "@/lib/metrics";
+import { withSpan } from "@/lib/tracing";
 import { applyMigrations, type SqlRunner } from "./migrate";
 
 /**
@@ -53,7 +54,8 @@ async function openPglite(): Promise<Handle> {
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
     // PGlite has one connection and caches parsed statements itself; the name adds nothing.
-    queryPrepared: async <T>(_name: string, sql: string, params: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
+    queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
+      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () => (await pg.query<T>(sql, params as never[])).rows),
   };
   const result = await applyMigrations(runner, {
     onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
@@ -89,8 +91,8 @@ async function openPostgres(url: string): Promise<Handle> {
       await pool.query(sql);
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
-    queryPrepared: async <T>(name: string, sql: string, params: unknown[]) =>
-      (await pool.query({ name, text: sql, values: params })).rows as T[],
+    queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
+      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () => (await pool.query({ name, text: sql, values: params })).rows as T[]),
   };
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),

@@ -3,6 +3,7 @@ import type { SessionUser } from "@/lib/auth/session";
 import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
 import { createLogger, withRequestContext, type Logger } from "@/lib/log";
+import { tagActiveSpan } from "@/lib/tracing";
 import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit/categories";
 import { CACHE, type CachePolicy } from "./cache";
 import { clientIp } from "./client-ip";
@@ -201,6 +202,7 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
   };
   const handle = async (req: Request, nextCtx: Parameters<NextRouteHandler>[1], requestId: string): Promise<Response> => {
     const started = performance.now();
+    tagActiveSpan({ "request.id": requestId });
     const url = new URL(req.url);
     const log = createLogger({ method: req.method, path: url.pathname });
     let params: Record<string, string> = {};

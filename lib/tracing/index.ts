@@ -1,0 +1,42 @@
+import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+
+/**
+ * Spans of our own work (credit reservation and settlement, provider calls, webhook processing,
+ * database statements on the hot path), children of the route span Next.js opens. Tracing is on only
+ * when instrumentation.ts registered the OpenTelemetry SDK (OTEL_EXPORTER_OTLP_ENDPOINT); otherwise
+ * withSpan calls the function directly, with no span object made at all.
+ */
+const state = globalThis as unknown as { __tracingEnabled?: boolean };
+
+export function enableTracing(): void {
+  state.__tracingEnabled = true;
+}
+
+export function tracingEnabled(): boolean {
+  return state.__tracingEnabled === true;
+}
+
+const tracer = () => trace.getTracer("subscription-ai-backend");
+
+/** Runs `fn` inside a span `name` (status and exceptions recorded); `fn` may add attributes to it. */
+export function withSpan<T>(name: string, attributes: Attributes, fn: (span?: Span) => Promise<T>): Promise<T> {
+  if (!tracingEnabled()) return fn();
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      const result = await fn(span);
+      return result;
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Puts the request id on the active span (the route span), so a trace and its log lines meet. */
+export function tagActiveSpan(attributes: Attributes): void {
+  if (!tracingEnabled()) return;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}

@@ -1,0 +1,13 @@
+import { registerOTel } from "@vercel/otel";
+import { env } from "@/lib/config/env";
+import { enableTracing } from "./index";
+
+/**
+ * Registers the OpenTelemetry SDK (@vercel/otel) when OTEL_EXPORTER_OTLP_ENDPOINT is set: Next.js'
+ * own spans (the route, fetches) and ours (lib/tracing) are exported over OTLP/HTTP
+ * (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf, the default, or http/json) to any collector.
+ */
+export function registerTracing(): void {
+  registerOTel({ serviceName: env().OTEL_SERVICE_NAME ?? "subscription-ai-backend" });
+  enableTracing();
+}
