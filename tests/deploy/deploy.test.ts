@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuild, freePort, removeDir, standaloneDir, startServer, type RunningServer } from "@/tests/e2e/server";
-import { startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
+import { LEMONSQUEEZY_TEST_PRICING, startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { startResendStub, type ResendStub } from "@/tests/helpers/resend-stub";
 import { startS3rver, type LocalS3 } from "@/tests/helpers/s3rver";
@@ -24,13 +24,7 @@ const ROOT = process.cwd();
 const PAYMENT_SECRET = "deploy-payment-webhook-secret";
 const CRON_SECRET = "deploy-cron-secret";
 const OPENAI_KEY = "sk-deploy-suite-key";
-const PRICING = {
-  tiers: {
-    basic: { variants: { monthly: "1001", yearly: "1002" }, bonusPackages: [{ credits: 500, price: 4.99, variantId: "2001" }, { credits: 1200, price: 9.99, variantId: "2002" }] },
-    pro: { variants: { monthly: "1101", yearly: "1102" }, bonusPackages: [{ credits: 2000, price: 14.99, variantId: "2101" }, { credits: 5000, price: 29.99, variantId: "2102" }] },
-    enterprise: { variants: { monthly: "1201", yearly: "1202" }, bonusPackages: [{ credits: 10000, price: 49.99, variantId: "2201" }, { credits: 25000, price: 99.99, variantId: "2202" }] },
-  },
-};
+const PRICING = LEMONSQUEEZY_TEST_PRICING;
 
 let appDir: string;
 let databaseUrl: string;

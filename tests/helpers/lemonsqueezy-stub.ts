@@ -39,6 +39,15 @@ export interface LemonSqueezyStub {
   close(): Promise<void>;
 }
 
+/** A PRICING_CONFIG with numeric variant ids for every paid plan and package, as a real store has. */
+export const LEMONSQUEEZY_TEST_PRICING = {
+  tiers: {
+    basic: { variants: { monthly: "1001", yearly: "1002" }, bonusPackages: [{ credits: 500, price: 4.99, variantId: "2001" }, { credits: 1200, price: 9.99, variantId: "2002" }] },
+    pro: { variants: { monthly: "1101", yearly: "1102" }, bonusPackages: [{ credits: 2000, price: 14.99, variantId: "2101" }, { credits: 5000, price: 29.99, variantId: "2102" }] },
+    enterprise: { variants: { monthly: "1201", yearly: "1202" }, bonusPackages: [{ credits: 10000, price: 49.99, variantId: "2201" }, { credits: 25000, price: 99.99, variantId: "2202" }] },
+  },
+};
+
 const JSON_API = "application/vnd.api+json";
 
 function send(res: ServerResponse, status: number, body: unknown) {

@@ -14,17 +14,11 @@ import { closeDb, db } from "@/lib/db/client";
 import { deleteUser } from "@/lib/users/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
-import { startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
+import { LEMONSQUEEZY_TEST_PRICING, startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
 import { reserveCredits } from "@/lib/credits";
 import { deliver, invoiceEvent, subscriptionEvent } from "./fixtures";
 
-const PRICING = {
-  tiers: {
-    basic: { variants: { monthly: "1001", yearly: "1002" }, bonusPackages: [{ credits: 500, price: 4.99, variantId: "2001" }, { credits: 1200, price: 9.99, variantId: "2002" }] },
-    pro: { variants: { monthly: "1101", yearly: "1102" }, bonusPackages: [{ credits: 2000, price: 14.99, variantId: "2101" }, { credits: 5000, price: 29.99, variantId: "2102" }] },
-    enterprise: { variants: { monthly: "1201", yearly: "1202" }, bonusPackages: [{ credits: 10000, price: 49.99, variantId: "2201" }, { credits: 25000, price: 99.99, variantId: "2202" }] },
-  },
-};
+const PRICING = LEMONSQUEEZY_TEST_PRICING;
 
 let stub: LemonSqueezyStub;
 let restore: () => void;
