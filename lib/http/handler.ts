@@ -69,6 +69,7 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
 
 export const DEFAULT_MAX_JSON_BODY_BYTES = 1024 * 1024;
 const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
+const UNMATCHED_ROUTE = "(unmatched)";
 
 export interface RouteContext<Q, B, A extends AuthMode> {
   req: Request;
@@ -155,13 +156,16 @@ export function routePattern(pathname: string, params: Record<string, string>): 
   for (const [name, value] of names) {
     const parts = value.split("/");
     const encoded = parts.map((p) => encodeURIComponent(p));
-    for (let i = 0; i + parts.length <= segments.length; i++) {
+    let found = false;
+    for (let i = 0; i + parts.length <= segments.length && !found; i++) {
       const slice = segments.slice(i, i + parts.length);
       if (slice.every((seg, j) => seg === parts[j] || seg === encoded[j] || safeDecode(seg) === parts[j])) {
         segments.splice(i, parts.length, `{${name}}`);
-        break;
+        found = true;
       }
     }
+    // Never fall back to the raw path: it would put the id into a label.
+    if (!found) return UNMATCHED_ROUTE;
   }
   return segments.join("/");
 }
