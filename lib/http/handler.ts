@@ -155,7 +155,7 @@ export function routePattern(pathname: string, params: Record<string, string>): 
   const segments = pathname.split("/");
   for (const [name, value] of names) {
     const parts = value.split("/");
-    const encoded = parts.map((p) => encodeURIComponent(p));
+    const encoded = parts.map(safeEncode);
     let found = false;
     for (let i = 0; i + parts.length <= segments.length && !found; i++) {
       const slice = segments.slice(i, i + parts.length);
@@ -168,6 +168,14 @@ export function routePattern(pathname: string, params: Record<string, string>): 
     if (!found) return UNMATCHED_ROUTE;
   }
   return segments.join("/");
+}
+
+function safeEncode(part: string): string {
+  try {
+    return encodeURIComponent(part);
+  } catch {
+    return part; // an unpaired surrogate has no encoding
+  }
 }
 
 function safeDecode(segment: string): string {
@@ -281,11 +289,16 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
       response.headers.set(RATE_LIMIT_HEADER_NAMES.reset, String(rate.reset));
     }
     response.headers.set("x-request-id", requestId);
-    runtime.observe?.({
-      kind: "request",
-      labels: { route: routePattern(url.pathname, params), method: req.method, status: String(response.status) },
-      seconds: (performance.now() - started) / 1000,
-    });
+    try {
+      runtime.observe?.({
+        kind: "request",
+        labels: { route: routePattern(url.pathname, params), method: req.method, status: String(response.status) },
+        seconds: (performance.now() - started) / 1000,
+      });
+    } catch (error) {
+      // Recording a metric never costs the client its answer.
+      log.warn("request metric not recorded", { error: (error as Error).message });
+    }
     return response;
   };
   wrapped.definition = spec as never;

@@ -12,5 +12,7 @@ describe("route patterns for metric labels", () => {
 
   it("never fall back to a path that carries an id", () => {
     expect(routePattern("/api/files/a%2Fb", { id: "a/b" })).toBe("(unmatched)");
+    // An unpaired surrogate (no URL encoding exists for it) neither throws nor leaks.
+    expect(routePattern("/api/files/%ED%A0%80", { id: "\uD800" })).toBe("(unmatched)");
   });
 });
