@@ -8,6 +8,11 @@ import { enableTracing } from "./index";
  * (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf, the default, or http/json) to any collector.
  */
 export function registerTracing(): void {
-  registerOTel({ serviceName: env().OTEL_SERVICE_NAME ?? "subscription-ai-backend" });
+  registerOTel({
+    serviceName: env().OTEL_SERVICE_NAME ?? "subscription-ai-backend",
+    // No fetch instrumentation: the one outgoing call that matters, the AI provider's, has its own
+    // span (ai.provider.*) with model, tokens and outcome; a second span per call only costs time.
+    instrumentations: [],
+  });
   enableTracing();
 }
