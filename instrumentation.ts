@@ -17,6 +17,6 @@ export async function register(): Promise<void> {
     const { registerTracing } = await import("./lib/tracing/register");
     registerTracing();
   }
-  const { startServer } = await import("./lib/config/start-server");
+  const { startServer } = await import("./lib/server/start-server");
   await startServer();
 }

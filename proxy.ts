@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
-import { authSecret } from "@/lib/auth/secret";
+import { authSecret } from "@/lib/config/auth-secret";
 
 /**
  * Security headers on every response, and the sign-in gate for dashboard pages. API routes do their

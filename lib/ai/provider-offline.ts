@@ -3,7 +3,7 @@ import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
 import { audioDuration, detectAudioFormat } from "./audio";
 import { encodePng } from "./png";
-import { OFFLINE_MODEL_PREFIX, OFFLINE_TEXT_PREFIX, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ImageRequest, type ImageResult, type StreamPart, type TranscribeRequest } from "./provider";
+import { OFFLINE_MODEL_PREFIX, OFFLINE_TEXT_PREFIX, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ImageRequest, type ImageResult, type StreamPart, type TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
 
 /**

@@ -4,7 +4,7 @@ import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
-import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider";
+import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
 
 /**

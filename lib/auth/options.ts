@@ -5,13 +5,13 @@ import GoogleProvider from "next-auth/providers/google";
 import { z } from "zod";
 import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
-import { ensureUser } from "@/lib/users/ensure-user";
-import { authSecret } from "./secret";
+import { authSecret } from "@/lib/config/auth-secret";
+import { signInUser } from "./sign-in-user";
 
 const devEmail = z.email();
 
 /**
- * next-auth v4 with JWT sessions and no database adapter. Every sign-in goes through ensureUser, so
+ * next-auth v4 with JWT sessions and no database adapter. Every sign-in goes through signInUser, so
  * a user signing in and a user created by the identity webhook with the same email are one user.
  * The session exposes user.id and user.email.
  */
@@ -27,7 +27,7 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials) {
           const parsed = devEmail.safeParse(credentials?.email?.trim());
           if (!parsed.success) return null;
-          const { user } = await ensureUser({ email: parsed.data });
+          const user = await signInUser({ email: parsed.data });
           if (user.lockedAt) return null;
           return { id: user.id, email: user.email, name: user.name };
         },
@@ -67,7 +67,7 @@ export function authOptions(): NextAuthOptions {
         if (!account || account.provider === "dev") return true;
         // OAuth/OIDC: link the identity to our user (by email), creating the user once.
         if (!user.email) return false;
-        const { user: ours } = await ensureUser({ email: user.email, name: user.name, image: user.image });
+        const ours = await signInUser({ email: user.email, name: user.name, image: user.image });
         if (ours.lockedAt) return false;
         const prisma = await db();
         await prisma.account.upsert({

@@ -1,5 +1,5 @@
 import { getToken } from "next-auth/jwt";
-import { authSecret } from "./secret";
+import { authSecret } from "@/lib/config/auth-secret";
 
 export interface SessionUser {
   id: string;

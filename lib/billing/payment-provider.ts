@@ -4,7 +4,7 @@ import { appBaseUrl } from "./app-url";
 import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
 import type { PaymentProvider } from "./provider-types";
 import { paymentWebhookSecret } from "./signing-secret";
-import { CheckoutSimulator } from "./simulator";
+import { CheckoutSimulator } from "./checkout-simulator";
 
 /** True when the local checkout simulator stands in for Lemon Squeezy. */
 export function simulatorEnabled(): boolean {
@@ -24,9 +24,4 @@ export function paymentProvider(requestUrl?: string): PaymentProvider {
   if (lemon) return lemon;
   if (simulatorEnabled()) return new CheckoutSimulator(appBaseUrl(requestUrl));
   throw new AppError("provider_not_configured", "Payments are not configured: set LEMONSQUEEZY_API_KEY and LEMONSQUEEZY_STORE_ID");
-}
-
-export function simulator(requestUrl?: string): CheckoutSimulator {
-  if (!simulatorEnabled()) throw new AppError("not_found", "Not found");
-  return new CheckoutSimulator(appBaseUrl(requestUrl));
 }

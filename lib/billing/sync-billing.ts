@@ -1,11 +1,12 @@
 import { findVariant } from "@/lib/config/pricing";
-import { applyMonthlyAllocation, grantBonusPurchase } from "@/lib/credits";
+import { applyMonthlyAllocation } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import type { Subscription } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
-import { normalizeEmail } from "@/lib/users/ensure-user";
+import { normalizeEmail } from "@/lib/email/normalize-email";
 import { applySubscriptionSnapshot } from "./apply-subscription-snapshot";
 import { currentSubscription } from "./current-subscription";
+import { grantBonusOrder } from "./grant-bonus-order";
 import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
 import type { PaymentProvider, ProviderInvoice } from "./provider-types";
 
@@ -112,13 +113,7 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
         report.orders.unmatched++;
         continue;
       }
-      const { granted } = await grantBonusPurchase({
-        userId,
-        orderId: order.id,
-        variantId: String(a.first_order_item?.variant_id),
-        credits: match.bonusPackage.credits,
-        price: typeof a.total === "number" ? a.total / 100 : match.bonusPackage.price,
-      });
+      const { granted } = await grantBonusOrder({ userId, order });
       if (granted) {
         report.orders.granted++;
         log.warn("billing sync granted a missed bonus purchase", { orderId: order.id, userId });

@@ -77,15 +77,17 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
 }
 
 /**
- * The one-statement charge (both variants take the balance row lock through the conditional UPDATE
- * and write the ledger row in the same statement, so they are all or nothing; the users row (tier,
- * auto-use) and the bonus sum for `balanceAfter` are joined in the UPDATE, read before the lock):
+ * The one-statement charge: the conditional `UPDATE ... WHERE subscription_credits >= n` takes the
+ * balance row lock and writes the ledger row in the same statement, so it is all or nothing. The users
+ * row (tier, auto-use) and the bonus sum for `balanceAfter` are joined in the UPDATE, read before the
+ * lock.
  * - the free-tier guard: a free user whose last reset is before this month falls through to the
  *   general path, which applies the lazy calendar-month rollover first;
- * - without an idempotency key, the usage ledger row is the whole record and its id is the
+ * - without an idempotency key ($7 null) the usage ledger row is the whole record and its id is the
  *   reservation id (a refund reads the draw back from it);
- * - with a key, a credit_operations row carries the unique key as well; a concurrent duplicate fails
- *   the whole statement on the unique index and the caller returns the first reservation.
+ * - with a key, a credit_operations row (id = reservation id) carries the unique key and the draw,
+ *   and the ledger row points at it; a concurrent duplicate fails the whole statement on the unique
+ *   index and the caller returns the first reservation.
  * Runs on the raw driver: this is the hot path, and Prisma's per-query overhead would double its cost.
  */
 const FAST_CHARGE = `
@@ -99,48 +101,33 @@ const FAST_CHARGE = `
       AND b.subscription_credits >= $2::int
       AND (b.reset_at >= $3::timestamptz OR u.tier <> 'free')
     RETURNING b.subscription_credits, u.bonus_credits_auto_use, bonus.held AS bonus_held
-  ), ledger AS (
-    INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
-    SELECT $4::text, $1::text, -$2::int, bal.subscription_credits + bal.bonus_held, 'usage', $5::text, $6::jsonb, NULL, NULL, now()
-    FROM bal
-    RETURNING id
-  )
-  SELECT subscription_credits, bonus_credits_auto_use, bonus_held FROM bal`;
-
-const FAST_CHARGE_WITH_KEY = `
-  WITH bal AS (
-    UPDATE credit_balances b
-    SET subscription_credits = b.subscription_credits - $2::int, updated_at = now()
-    FROM users u,
-      (SELECT COALESCE(SUM(remaining), 0)::int AS held FROM bonus_purchases
-        WHERE user_id = $1::text AND remaining > 0 AND expires_at > now()) bonus
-    WHERE b.user_id = $1::text AND u.id = b.user_id
-      AND b.subscription_credits >= $2::int
-      AND (b.reset_at >= $3::timestamptz OR u.tier <> 'free')
-    RETURNING b.subscription_credits, u.bonus_credits_auto_use, bonus.held AS bonus_held
   ), op AS (
     INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
     SELECT $4::text, $1::text, $7::text, 'charge', $2::int, 'reserved', $8::jsonb, now(), now()
-    FROM bal
+    FROM bal WHERE $7::text IS NOT NULL
     RETURNING id
   ), ledger AS (
     INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, metadata, bonus_purchase_id, operation_id, created_at)
-    SELECT gen_random_uuid()::text, $1::text, -$2::int, bal.subscription_credits + bal.bonus_held, 'usage', $5::text, $6::jsonb, NULL, op.id, now()
-    FROM bal, op
+    SELECT CASE WHEN $7::text IS NULL THEN $4::text ELSE gen_random_uuid()::text END, $1::text, -$2::int,
+      bal.subscription_credits + bal.bonus_held, 'usage', $5::text, $6::jsonb, NULL, (SELECT id FROM op), now()
+    FROM bal
     RETURNING id
   )
   SELECT subscription_credits, bonus_credits_auto_use, bonus_held FROM bal`;
 
 async function chargeFromSubscription(input: ReserveInput, idempotencyKey: string | undefined, toggleEnabled: boolean): Promise<Reservation | null> {
   const id = randomUUID();
-  const params: unknown[] = [input.userId, input.amount, monthStart().toISOString(), id, input.operation, input.metadata ? JSON.stringify(input.metadata) : null];
-  if (idempotencyKey) {
-    const details: ChargeDetails = { operation: input.operation, draws: [{ bonusPurchaseId: null, amount: input.amount }] };
-    params.push(idempotencyKey, JSON.stringify(details));
-  }
-  const rows = idempotencyKey
-    ? await queryPrepared<FastRow>("credits_charge_keyed_v3", FAST_CHARGE_WITH_KEY, params)
-    : await queryPrepared<FastRow>("credits_charge_v3", FAST_CHARGE, params);
+  const details: ChargeDetails | null = idempotencyKey ? { operation: input.operation, draws: [{ bonusPurchaseId: null, amount: input.amount }] } : null;
+  const rows = await queryPrepared<FastRow>("credits_charge_v4", FAST_CHARGE, [
+    input.userId,
+    input.amount,
+    monthStart().toISOString(),
+    id,
+    input.operation,
+    input.metadata ? JSON.stringify(input.metadata) : null,
+    idempotencyKey ?? null,
+    details ? JSON.stringify(details) : null,
+  ]);
   const row = rows[0];
   if (!row) return null;
   const usableBonus = bonusSpendable(Boolean(row.bonus_credits_auto_use), toggleEnabled) ? Number(row.bonus_held) : 0;

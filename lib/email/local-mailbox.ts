@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { env } from "@/lib/config/env";
-import type { Mailer } from "./mailer";
+import type { Mailer } from "./mailer-types";
 
 /** A message kept by the local mailbox (one JSON file each under `${DATA_DIR}/mail`). */
 export interface LocalMail {

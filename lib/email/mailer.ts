@@ -1,24 +1,7 @@
 import { env } from "@/lib/config/env";
+import type { Mailer } from "./mailer-types";
 
-/** One outgoing message, already addressed. */
-export interface OutgoingEmail {
-  from: string;
-  to: string;
-  subject: string;
-  html?: string;
-  text?: string;
-  /** Our email log id: the provider's idempotency key and the local mailbox's file name. */
-  emailLogId: string;
-}
-
-export type MailerKind = "resend" | "local";
-
-/** A mail transport: Resend when RESEND_API_KEY is set, otherwise the local mailbox. */
-export interface Mailer {
-  kind: MailerKind;
-  /** Sends and returns the provider's message id (the id its delivery webhooks carry). Throws on failure. */
-  send(email: OutgoingEmail): Promise<{ messageId: string }>;
-}
+export type { Mailer, MailerKind, OutgoingEmail } from "./mailer-types";
 
 /** Sender used when EMAIL_FROM is unset. */
 export const DEFAULT_EMAIL_FROM = "App <no-reply@localhost>";

@@ -1,5 +1,5 @@
 import { Resend } from "resend";
-import type { Mailer } from "./mailer";
+import type { Mailer } from "./mailer-types";
 
 /** Resend adapter (the only file importing the SDK). `baseUrl` (RESEND_BASE_URL) points it at a stub in tests. */
 export function resendMailer(apiKey: string, baseUrl?: string): Mailer {

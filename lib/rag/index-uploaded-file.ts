@@ -1,5 +1,5 @@
 import type { File } from "@/lib/generated/prisma/client";
-import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
 import { readStoredObject } from "@/lib/storage/read-stored-object";
 import type { StorageKind } from "@/lib/storage/object-store";
 import { extractText, isIndexableType, isMarkdownLike } from "./extract-text";
@@ -11,10 +11,21 @@ export const MAX_INDEXED_BYTES = 20 * 1024 * 1024;
 export const fileDocumentKey = (fileId: string) => `file:${fileId}`;
 
 /**
- * Indexes a text-like upload (plain text, Markdown, CSV, JSON, PDF) into its owner's private scope
- * (file hook after the file is stored). Other types are ignored (null).
+ * Makes a stored upload searchable by its owner: text-like files (plain text, Markdown, CSV, JSON,
+ * PDF) are indexed into the owner's private scope; other types are ignored (null). Never throws: a
+ * failure is logged and the upload stands, unsearchable. Deleting the file's record removes its index
+ * (rag_documents.file_id cascades).
  */
 export async function indexUploadedFile(file: File): Promise<IndexOutcome | null> {
+  try {
+    return await indexStoredFile(file);
+  } catch (error) {
+    log.error("uploaded file not indexed", { fileId: file.id, userId: file.userId, error });
+    return null;
+  }
+}
+
+async function indexStoredFile(file: File): Promise<IndexOutcome | null> {
   if (!isIndexableType(file.contentType) || file.size > MAX_INDEXED_BYTES) return null;
   const bytes = await readStoredObject(file.storageKey, MAX_INDEXED_BYTES, file.storage as StorageKind);
   const text = await extractText(bytes, file.contentType);
@@ -29,11 +40,4 @@ export async function indexUploadedFile(file: File): Promise<IndexOutcome | null
     text,
     markdown: isMarkdownLike(file.contentType),
   });
-}
-
-/** Removes an upload's document, chunks and vectors from the index (file hook before deletion). */
-export async function removeUploadedFileFromIndex(file: Pick<File, "id" | "userId">): Promise<number> {
-  const prisma = await db();
-  const { count } = await prisma.ragDocument.deleteMany({ where: { fileId: file.id, userId: file.userId } });
-  return count;
 }

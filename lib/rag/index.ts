@@ -5,7 +5,7 @@
  */
 export { indexKnowledge, knowledgeDir, type KnowledgeIndexResult, type KnowledgeProgress } from "./index-knowledge";
 export { indexDocument, removeDocument, contentHash, type DocumentInput, type IndexOutcome } from "./index-document";
-export { indexUploadedFile, removeUploadedFileFromIndex } from "./index-uploaded-file";
+export { indexUploadedFile } from "./index-uploaded-file";
 export { chunkText, type Chunk } from "./chunk-text";
 export { retrieveChunks, fullTextSearch, vectorSearch, fuseByRank, type RetrievedChunk } from "./search-chunks";
 export { askQuestion, streamQuestion, type AskAnswer, type AskStream, type RagSource } from "./ask-question";

@@ -1,6 +1,5 @@
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { beforeFileDeleted } from "./file-hooks";
 import { objectStore, type StorageKind } from "./object-store";
 
 /**
@@ -13,7 +12,6 @@ export async function deleteUserFiles(userId: string): Promise<{ deleted: number
   let deleted = 0;
   let failed = 0;
   for (const file of files) {
-    await beforeFileDeleted(file);
     try {
       await (await objectStore(file.storage as StorageKind)).delete(file.storageKey);
       deleted++;

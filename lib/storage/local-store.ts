@@ -5,7 +5,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { env } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
-import type { ObjectStore } from "./object-store";
+import type { ObjectStore } from "./object-store-types";
 import { signLocalFileUrl } from "./signed-url";
 import { isValidStorageKey } from "./storage-key";
 

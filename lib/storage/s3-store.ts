@@ -17,7 +17,7 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { env } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
 import { contentDisposition } from "./content-disposition";
-import type { ObjectStore } from "./object-store";
+import type { ObjectStore } from "./object-store-types";
 
 /** Multipart part size (S3's minimum). An upload holds exactly two part buffers: 10 MB. */
 const PART_SIZE = 5 * 1024 * 1024;

@@ -1,11 +1,10 @@
+import type { File } from "@/lib/generated/prisma/client";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream";
 import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { afterFileStored } from "./file-hooks";
-import { toFileRecord, type FileRecord } from "./file-record";
 import { ALLOWED_TYPES, normalizeDeclaredType } from "./file-types";
 import { objectStore } from "./object-store";
 import { newStorageKey } from "./storage-key";
@@ -17,8 +16,6 @@ export interface UploadInput {
   filesize: number;
   filetype: string;
   body: ReadableStream<Uint8Array> | null;
-  /** Origin for app URLs (local store's signed addresses). */
-  baseUrl: string;
 }
 
 /** The file name as shown back to the user: no directories, no control characters, at most 255 chars. */
@@ -33,7 +30,7 @@ export function cleanFileName(name: string): string {
  * size maximum (413, reading stops), byte count vs filesize (400). Afterwards: the same content from
  * the same owner is 409, a database failure is 503; both delete the stored object first.
  */
-export async function uploadFile(input: UploadInput): Promise<FileRecord> {
+export async function uploadFile(input: UploadInput): Promise<File> {
   const maxBytes = env().UPLOAD_MAX_BYTES;
   const originalName = cleanFileName(input.filename);
   if (!originalName) throw new AppError("validation_failed", "filename is empty");
@@ -100,8 +97,7 @@ export async function uploadFile(input: UploadInput): Promise<FileRecord> {
     throw new AppError("unavailable", "Database unavailable; the file was not stored", { cause: error });
   }
   log.info("file uploaded", { userId: input.userId, fileId: file.id, size: file.size, contentType: file.contentType, storage: store.kind });
-  await afterFileStored(file);
-  return toFileRecord(file, input.baseUrl);
+  return file;
 }
 
 /** Reads a request body, noting whether a failure came from the client side (not from us stopping). */

@@ -2,7 +2,7 @@ import { db } from "@/lib/db/client";
 import type { User } from "@/lib/generated/prisma/client";
 import { initializeCredits } from "@/lib/credits/initialize-credits";
 import { log } from "@/lib/log";
-import { applyPendingPaymentDeliveries } from "@/lib/webhooks/payment/process-payment-webhook";
+import { normalizeEmail } from "@/lib/email/normalize-email";
 
 export interface UserIdentity {
   email?: string | null;
@@ -12,14 +12,12 @@ export interface UserIdentity {
   externalId?: string | null;
 }
 
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /**
  * Finds the user with this external id or email, or creates them with free-tier credits. Sign-in and
  * the identity webhook both come through here, so the same email is always one user. Safe under
- * concurrency: a lost creation race re-reads the winner.
+ * concurrency: a lost creation race re-reads the winner. A caller that creates a user (`created`)
+ * then applies the payment deliveries kept for that email (lib/webhooks/payment/run-payment-delivery.ts,
+ * applyDeliveriesKeptForUser): users sit below payments and never reach up to them.
  */
 export async function ensureUser(identity: UserIdentity): Promise<{ user: User; created: boolean }> {
   const prisma = await db();
@@ -52,7 +50,6 @@ export async function ensureUser(identity: UserIdentity): Promise<{ user: User; 
       return created;
     });
     log.info("user created", { userId: user.id });
-    await afterUserCreated(user);
     return { user, created: true };
   } catch (error) {
     // Unique violation: a concurrent request created the same user first.
@@ -61,23 +58,5 @@ export async function ensureUser(identity: UserIdentity): Promise<{ user: User; 
       if (winner) return { user: winner, created: false };
     }
     throw error;
-  }
-}
-
-/**
- * Work that follows a user's creation, outside the creating transaction so a failure here never
- * loses the user. Later domains add their step here explicitly (for example, billing applies payment
- * events that arrived before the user registered).
- */
-async function afterUserCreated(user: User): Promise<void> {
-  const steps: Array<[string, (u: User) => Promise<unknown>]> = [
-    ["apply pending payment deliveries", (u) => applyPendingPaymentDeliveries({ email: u.email })],
-  ];
-  for (const [name, step] of steps) {
-    try {
-      await step(user);
-    } catch (error) {
-      log.error("post-creation step failed", { userId: user.id, step: name, error });
-    }
   }
 }

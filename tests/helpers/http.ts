@@ -1,6 +1,6 @@
 import { encode } from "next-auth/jwt";
 import type { NextRouteHandler } from "@/lib/http/route";
-import { ensureUser } from "@/lib/users/ensure-user";
+import { signInUser } from "@/lib/auth/sign-in-user";
 
 export interface CallOptions {
   method?: string;
@@ -68,9 +68,9 @@ export async function sessionCookie(user: { id: string; email: string | null }):
 
 let counter = 0;
 
-/** Creates (or finds) a user the way sign-in does and returns them with their session cookie. */
+/** Signs a user in through the app's own sign-in function (creating them once) and returns their session cookie. */
 export async function signIn(email?: string) {
   const address = email ?? `user${Date.now()}-${++counter}@example.com`;
-  const { user } = await ensureUser({ email: address });
+  const user = await signInUser({ email: address });
   return { user, cookie: await sessionCookie(user) };
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
+import { indexUploadedFile } from "@/lib/rag";
+import { toFileRecord } from "@/lib/storage/file-record";
 import { fileRecordSchema } from "@/lib/storage/file-record-schema";
 import { publicBaseUrl } from "@/lib/storage/public-base-url";
 import { uploadFile } from "@/lib/storage/upload-file";
@@ -32,14 +34,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       consumes: "application/octet-stream",
       response: fileRecordSchema,
     },
-    ({ user, query, req }) =>
-      uploadFile({
-        userId: user.id,
-        filename: query.filename,
-        filesize: query.filesize,
-        filetype: query.filetype,
-        body: req.body,
-        baseUrl: publicBaseUrl(req.url),
-      }),
+    async ({ user, query, req }) => {
+      const file = await uploadFile({ userId: user.id, filename: query.filename, filesize: query.filesize, filetype: query.filetype, body: req.body });
+      // Text-like uploads become searchable by their owner before the answer (RAG over own files).
+      await indexUploadedFile(file);
+      return toFileRecord(file, publicBaseUrl(req.url));
+    },
   ),
 });

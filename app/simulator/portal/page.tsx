@@ -1,4 +1,4 @@
-import { loadSimulatedPortal } from "@/lib/billing/simulator-views";
+import { loadSimulatedPortal } from "@/lib/simulator/simulator-views";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
 
 export const dynamic = "force-dynamic";
@@ -30,7 +30,7 @@ export default async function SimulatedPortalPage({ searchParams }: { searchPara
   const s = view.subscription;
   return (
     <main style={box}>
-      <p style={{ background: "#fff3cd", padding: "0.5rem 0.75rem", borderRadius: 4 }}>Local billing portal (checkout simulator): actions deliver signed payment webhooks to this app.</p>
+      <p style={{ background: "#fff3cd", padding: "0.5rem 0.75rem", borderRadius: 4 }}>Local billing portal (checkout simulator): cancel, resume and plan changes are answered at once, as Lemon Squeezy&apos;s API answers; the payment actions deliver signed payment webhooks to this app.</p>
       <h1>Billing</h1>
       {message ? <p role="status">{message}</p> : null}
       {error ? <p role="alert" style={{ color: "#b00020" }}>{error}</p> : null}

@@ -1,4 +1,5 @@
 import { ensureUser } from "@/lib/users/ensure-user";
+import { applyDeliveriesKeptForUser } from "../payment/run-payment-delivery";
 import { fullName, primaryEmail, type IdentityUserData } from "./payload";
 import { applyIdentityFields } from "./handle-user-updated";
 
@@ -11,5 +12,6 @@ export async function handleUserCreated(data: IdentityUserData): Promise<string>
     image: data.image_url ?? null,
   });
   if (data.banned || data.locked) await applyIdentityFields(user.id, data);
+  if (created) await applyDeliveriesKeptForUser(user);
   return created ? "user created" : "user already existed; linked";
 }

@@ -1,6 +1,8 @@
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { ensureUser, normalizeEmail } from "@/lib/users/ensure-user";
+import { normalizeEmail } from "@/lib/email/normalize-email";
+import { ensureUser } from "@/lib/users/ensure-user";
+import { applyDeliveriesKeptForUser } from "../payment/run-payment-delivery";
 import { fullName, primaryEmail, type IdentityUserData } from "./payload";
 
 /** Copies email, name and the lock state (banned/locked) from the identity provider onto the user. */
@@ -33,8 +35,9 @@ export async function handleUserUpdated(data: IdentityUserData): Promise<string>
   const prisma = await db();
   const existing = await prisma.user.findUnique({ where: { externalId: data.id } });
   if (!existing) {
-    const { user } = await ensureUser({ externalId: data.id, email: primaryEmail(data), name: fullName(data) });
+    const { user, created } = await ensureUser({ externalId: data.id, email: primaryEmail(data), name: fullName(data) });
     await applyIdentityFields(user.id, data);
+    if (created) await applyDeliveriesKeptForUser(user);
     return "user created from update";
   }
   await applyIdentityFields(existing.id, data);

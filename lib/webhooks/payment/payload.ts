@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import type { InvoiceEventInput } from "@/lib/billing/payment-event-outcome";
+import type { InvoiceAttributes } from "@/lib/billing/provider-types";
 import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscription-state";
 
 /** A payment event in Lemon Squeezy's webhook shape (meta + one JSON:API resource). */
@@ -33,15 +35,18 @@ function describe(error: z.ZodError, prefix: string): string {
   return `Invalid payload: ${prefix}${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`;
 }
 
-/** Parses a verified raw body; a malformed payload is a 400 naming the field. */
-export function parsePaymentEvent(rawBody: string): PaymentEvent {
-  let json: unknown;
+/**
+ * Parses a verified raw body once: the event, and the JSON itself (stored with the delivery). A
+ * malformed payload is a 400 naming the field.
+ */
+export function parsePaymentEvent(rawBody: string): { event: PaymentEvent; payload: unknown } {
+  let payload: unknown;
   try {
-    json = JSON.parse(rawBody);
+    payload = JSON.parse(rawBody);
   } catch {
     throw new AppError("bad_request", "Invalid payload: not valid JSON");
   }
-  return toPaymentEvent(json);
+  return { event: toPaymentEvent(payload), payload };
 }
 
 export function toPaymentEvent(json: unknown): PaymentEvent {
@@ -78,4 +83,9 @@ export function eventTime(event: PaymentEvent): Date {
 export function eventEmail(event: PaymentEvent): string | null {
   const email = event.data.attributes.user_email;
   return typeof email === "string" && email.includes("@") ? email.trim().toLowerCase() : null;
+}
+
+/** An invoice event (subscription_payment_*) as lib/billing takes it. */
+export function invoiceEvent(ctx: { event: PaymentEvent; userId: string; occurredAt: Date }): InvoiceEventInput {
+  return { userId: ctx.userId, occurredAt: ctx.occurredAt, invoice: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as InvoiceAttributes } };
 }

@@ -1,3 +1,4 @@
+import type { PaymentEventOutcome } from "@/lib/billing/payment-event-outcome";
 import type { Logger } from "@/lib/log";
 import type { PaymentEvent } from "./payload";
 
@@ -10,12 +11,10 @@ export interface PaymentEventContext {
   log: Logger;
 }
 
-export interface HandlerOutcome {
-  /** pending: waits for something that has not arrived yet (the subscription of an invoice event). */
-  status: "processed" | "pending" | "ignored";
-  result: string;
+export interface HandlerOutcome extends PaymentEventOutcome {
   /** Set when this event created the subscription record (pending invoice events then apply). */
   createdSubscription?: string;
 }
 
+/** One per event type: parses nothing and decides nothing, it hands the event to its lib/billing function. */
 export type PaymentEventHandler = (ctx: PaymentEventContext) => Promise<HandlerOutcome>;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer } from "@/lib/config/start-server";
+import { startServer } from "@/lib/server/start-server";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env, EnvError, parseEnv, settingNames } from "@/lib/config/env";
-import { startServer } from "@/lib/config/start-server";
+import { startServer } from "@/lib/server/start-server";
 import { setEnv } from "@/tests/helpers/env";
 
 afterEach(() => vi.restoreAllMocks());

@@ -2,7 +2,7 @@ import { expireTrials } from "@/lib/billing/expire-trials";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";
-import { cronRoute } from "@/lib/cron/cron-route";
+import { cronRoute } from "@/lib/http/cron-route";
 import { methods } from "@/lib/http/route";
 import { sweepAbandonedUploads } from "@/lib/storage";
 

@@ -1,4 +1,4 @@
-import { cronRoute } from "@/lib/cron/cron-route";
+import { cronRoute } from "@/lib/http/cron-route";
 import { expireBonusPurchases } from "@/lib/credits";
 import { flags } from "@/lib/config/flags";
 import { methods } from "@/lib/http/route";

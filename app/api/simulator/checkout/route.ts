@@ -1,5 +1,5 @@
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { completeSimulatedCheckout } from "@/lib/billing/simulator";
+import { completeSimulatedCheckout } from "@/lib/simulator/complete-simulated-checkout";
 import { AppError, isAppError } from "@/lib/errors";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";

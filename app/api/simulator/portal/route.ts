@@ -1,6 +1,6 @@
 import { publicRequestUrl } from "@/lib/http/public-url";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { PORTAL_ACTIONS, runSimulatedPortalAction, type PortalAction } from "@/lib/billing/simulator-views";
+import { PORTAL_ACTIONS, runSimulatedPortalAction, type PortalAction } from "@/lib/simulator/simulator-views";
 import { AppError, isAppError } from "@/lib/errors";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { processEmailWebhook } from "@/lib/email/process-email-webhook";
+import { processEmailWebhook } from "@/lib/webhooks/email/process-email-webhook";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

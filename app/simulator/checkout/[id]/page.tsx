@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { describeSimulatedCheckout } from "@/lib/billing/simulator-views";
+import { describeSimulatedCheckout } from "@/lib/simulator/simulator-views";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
 
 export const dynamic = "force-dynamic";

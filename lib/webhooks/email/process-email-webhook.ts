@@ -1,33 +1,15 @@
 import { z } from "zod";
-import { observeDelivery } from "@/lib/webhooks/observe-delivery";
 import { env } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
+import { recordDeliveryEvent, STATUS_BY_DELIVERY_EVENT, type DeliveryEventType } from "@/lib/email/record-delivery-event";
 import { AppError } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
-import { claimDelivery, finishDelivery } from "@/lib/webhooks/deliveries";
-import { verifySvixDelivery } from "@/lib/webhooks/svix";
-
-/** Resend delivery events we apply, and the email-log status each sets. */
-const STATUS_BY_EVENT = {
-  "email.delivered": "delivered",
-  "email.bounced": "bounced",
-  "email.complained": "complained",
-} as const;
-type DeliveryEvent = keyof typeof STATUS_BY_EVENT;
-
-/**
- * Statuses an event may move a log from. A later status never goes back: a complaint follows delivery,
- * a bounce beats a delivery reported out of order, and a replayed delivered event changes nothing.
- */
-const MOVES_FROM: Record<DeliveryEvent, string[]> = {
-  "email.delivered": ["queued", "sent", "failed"],
-  "email.bounced": ["queued", "sent", "failed", "delivered"],
-  "email.complained": ["queued", "sent", "failed", "delivered", "bounced"],
-};
+import { claimDelivery, finishDelivery } from "../deliveries";
+import { observeDelivery } from "../observe-delivery";
+import { verifySvixDelivery } from "../svix";
 
 const envelope = z.object({ type: z.string().min(1) });
 const deliveryEvent = z.object({
-  type: z.enum(Object.keys(STATUS_BY_EVENT) as [DeliveryEvent, ...DeliveryEvent[]]),
+  type: z.enum(Object.keys(STATUS_BY_DELIVERY_EVENT) as [DeliveryEventType, ...DeliveryEventType[]]),
   created_at: z.string().optional(),
   data: z.object({ email_id: z.string().min(1) }),
 });
@@ -52,7 +34,7 @@ async function processEmailWebhookUnobserved(rawBody: string, headers: Headers, 
   const head = envelope.safeParse(payload);
   if (!head.success) throw new AppError("bad_request", "Invalid payload: type is required");
   const type = head.data.type;
-  const known = type in STATUS_BY_EVENT;
+  const known = type in STATUS_BY_DELIVERY_EVENT;
   const parsed = deliveryEvent.safeParse(payload);
   if (known && !parsed.success) {
     const issue = parsed.error.issues[0];
@@ -73,19 +55,9 @@ async function processEmailWebhookUnobserved(rawBody: string, headers: Headers, 
     return { success: true, processed: type };
   }
   try {
-    const prisma = await db();
-    const at = eventTime(event.created_at);
-    const { count } = await prisma.emailLog.updateMany({
-      where: { providerMessageId: event.data.email_id, status: { in: MOVES_FROM[event.type] } },
-      data: { status: STATUS_BY_EVENT[event.type], lastEventAt: at },
-    });
-    if (count === 0) {
-      const exists = await prisma.emailLog.count({ where: { providerMessageId: event.data.email_id } });
-      await finishDelivery(delivery.id, exists ? "processed" : "ignored", exists ? undefined : "no email log for this message id");
-    } else {
-      await finishDelivery(delivery.id, "processed");
-    }
-    log.info("email event processed", { type, deliveryId: id, updated: count });
+    const { updated, known: logged } = await recordDeliveryEvent({ type: event.type, providerMessageId: event.data.email_id, at: eventTime(event.created_at) });
+    await finishDelivery(delivery.id, logged ? "processed" : "ignored", logged ? undefined : "no email log for this message id");
+    log.info("email event processed", { type, deliveryId: id, updated });
     return { success: true, processed: type };
   } catch (error) {
     await finishDelivery(delivery.id, "failed", (error as Error).message);

@@ -2,12 +2,13 @@ import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { cancelSubscription } from "./cancel-subscription";
-import { changePlan } from "./change-plan";
-import { simulator } from "./payment-provider";
-import { resumeSubscription } from "./resume-subscription";
-import { readSimulatedCheckout, type SimulatedPortalAccess } from "./simulator";
-import { verifySimulatorToken } from "./simulator-token";
+import { cancelSubscription } from "@/lib/billing/cancel-subscription";
+import { changePlan } from "@/lib/billing/change-plan";
+import { readSimulatedCheckout, type SimulatedPortalAccess } from "@/lib/billing/checkout-simulator";
+import { simulatorEnabled } from "@/lib/billing/payment-provider";
+import { resumeSubscription } from "@/lib/billing/resume-subscription";
+import { verifySimulatorToken } from "@/lib/billing/simulator-token";
+import { simulatePaymentFailure, simulatePaymentRecovery, simulateRenewal } from "./simulate-subscription-payment";
 
 /** What the simulator's checkout page shows (null: unknown, forged or expired checkout). */
 export async function describeSimulatedCheckout(id: string) {
@@ -93,11 +94,15 @@ export async function loadSimulatedPortal(token: string | null | undefined) {
 export const PORTAL_ACTIONS = ["cancel", "resume", "change_plan", "renew", "fail_payment", "recover_payment"] as const;
 export type PortalAction = (typeof PORTAL_ACTIONS)[number];
 
-/** A portal action for the token's subscription, through the same domain functions as the API. */
+/**
+ * A portal action for the token's subscription: cancel, resume and plan changes through the same
+ * billing functions as the API (answered at once, as Lemon Squeezy's API answers); the payment
+ * actions deliver the signed webhooks a real provider would send.
+ */
 export async function runSimulatedPortalAction(input: { token: string; action: PortalAction; variantId?: string; requestUrl: string }): Promise<string> {
   const access = readPortalToken(input.token);
   if (!access) throw new AppError("not_found", "Portal session not found or expired");
-  const sim = simulator(input.requestUrl);
+  if (!simulatorEnabled()) throw new AppError("not_found", "Not found");
   const { uid: userId, sub } = access;
   const prisma = await db();
   const owned = await prisma.subscription.findFirst({ where: { providerSubscriptionId: sub, userId }, select: { id: true } });
@@ -112,13 +117,13 @@ export async function runSimulatedPortalAction(input: { token: string; action: P
       if (!input.variantId) throw new AppError("validation_failed", "Invalid body: variantId: is required");
       return (await changePlan({ userId, newVariantId: input.variantId, requestUrl: input.requestUrl })).message;
     case "renew":
-      await sim.simulateRenewal(sub);
+      await simulateRenewal(sub);
       return "Renewal payment simulated";
     case "fail_payment":
-      await sim.simulatePaymentFailure(sub);
+      await simulatePaymentFailure(sub);
       return "Failed payment simulated";
     case "recover_payment":
-      await sim.simulatePaymentRecovery(sub);
+      await simulatePaymentRecovery(sub);
       return "Payment recovery simulated";
   }
 }

@@ -1,18 +1,19 @@
 import type { Prisma, Subscription } from "@/lib/generated/prisma/client";
-import { EMPTY_STATE, type SubscriptionState } from "@/lib/billing/subscription-state";
-import type { PaymentEventContext } from "./types";
+import type { InvoiceEventInput } from "./payment-event-outcome";
+import { EMPTY_STATE, type SubscriptionState } from "./subscription-state";
 
 /**
- * The subscription an invoice event is about, locked for the caller's transaction, with its state
- * for the state machine (paymentOkAt: the newest successful or recovered payment recorded).
+ * The subscription an invoice event is about (one of the user's), locked for the caller's
+ * transaction, with its state for the state machine (paymentOkAt: the newest successful or recovered
+ * payment recorded). Null when that subscription has not arrived yet.
  */
 export async function lockInvoiceSubscription(
   tx: Prisma.TransactionClient,
-  ctx: PaymentEventContext,
+  input: InvoiceEventInput,
 ): Promise<{ subscription: Subscription; state: SubscriptionState } | null> {
-  const providerSubscriptionId = String(ctx.event.data.attributes.subscription_id);
+  const providerSubscriptionId = String(input.invoice.attributes.subscription_id);
   const locked = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM subscriptions WHERE provider_subscription_id = ${providerSubscriptionId}::text AND user_id = ${ctx.userId}::text FOR UPDATE`;
+    SELECT id FROM subscriptions WHERE provider_subscription_id = ${providerSubscriptionId}::text AND user_id = ${input.userId}::text FOR UPDATE`;
   if (locked.length === 0) return null;
   const subscription = await tx.subscription.findUniqueOrThrow({ where: { id: locked[0].id } });
   const ok = await tx.webhookDelivery.findFirst({

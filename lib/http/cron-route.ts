@@ -1,9 +1,9 @@
 import { flags } from "@/lib/config/flags";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { route, type NextRouteHandler } from "@/lib/http/route";
-import { hasCronBearer, mayRunCron } from "./cron-auth";
-import { runJobExclusively, type JobOutcome } from "./run-job";
+import { route, type NextRouteHandler } from "./route";
+import { hasCronBearer, mayRunCron } from "@/lib/cron/cron-auth";
+import { runJobExclusively, type JobOutcome } from "@/lib/cron/run-job";
 
 /**
  * The GET/POST pattern shared by the cron endpoints (SPEC §4.6, DESIGN §4 "Cron"):

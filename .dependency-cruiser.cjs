@@ -1,0 +1,101 @@
+// Architecture rules, checked by `npm run lint` (docs/CODE_STYLE.md explains the layers).
+// dependency-cruiser rather than eslint-plugin-boundaries: it checks cycles between FOLDERS (not only
+// files), tells type-only imports from runtime ones, and resolves the "@/" alias and package exports.
+// tests/unit/architecture/rules.test.ts proves every rule by running it on a fixture that breaks it.
+
+/** Each vendor package (regex on its resolved path) and the only files that may import it at run time. */
+const VENDOR_ADAPTERS = [
+  { name: "openai", pkg: "openai", adapters: ["lib/ai/provider-openai\\.ts"] },
+  { name: "aws-sdk", pkg: "@aws-sdk/[^/]+", adapters: ["lib/storage/s3-store\\.ts"] },
+  { name: "resend", pkg: "resend", adapters: ["lib/email/resend-mailer\\.ts"] },
+  { name: "svix", pkg: "svix", adapters: ["lib/webhooks/svix\\.ts"] },
+  { name: "upstash", pkg: "@upstash/[^/]+", adapters: ["lib/ratelimit/upstash-store\\.ts"] },
+  {
+    name: "database-drivers",
+    pkg: "(pg|@prisma/adapter-pg|@electric-sql/[^/]+|pglite-prisma-adapter)",
+    // The migration CLI opens its own connection: it runs where the app's client must not (a build step).
+    adapters: ["lib/db/client\\.ts", "scripts/db-migrate\\.ts"],
+  },
+  { name: "prom-client", pkg: "prom-client", adapters: ["lib/metrics/index\\.ts"] },
+  { name: "pino", pkg: "pino", adapters: ["lib/log\\.ts"] },
+  { name: "opentelemetry", pkg: "(@opentelemetry/[^/]+|@vercel/otel)", adapters: ["lib/tracing/[^/]+\\.ts"] },
+  { name: "next-auth", pkg: "next-auth", adapters: ["lib/auth/[^/]+\\.ts", "app/api/auth/\\[\\.\\.\\.nextauth\\]/route\\.ts", "proxy\\.ts"] },
+];
+
+const vendorRules = VENDOR_ADAPTERS.map(({ name, pkg, adapters }) => ({
+  name: `vendor-${name}-only-in-adapter`,
+  severity: "error",
+  comment: `${pkg} is imported only by its adapter (${adapters.join(", ")}); everything else codes against the adapter's interface.`,
+  from: { pathNot: [...adapters.map((a) => `^${a}$`), "^lib/generated/"] },
+  to: { path: `(^|/)node_modules/${pkg}/`, dependencyTypesNot: ["type-only"] },
+}));
+
+module.exports = {
+  forbidden: [
+    ...vendorRules,
+    {
+      name: "prisma-client-only-in-db",
+      severity: "error",
+      comment: "The generated Prisma client is constructed in lib/db/client.ts only; other code imports its types (import type) and gets the client from db().",
+      from: { pathNot: ["^lib/db/client\\.ts$", "^lib/generated/"] },
+      to: { path: "^lib/generated/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "domain-not-above-its-layer",
+      severity: "error",
+      comment: "lib/ code never imports the HTTP layer (lib/http), pages or routes (app/) or dashboard components; it throws AppError and lib/http maps it.",
+      from: { path: "^lib/", pathNot: "^lib/http/" },
+      to: { path: ["^lib/http/", "^app/", "^components/"] },
+    },
+    {
+      name: "client-code-not-server-code",
+      severity: "error",
+      comment: "Dashboard components run in the browser: they may import types from lib/ (erased at build), never lib/ code.",
+      from: { path: "^components/" },
+      to: { path: "^lib/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "route-imports-entry-points-only",
+      severity: "error",
+      comment:
+        "A route file declares (route wrapper, zod schemas) and calls lib/<domain> entry points: a domain's top-level files, not its infrastructure (database, Prisma, logs, tracing, the wrapper's internals) or nested internals.",
+      from: { path: "^app/api/.+/route\\.ts$" },
+      to: {
+        path: [
+          "^lib/(db|generated|tracing)/",
+          "^lib/log\\.ts$",
+          "^lib/http/(handler|status|openapi|client-ip|unsafe-text|cache)\\.ts$",
+          "^lib/[^/]+/[^/]+/(?!process-[a-z]+-webhook\\.ts$)",
+          "^(app|components)/",
+          "(^|/)node_modules/(?!(zod|next-auth)/)",
+        ],
+      },
+    },
+    {
+      name: "no-circular-files",
+      severity: "error",
+      comment: "Files form no import cycle (type-only imports included: a cycle of types is still a cycle of meaning).",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-circular-lib-folders",
+      severity: "error",
+      comment: "The folders of lib/ form a layered graph: no folder reaches back to one that imports it.",
+      scope: "folder",
+      from: { path: "^lib/" },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["^lib/generated/", "^node_modules/", "^\\.next"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      mainFields: ["module", "main", "types", "typings"],
+    },
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * The AI provider contract every AI feature codes against (the adapters implement it; provider.ts
+ * picks one). Two implementations:
+ *   - "openai": the openai SDK against OPENAI_BASE_URL (OpenAI or any OpenAI-compatible server);
+ *     lib/ai/provider-openai.ts is the only file importing the SDK.
+ *   - "offline": deterministic answers derived from the input, labelled offline in every response;
+ *     used when OPENAI_API_KEY is unset outside production and refused in production.
+ */
+export type ContentPart = { type: "text"; text: string } | { type: "image"; image: string /* data URL */ };
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "function" | "tool";
+  content: string | ContentPart[];
+  name?: string;
+}
+
+export interface ChatRequest {
+  /** Provider model id; defaults to AI_CHAT_MODEL. */
+  model?: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+  /** Overall timeout in ms (default AI_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+export interface ChatResult {
+  text: string;
+  model: string;
+  usage: { promptTokens: number; completionTokens: number };
+}
+
+export type StreamPart =
+  | { type: "text"; text: string }
+  | { type: "usage"; model: string; promptTokens: number; completionTokens: number };
+
+export interface TranscribeRequest {
+  audio: Uint8Array;
+  filename: string;
+  mimeType: string;
+  /** Optional ISO 639-1 hint. */
+  language?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface TranscriptionResult {
+  text: string;
+  /** ISO 639-1 code ("en"), or "und" when the provider did not say. */
+  language: string;
+  /** Seconds. */
+  duration: number;
+  model: string;
+}
+
+export type ImageSize = "1024x1024" | "1536x1024" | "1024x1536" | "auto";
+export type ImageQuality = "low" | "medium" | "high" | "auto";
+export type ImageFormat = "png" | "jpeg" | "webp";
+export type ImageBackground = "opaque" | "transparent";
+
+export interface ImageRequest {
+  prompt: string;
+  /** Provider model id (already mapped from the public name by the caller). */
+  model: string;
+  size: ImageSize;
+  quality: ImageQuality;
+  outputFormat: ImageFormat;
+  background: ImageBackground;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ImageResult {
+  /** Base64 image bytes. */
+  b64: string;
+  /** Format of the bytes actually returned (the offline provider always renders PNG). */
+  format: ImageFormat;
+  revisedPrompt: string;
+  model: string;
+}
+
+export interface AiProvider {
+  /** "openai" (any OpenAI-compatible server) | "offline". */
+  name: string;
+  offline: boolean;
+  chat(req: ChatRequest): Promise<ChatResult>;
+  /** Aborting req.signal aborts the upstream request. */
+  streamChat(req: ChatRequest): AsyncIterable<StreamPart>;
+  /** null = no embeddings (offline). */
+  embed(texts: string[], signal?: AbortSignal): Promise<{ model: string; vectors: number[][] } | null>;
+  transcribe(req: TranscribeRequest): Promise<TranscriptionResult>;
+  generateImage(req: ImageRequest): Promise<ImageResult>;
+}
+
+/** Text prefix and model prefix that label every offline answer. */
+export const OFFLINE_TEXT_PREFIX = "[offline]";
+export const OFFLINE_MODEL_PREFIX = "offline-";
