@@ -88,8 +88,9 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: ["^lib/generated/", "^node_modules/", "^\\.next"] },
+    // The generated Prisma client is a leaf: imports of it are checked, its own files are not crawled.
+    doNotFollow: { path: ["node_modules", "^lib/generated/"] },
+    exclude: { path: ["^node_modules/", "^\\.next"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {
