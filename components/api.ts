@@ -2,6 +2,7 @@
  * Browser-side API client of the dashboard: same-origin fetch with the session cookie, so every rule,
  * limit and charge of the API applies. Safe for client bundles: imports nothing from lib/.
  */
+import type { StreamDataEvent, StreamMeta } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -75,7 +76,7 @@ export async function apiJsonWithHeaders<T>(path: string, init: RequestInit & { 
 
 export interface SseHandlers {
   onText?(text: string): void;
-  onMeta?(meta: Record<string, unknown>): void;
+  onMeta?(meta: StreamMeta): void;
 }
 
 /**
@@ -106,15 +107,15 @@ export async function readSse(res: Response, handlers: SseHandlers): Promise<{ d
         done = true;
         continue;
       }
-      let parsed: Record<string, unknown>;
+      let parsed: StreamDataEvent | StreamMeta;
       try {
-        parsed = JSON.parse(payload) as Record<string, unknown>;
+        parsed = JSON.parse(payload) as StreamDataEvent | StreamMeta;
       } catch {
         continue;
       }
-      if (event === "meta") handlers.onMeta?.(parsed);
-      else if (parsed.type === "text" && typeof parsed.text === "string") handlers.onText?.(parsed.text);
-      else if (parsed.type === "error") throw new ApiError(500, String(parsed.error ?? "The stream failed"));
+      if (event === "meta") handlers.onMeta?.(parsed as StreamMeta);
+      else if ("type" in parsed && parsed.type === "text") handlers.onText?.(parsed.text);
+      else if ("type" in parsed && parsed.type === "error") throw new ApiError(500, parsed.error || "The stream failed");
     }
     if (ended) break;
   }

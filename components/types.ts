@@ -1,114 +1,92 @@
-/** Response shapes of the API (SPEC.md, docs/API-NOTES.md) as the dashboard reads them. */
+/**
+ * The API's response shapes as the dashboard reads them, inferred from the response schemas the
+ * routes declare (lib/<domain>/schemas.ts): a changed response breaks the build, not the page. Only
+ * type imports: nothing of lib/ reaches the browser bundle (npm run lint checks it).
+ */
+import type { z } from "zod";
+import type {
+  chatAnswerResponse,
+  chatBatchResponse,
+  imageGenResponse,
+  streamDataEvent,
+  streamMetaEvent,
+  transcriptionResponse,
+} from "@/lib/ai/schemas";
+import type {
+  bonusPackagesResponse,
+  cancelSubscriptionResponse,
+  changePlanResponse,
+  checkoutUrlResponse,
+  portalSessionResponse,
+  subscriptionDetailsResponse,
+} from "@/lib/billing/schemas";
+import type { TierConfig } from "@/lib/config/pricing";
+import type { aiUsageResponse, creditHistoryResponse, creditPreferencesResponse, creditPreferencesUpdatedResponse, creditTransactionSchema } from "@/lib/credits/schemas";
+import type { emailSentResponse, testEmailSentResponse } from "@/lib/email/schemas";
+import type { askResponseSchema, detailResponseSchema, listResponseSchema, ragSourceSchema, ragStreamMetaEvent } from "@/lib/rag/schemas";
+import type { fileListResponse, fileRecordSchema } from "@/lib/storage/schemas";
+import type { userStatusResponse } from "@/lib/users/schemas";
 
-export interface UserStatus {
-  status: string;
-  tier: string;
-  billingPeriod: string;
-  isTrial: boolean;
-  needsAction: boolean;
-  isLocked: boolean;
-}
-
-export interface Usage {
-  unlimited: boolean;
-  tier: string;
-  monthlyLimit: number;
-  remaining: number;
-  bonusCredits: number;
-  used: number;
-  resetAt?: string;
-}
-
-export interface SubscriptionDetails {
-  subscription: {
-    id: string;
-    status: string;
-    variantId: string;
-    currentPeriodEnd: string | null;
-    trialEndsAt?: string | null;
-    endsAt?: string | null;
-    paymentFailed?: boolean;
-  } | null;
-  hasActiveSubscription: boolean;
-  tier: string;
-  billingPeriod: string;
-  planName: string;
-  isFreePlan: boolean;
-  user: { downgradeCount: number; hasUsedTrial: boolean };
-  limits: Record<string, number>;
-}
-
-export interface BonusPackages {
-  enabled: boolean;
-  packages: { credits: number; price: number; variantId: string }[];
-  monthlyLimit: number;
-  monthlyPurchasedCredits: number;
-  canPurchaseMore: boolean;
-  tier: string;
-}
-
-export interface CreditTransaction {
-  id: string;
-  amount: number;
-  balanceAfter: number;
-  type: string;
-  operation: string;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface CreditHistory {
-  transactions: CreditTransaction[];
-  totalCount: number;
-  availableYears: number[];
-}
-
-export interface FileRecord {
-  id: string;
-  url: string;
-  originalName: string;
-  size: number;
-  contentType: string;
-  createdAt: string;
-}
-
-export interface RagSource {
-  title: string;
-  path?: string;
-  fileId?: string;
-  excerpt: string;
-  score: number;
-}
-
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  messageCount: number;
-  lastMessage: string;
-  createdAt: string;
-  updatedAt?: string;
-}
-
-export interface ConversationMessage {
-  id: string;
-  role: string;
-  content: string;
-  tokens: number;
-  model: string;
-  createdAt: string;
-  sources?: RagSource[];
-}
+/** GET /api/user/status */
+export type UserStatus = z.infer<typeof userStatusResponse>;
+/** GET /api/ai/usage */
+export type Usage = z.infer<typeof aiUsageResponse>;
+/** GET /api/payments/subscription */
+export type SubscriptionDetails = z.infer<typeof subscriptionDetailsResponse>;
+/** POST /api/payments/cancel-subscription */
+export type SubscriptionCancelled = z.infer<typeof cancelSubscriptionResponse>;
+/** POST /api/payments/change-plan */
+export type PlanChanged = z.infer<typeof changePlanResponse>;
+/** POST /api/payments/create-checkout, /api/checkout/create-url, /api/credits/checkout */
+export type CheckoutUrl = z.infer<typeof checkoutUrlResponse>;
+/** POST /api/payments/create-portal-session */
+export type PortalSession = z.infer<typeof portalSessionResponse>;
+/** GET /api/credits/bonus-packages */
+export type BonusPackages = z.infer<typeof bonusPackagesResponse>;
+/** One row of GET /api/credits/history */
+export type CreditTransaction = z.infer<typeof creditTransactionSchema>;
+/** GET /api/credits/history */
+export type CreditHistory = z.infer<typeof creditHistoryResponse>;
+/** GET /api/credits/preferences */
+export type CreditPreferences = z.infer<typeof creditPreferencesResponse>;
+/** PATCH /api/credits/preferences */
+export type CreditPreferencesUpdated = z.infer<typeof creditPreferencesUpdatedResponse>;
+/** POST /api/upload, GET /api/files/{id} */
+export type FileRecord = z.infer<typeof fileRecordSchema>;
+/** GET /api/files */
+export type FileList = z.infer<typeof fileListResponse>;
+/** A source of a RAG answer */
+export type RagSource = z.infer<typeof ragSourceSchema>;
+/** POST /api/ai/rag/ask without streaming */
+export type RagAnswer = z.infer<typeof askResponseSchema>;
+/** GET /api/ai/rag/conversations */
+export type ConversationList = z.infer<typeof listResponseSchema>;
+export type ConversationSummary = ConversationList["conversations"][number];
+/** GET /api/ai/rag/conversations/{id} */
+export type ConversationDetail = z.infer<typeof detailResponseSchema>;
+export type ConversationMessage = ConversationDetail["messages"][number];
+/** POST /api/ai/chat, single request (X-Cache: HIT or MISS tells whether it came from the cache) */
+export type ChatAnswer = z.infer<typeof chatAnswerResponse>;
+/** POST /api/ai/chat, batch `{ requests: [...] }` */
+export type ChatBatchAnswer = z.infer<typeof chatBatchResponse>;
+/** POST /api/ai/image-gen */
+export type ImageResult = z.infer<typeof imageGenResponse>;
+/** POST /api/ai/speech-to-text */
+export type Transcript = z.infer<typeof transcriptionResponse>;
+/** `data:` events of the text/event-stream answers, and their closing `event: meta` */
+export type StreamDataEvent = z.infer<typeof streamDataEvent>;
+export type StreamMeta = z.infer<typeof streamMetaEvent>;
+/** The closing `event: meta` of a streamed RAG answer */
+export type RagStreamMeta = z.infer<typeof ragStreamMetaEvent>;
+/** POST /api/email/send */
+export type EmailSent = z.infer<typeof emailSentResponse>;
+/** POST /api/email/test (development only) */
+export type TestEmailSent = z.infer<typeof testEmailSentResponse>;
 
 /** Plans as the billing page needs them (read from the pricing catalog on the server). */
-export interface PlanOption {
-  key: string;
-  name: string;
-  monthlyPrice: number;
-  yearlyPrice: number;
-  monthlyCredits: number;
-  variants: { monthly: string; yearly: string };
-}
+export type PlanOption = Pick<TierConfig, "key" | "name" | "monthlyPrice" | "yearlyPrice" | "monthlyCredits" | "variants">;
 
+/** The feature flags the dashboard's client components need (app/dashboard/features.ts reads them on the server). */
 export interface Features {
   creditBased: boolean;
   bonusCredits: boolean;
@@ -118,31 +96,4 @@ export interface Features {
   aiImage: boolean;
   aiContent: boolean;
   aiRag: boolean;
-}
-
-/** POST /api/ai/chat, single request (X-Cache: HIT or MISS tells whether it came from the cache). */
-export interface ChatAnswer {
-  text: string;
-  model: string;
-  usage: { promptTokens: number; completionTokens: number };
-  cost: number;
-}
-
-/** POST /api/ai/chat, batch `{ requests: [...] }`: results in request order, `cost` = credits charged. */
-export interface ChatBatchAnswer {
-  /** `cached`: the item was answered from the user's answer cache (no AI call; charged all the same). */
-  results: ((ChatAnswer & { cached: boolean }) | { error: string })[];
-  cost: number;
-}
-
-/** POST /api/email/send. */
-export interface EmailSent {
-  success: boolean;
-  messageId: string;
-  emailLogId: string;
-}
-
-/** POST /api/email/test (development only). */
-export interface TestEmailSent extends EmailSent {
-  provider: string;
 }

@@ -144,3 +144,43 @@ export const chatRequestSchema = z.unknown().transform((value, ctx): ParsedChatB
 export const STREAM_MAX_BODY_BYTES = Math.ceil((MAX_IMAGES * MAX_IMAGE_BYTES * 4) / 3) + 1024 * 1024;
 /** JSON body bound of /api/ai/chat (a batch of 10 requests with their context). */
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/* Response shapes of the AI endpoints (the dashboard infers its types from these). */
+
+const tokenUsage = z.object({ promptTokens: z.number(), completionTokens: z.number() });
+
+/** POST /api/ai/chat, single request (X-Cache: HIT or MISS says whether it came from the answer cache). */
+export const chatAnswerResponse = z.object({ text: z.string(), model: z.string(), usage: tokenUsage, cost: z.number() });
+
+/** POST /api/ai/chat, batch: results in request order (`cached`: answered from the answer cache), `cost` = credits charged. */
+export const chatBatchResponse = z.object({
+  results: z.array(z.union([chatAnswerResponse.extend({ cached: z.boolean() }), z.object({ error: z.string() })])),
+  cost: z.number(),
+});
+
+export const chatResponse = z.union([chatAnswerResponse, chatBatchResponse]);
+
+/** POST /api/ai/speech-to-text. */
+export const transcriptionResponse = z.object({ text: z.string(), language: z.string(), duration: z.number() });
+
+/** POST /api/ai/image-gen. */
+export const imageGenResponse = z.object({
+  image: z.string(),
+  model: z.string(),
+  size: z.string(),
+  quality: z.string(),
+  format: z.string(),
+  revised_prompt: z.string(),
+  credits_used: z.number(),
+  credits_remaining: z.number(),
+});
+
+/**
+ * The events of the text/event-stream answers (/api/ai/stream, /api/ai/generate-content, rag/ask with
+ * stream): `data:` text chunks or an error, `event: meta` with the credits, then `data: [DONE]`.
+ */
+export const streamDataEvent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("error"), error: z.string() }),
+]);
+export const streamMetaEvent = z.object({ creditsUsed: z.number(), creditsRemaining: z.number() });

@@ -1,25 +1,10 @@
-import { planLimits, tierConfig, type PlanLimits } from "@/lib/config/pricing";
+import type { z } from "zod";
+import { planLimits, tierConfig } from "@/lib/config/pricing";
+import type { subscriptionDetailsResponse } from "./schemas";
 import { currentSubscription } from "./current-subscription";
 import { requireUser } from "./session-user";
 
-export interface SubscriptionDetails {
-  subscription: {
-    id: string;
-    status: string;
-    variantId: string;
-    currentPeriodEnd: string | null;
-    trialEndsAt: string | null;
-    endsAt: string | null;
-    paymentFailed: boolean;
-  } | null;
-  hasActiveSubscription: boolean;
-  tier: string;
-  billingPeriod: string;
-  planName: string;
-  isFreePlan: boolean;
-  user: { downgradeCount: number; hasUsedTrial: boolean };
-  limits: PlanLimits;
-}
+export type SubscriptionDetails = z.infer<typeof subscriptionDetailsResponse>;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

@@ -1,20 +1,9 @@
+import type { z } from "zod";
+import type { creditHistoryResponse, creditTransactionSchema } from "./schemas";
 import { db } from "@/lib/db/client";
 
-export interface CreditHistoryEntry {
-  id: string;
-  amount: number;
-  balanceAfter: number;
-  type: string;
-  operation: string;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface CreditHistory {
-  transactions: CreditHistoryEntry[];
-  totalCount: number;
-  availableYears: number[];
-}
+export type CreditHistoryEntry = z.infer<typeof creditTransactionSchema>;
+export type CreditHistory = z.infer<typeof creditHistoryResponse>;
 
 /** One page of the user's ledger for a calendar year (UTC), newest first, with the year's count and every year that has rows. */
 export async function listCreditHistory(userId: string, page: { limit: number; offset: number; year: number }): Promise<CreditHistory> {
@@ -41,7 +30,8 @@ export async function listCreditHistory(userId: string, page: { limit: number; o
       id: r.id,
       amount: r.amount,
       balanceAfter: r.balanceAfter,
-      type: r.type,
+      // The ledger writes only the five SPEC types (credit_transactions.type is checked in the writers).
+      type: r.type as CreditHistoryEntry["type"],
       operation: r.operation,
       metadata: r.metadata && typeof r.metadata === "object" && !Array.isArray(r.metadata) ? (r.metadata as Record<string, unknown>) : {},
       createdAt: r.createdAt.toISOString(),

@@ -32,5 +32,5 @@ export async function sendTestEmail(rawBody: string, userId: string | null) {
     type: "test",
     userId,
   });
-  return { success: true, messageId, emailLogId, provider: env().RESEND_API_KEY ? "resend" : "local" };
+  return { success: true, messageId, emailLogId, provider: env().RESEND_API_KEY ? ("resend" as const) : ("local" as const) };
 }

@@ -4,6 +4,8 @@ import { log } from "@/lib/log";
 import { route, type NextRouteHandler } from "./route";
 import { hasCronBearer, mayRunCron } from "@/lib/cron/cron-auth";
 import { runJobExclusively, type JobOutcome } from "@/lib/cron/run-job";
+import { cronRunResponse, cronStatusResponse } from "@/lib/cron/schemas";
+import { z } from "zod";
 
 /**
  * The GET/POST pattern shared by the cron endpoints (SPEC §4.6, DESIGN §4 "Cron"):
@@ -50,7 +52,7 @@ export function cronRoute(def: CronJobDefinition): { GET: NextRouteHandler; POST
   const tags = def.tags ?? ["cron"];
   return {
     POST: route(
-      { auth: "none", summary: `${def.summary} (runs the job)`, tags, errors: [401] },
+      { auth: "none", summary: `${def.summary} (runs the job)`, tags, errors: [401], response: cronRunResponse },
       async ({ req }) => {
         if (!mayRunCron(req)) throw new AppError("unauthorized", "Invalid or missing cron bearer token");
         return execute();
@@ -61,10 +63,11 @@ export function cronRoute(def: CronJobDefinition): { GET: NextRouteHandler; POST
         auth: "none",
         summary: `${def.summary}: configuration status; with the cron bearer token, runs the job`,
         tags,
+        response: z.union([cronStatusResponse, cronRunResponse]),
       },
       async ({ req }) => {
         if (hasCronBearer(req)) return execute();
-        return { status: def.active() ? "active" : "inactive", schedule: def.schedule, model: flags().pricingModel };
+        return { status: def.active() ? ("active" as const) : ("inactive" as const), schedule: def.schedule, model: flags().pricingModel };
       },
     ),
   };

@@ -37,14 +37,20 @@ export interface RouteRuntime {
  */
 export type AuthMode = "session" | "none" | "optional";
 
-export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode> {
+export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined = ZodType | undefined> {
   auth: A;
   rateLimit?: RateLimitCategory;
   /** A flag name, or a predicate on all flags; false answers 404 before anything else. */
   feature?: FlagName | ((f: FeatureFlags) => boolean);
   query?: Q;
-  /** JSON body schema. Omit for handlers that read the body themselves (streams, multipart, webhooks). */
+  /** Body schema. Omit for handlers that read the body themselves (streams, multipart, webhooks). */
   body?: B;
+  /**
+   * How `body` is read: "json" (default), or "form": an HTML form post (urlencoded or multipart text
+   * fields) or the same fields as JSON, so one schema serves a browser form and an API client.
+   * ctx.bodyFormat says which arrived (a form post usually answers a 303 redirect).
+   */
+  bodyFormat?: "json" | "form";
   cache?: CachePolicy;
   /** OpenAPI metadata. */
   summary: string;
@@ -52,7 +58,8 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   tags?: string[];
   /** Documented statuses besides 200 (the wrapper's own 400/401/404/429/500 are added automatically). */
   errors?: number[];
-  response?: ZodType;
+  /** The success body's schema: documents it, types the handler's return value and the dashboard's types. */
+  response?: R;
   /** Content type(s) of the success body when not (only) JSON: text/event-stream, or JSON and a stream by request. */
   produces?: string | string[];
   /** Headers of the success response besides Cache-Control and X-RateLimit-* (name -> description). */
@@ -82,7 +89,14 @@ export interface RouteContext<Q, B, A extends AuthMode> {
   ip: string | null;
   /** Set a response header on whatever the handler returns. */
   setHeader: (name: string, value: string) => void;
+  /** How the body arrived ("form" only with bodyFormat "form" and a form content type). */
+  bodyFormat: "json" | "form";
 }
+
+/** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */
+export type HandlerResult<R> = Response | (R extends ZodType ? z.input<R> : object);
+
+export type RouteHandler<Q, B, A extends AuthMode, R> = (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<HandlerResult<R>> | HandlerResult<R>;
 
 export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
@@ -105,12 +119,12 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
-/** Reads a JSON body of at most `limit` bytes, refusing larger ones by Content-Length or while reading. */
-async function readJsonBody(req: Request, limit: number): Promise<unknown> {
+/** Reads a body of at most `limit` bytes, refusing larger ones by Content-Length or while reading. */
+async function readBodyBytes(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
   const tooLarge = () => new AppError("payload_too_large", `Request body too large: the limit is ${limit} bytes`);
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  if (!req.body) return undefined;
+  if (!req.body) return null;
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -130,13 +144,35 @@ async function readJsonBody(req: Request, limit: number): Promise<unknown> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  const text = new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+async function readJsonBody(req: Request, limit: number): Promise<unknown> {
+  const bytes = await readBodyBytes(req, limit);
+  const text = bytes ? new TextDecoder().decode(bytes) : "";
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
   } catch {
     throw new AppError("validation_failed", "Invalid body: not valid JSON");
   }
+}
+
+const FORM_TYPES = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
+
+/** A form post's text fields (a field sent twice keeps the first; file fields are not text and are dropped). */
+async function readFormBody(req: Request, limit: number): Promise<Record<string, string>> {
+  const bytes = await readBodyBytes(req, limit);
+  const type = req.headers.get("content-type") ?? "";
+  let data: FormData;
+  try {
+    data = await new Response(bytes ?? new Uint8Array(), { headers: { "content-type": type } }).formData();
+  } catch {
+    throw new AppError("validation_failed", "Invalid body: the form could not be read");
+  }
+  const fields: Record<string, string> = {};
+  for (const [key, value] of data.entries()) if (typeof value === "string" && !(key in fields)) fields[key] = value;
+  return fields;
 }
 
 function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): boolean {
@@ -202,11 +238,12 @@ export function toErrorResponse(error: unknown, log: Logger): Response {
   return errorResponse(500, "Internal server error");
 }
 
-export function createRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(
-  runtime: RouteRuntime,
-  spec: RouteSpec<Q, B, A>,
-  handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
-): NextRouteHandler {
+export function createRoute<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  A extends AuthMode = AuthMode,
+  R extends ZodType | undefined = undefined,
+>(runtime: RouteRuntime, spec: RouteSpec<Q, B, A, R>, handler: RouteHandler<Q, B, A, R>): NextRouteHandler {
   const wrapped: NextRouteHandler = (req, nextCtx) => {
     const requestId = requestIdOf(req);
     // Every line logged while this request is handled carries its id (lib/log.ts).
@@ -254,8 +291,11 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
         query = parsed.data;
       }
       let body: unknown = undefined;
+      let bodyFormat: "json" | "form" = "json";
       if (spec.body) {
-        const raw = await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES);
+        const limit = spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES;
+        if (spec.bodyFormat === "form" && FORM_TYPES.test(req.headers.get("content-type") ?? "")) bodyFormat = "form";
+        const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit);
         const unsafeBody = findUnsafeText(raw);
         if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
         const parsed = spec.body.safeParse(raw);
@@ -272,6 +312,7 @@ export function createRoute<Q extends ZodType | undefined = undefined, B extends
         log: user ? log.child({ userId: user.id }) : log,
         ip,
         setHeader: (name, value) => extraHeaders.set(name, value),
+        bodyFormat,
       });
       response = result instanceof Response ? result : json(result);
       if (response.ok && !response.headers.has("cache-control")) {

@@ -3,7 +3,7 @@ import { getSessionUser } from "@/lib/auth/session";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { metrics } from "@/lib/metrics";
 import { userExists } from "@/lib/users/user-exists";
-import { createRoute, type Infer, type AuthMode, type NextRouteHandler, type RouteContext, type RouteObservation, type RouteSpec } from "./handler";
+import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 
@@ -26,9 +26,11 @@ function observe(o: RouteObservation): void {
 const nodeRuntime = { resolveUser, rateLimit: checkRateLimit, observe };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
-export function route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, A extends AuthMode = AuthMode>(
-  spec: RouteSpec<Q, B, A>,
-  handler: (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<Response | object> | Response | object,
-): NextRouteHandler {
+export function route<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  A extends AuthMode = AuthMode,
+  R extends ZodType | undefined = undefined,
+>(spec: RouteSpec<Q, B, A, R>, handler: RouteHandler<Q, B, A, R>): NextRouteHandler {
   return createRoute(nodeRuntime, spec, handler);
 }

@@ -1,3 +1,4 @@
+import type { RagSource } from "./ask-question";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 
@@ -18,7 +19,7 @@ export interface ConversationMessage {
   tokens: number;
   model: string;
   /** Assistant messages: the sources the answer was given (same shape as the ask response). */
-  sources?: unknown;
+  sources?: RagSource[];
   createdAt: string;
 }
 
@@ -86,7 +87,7 @@ export async function getConversation(input: { userId: string; id: string }): Pr
       content: m.content,
       tokens: m.tokens,
       model: m.model,
-      ...(m.sources ? { sources: m.sources } : {}),
+      ...(m.sources ? { sources: m.sources as unknown as RagSource[] } : {}),
       createdAt: m.createdAt.toISOString(),
     })),
   };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { streamMetaEvent } from "@/lib/ai/schemas";
 
 const part = z.looseObject({ type: z.string(), text: z.string().optional() });
 
@@ -78,3 +79,6 @@ export const detailResponseSchema = z.object({
     }),
   ),
 });
+
+/** The closing `event: meta` of a streamed answer: the credits, and the conversation it was saved to. */
+export const ragStreamMetaEvent = streamMetaEvent.extend({ conversationId: z.string(), model: z.string(), chunksUsed: z.number() });

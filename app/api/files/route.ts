@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
-import { fileRecordSchema } from "@/lib/storage/file-record-schema";
+import { fileListResponse } from "@/lib/storage/schemas";
 import { listFiles } from "@/lib/storage/list-files";
 import { publicBaseUrl } from "@/lib/storage/public-base-url";
 
@@ -18,10 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       query: listQuery,
       summary: "The signed-in user's files, newest first",
       tags: ["files"],
-      response: z.object({
-        files: z.array(fileRecordSchema),
-        pagination: z.object({ total: z.number(), limit: z.number(), offset: z.number(), hasMore: z.boolean() }),
-      }),
+      response: fileListResponse,
     },
     ({ user, query, req }) => listFiles(user.id, query.limit, query.offset, publicBaseUrl(req.url)),
   ),

@@ -1,18 +1,10 @@
-import { z } from "zod";
 import { checkHealth } from "@/lib/health/check-health";
 import { json } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
+import { healthResponse } from "@/lib/health/schemas";
 
 export const dynamic = "force-dynamic";
 
-const healthResponse = z.object({
-  status: z.enum(["healthy", "unhealthy"]),
-  timestamp: z.string(),
-  version: z.string(),
-  environment: z.string(),
-  checks: z.object({ database: z.enum(["connected", "disconnected"]), memory: z.enum(["ok", "critical"]) }),
-  responseTime: z.string(),
-});
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { indexUploadedFile } from "@/lib/rag";
 import { toFileRecord } from "@/lib/storage/file-record";
-import { fileRecordSchema } from "@/lib/storage/file-record-schema";
+import { fileRecordSchema } from "@/lib/storage/schemas";
 import { publicBaseUrl } from "@/lib/storage/public-base-url";
 import { uploadFile } from "@/lib/storage/upload-file";
 

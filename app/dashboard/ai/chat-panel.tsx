@@ -5,6 +5,7 @@ import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { ChatSettings } from "@/components/chat-settings";
+import type { StreamMeta } from "@/components/types";
 
 interface Message {
   role: "user" | "assistant";
@@ -35,7 +36,7 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
   const [systemPrompt, setSystemPrompt] = useState("");
   const [streaming, setStreaming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<{ creditsUsed?: number; creditsRemaining?: number } | null>(null);
+  const [meta, setMeta] = useState<StreamMeta | null>(null);
   const abortRef = useRef<AbortController | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
@@ -95,7 +96,7 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
               return next;
             });
           },
-          onMeta: (m) => setMeta(m as { creditsUsed?: number; creditsRemaining?: number }),
+          onMeta: (m) => setMeta(m),
         },
         controller.signal,
       );

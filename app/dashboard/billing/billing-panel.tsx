@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import type { PlanOption, SubscriptionDetails } from "@/components/types";
+import type { CheckoutUrl, PlanChanged, PlanOption, PortalSession, SubscriptionCancelled, SubscriptionDetails } from "@/components/types";
 import { Banner, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
@@ -51,7 +51,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
 
   async function subscribe(variantId: string) {
     const res = await run(`checkout:${variantId}`, () =>
-      apiJson<{ checkoutUrl: string }>("/api/payments/create-checkout", {
+      apiJson<CheckoutUrl>("/api/payments/create-checkout", {
         method: "POST",
         json: { variantId, redirectUrl: "/dashboard?checkout=success", cancelUrl: "/dashboard/billing?checkout=cancelled" },
       }),
@@ -61,7 +61,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
 
   async function changePlan(newVariantId: string) {
     const res = await run(`change:${newVariantId}`, () =>
-      apiJson<{ message: string }>("/api/payments/change-plan", { method: "POST", json: { newVariantId } }),
+      apiJson<PlanChanged>("/api/payments/change-plan", { method: "POST", json: { newVariantId } }),
     );
     if (res) {
       setNotice(res.message);
@@ -70,7 +70,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
   }
 
   async function cancel() {
-    const res = await run("cancel", () => apiJson<{ message: string; endsAt: string }>("/api/payments/cancel-subscription", { method: "POST" }));
+    const res = await run("cancel", () => apiJson<SubscriptionCancelled>("/api/payments/cancel-subscription", { method: "POST" }));
     setConfirmCancel(false);
     if (res) {
       setNotice(`${res.message} Your plan stays active until ${formatDate(res.endsAt, true)}.`);
@@ -79,7 +79,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
   }
 
   async function portal() {
-    const res = await run("portal", () => apiJson<{ url: string }>("/api/payments/create-portal-session", { method: "POST" }));
+    const res = await run("portal", () => apiJson<PortalSession>("/api/payments/create-portal-session", { method: "POST" }));
     if (res) window.location.assign(res.url);
   }
 

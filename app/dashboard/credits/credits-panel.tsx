@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import type { BonusPackages, CreditHistory, Features, Usage } from "@/components/types";
+import type { BonusPackages, CheckoutUrl, CreditHistory, CreditPreferences, CreditPreferencesUpdated, Features, Usage } from "@/components/types";
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
@@ -108,7 +108,7 @@ function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusEx
     setBusy(variantId);
     setError(null);
     try {
-      const { checkoutUrl } = await apiJson<{ checkoutUrl: string }>("/api/credits/checkout", { method: "POST", json: { variantId } });
+      const { checkoutUrl } = await apiJson<CheckoutUrl>("/api/credits/checkout", { method: "POST", json: { variantId } });
       window.location.assign(checkoutUrl);
     } catch (e) {
       setError(toApiError(e));
@@ -161,7 +161,7 @@ function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusEx
 }
 
 function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; onChange: () => Promise<void> }) {
-  const prefs = useApi<{ bonusCreditsAutoUse: boolean }>(toggleEnabled ? "/api/credits/preferences" : null);
+  const prefs = useApi<CreditPreferences>(toggleEnabled ? "/api/credits/preferences" : null);
   const value = prefs.data?.bonusCreditsAutoUse ?? null;
   const [saveError, setError] = useState<ApiError | null>(null);
   const error = saveError ?? prefs.error;
@@ -172,8 +172,9 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
     setBusy(true);
     setError(null);
     try {
-      const res = await apiJson<{ bonusCreditsAutoUse: boolean }>("/api/credits/preferences", { method: "PATCH", json: { bonusCreditsAutoUse: !value } });
-      prefs.setData({ bonusCreditsAutoUse: res.bonusCreditsAutoUse });
+      const res = await apiJson<CreditPreferencesUpdated>("/api/credits/preferences", { method: "PATCH", json: { bonusCreditsAutoUse: !value } });
+      // Keep the rest of the preferences (userToggleEnabled): the PATCH answer carries only the new value.
+      prefs.setData({ ...(prefs.data ?? { userToggleEnabled: true }), bonusCreditsAutoUse: res.bonusCreditsAutoUse });
       void onChange();
     } catch (e) {
       setError(toApiError(e));

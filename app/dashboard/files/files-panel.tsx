@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRef, useState } from "react";
 import { ApiError, apiJson, formatBytes, formatDate, retryAtFrom, toApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import type { FileRecord } from "@/components/types";
+import type { FileList, FileRecord } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
@@ -76,7 +76,7 @@ function uploadFile(file: File, onProgress: (loaded: number, total: number) => v
 
 export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedTypes: string[]; maxBytes: number; ragEnabled: boolean }) {
   const [offset, setOffset] = useState(0);
-  const list = useApi<{ files: FileRecord[]; pagination: { total: number } }>(`/api/files?limit=${PAGE_SIZE}&offset=${offset}`);
+  const list = useApi<FileList>(`/api/files?limit=${PAGE_SIZE}&offset=${offset}`);
   const files = list.data?.files ?? (list.error ? [] : null);
   const total = list.data?.pagination.total ?? 0;
   const [actionError, setError] = useState<ApiError | null>(null);

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRef, useState } from "react";
 import { apiJson, errorFrom, formatDate, readSse, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import type { ConversationMessage, ConversationSummary, RagSource } from "@/components/types";
+import type { ConversationDetail, ConversationList, RagSource, RagStreamMeta } from "@/components/types";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
@@ -59,7 +59,7 @@ function Sources({ sources }: { sources: RagSource[] }) {
 /** Document question answering: conversations list, streamed answers (POST /api/ai/rag/ask) with their sources. */
 export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
   const [listLimit, setListLimit] = useState(20);
-  const list = useApi<{ conversations: ConversationSummary[]; pagination: { hasMore: boolean } }>(`/api/ai/rag/conversations?limit=${listLimit}&offset=0`);
+  const list = useApi<ConversationList>(`/api/ai/rag/conversations?limit=${listLimit}&offset=0`);
   const conversations = list.data?.conversations ?? (list.error ? [] : null);
   const hasMore = list.data?.pagination.hasMore ?? false;
   const loadList = list.reload;
@@ -69,7 +69,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
   const [question, setQuestion] = useState("");
   const [streaming, setStreaming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<{ creditsUsed?: number; creditsRemaining?: number } | null>(null);
+  const [meta, setMeta] = useState<RagStreamMeta | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
 
@@ -81,7 +81,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
     setConfirmDelete(false);
     setLoadingConversation(true);
     try {
-      const detail = await apiJson<{ messages: ConversationMessage[] }>(`/api/ai/rag/conversations/${encodeURIComponent(id)}`);
+      const detail = await apiJson<ConversationDetail>(`/api/ai/rag/conversations/${encodeURIComponent(id)}`);
       setTurns(detail.messages.map((m) => ({ id: m.id, role: m.role, content: m.content, sources: m.sources, model: m.model })));
     } catch (e) {
       setError(toApiError(e));
@@ -153,7 +153,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
           received = true;
           updateAnswer((t) => ({ ...t, content: t.content + text }));
         },
-        onMeta: (m) => setMeta(m as typeof meta),
+        onMeta: (m) => setMeta(m as RagStreamMeta),
       });
       await loadList();
     } catch (e) {

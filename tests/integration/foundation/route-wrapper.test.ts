@@ -33,6 +33,10 @@ const cached = route({ auth: "optional", cache: "privateMinute", summary: "cache
   return { user: user?.email ?? null };
 });
 const endpoint = methods({ POST: echo, GET: cached });
+const formEcho = route(
+  { auth: "none", summary: "form", body: z.object({ id: z.string().min(1), note: z.string().optional() }), bodyFormat: "form", maxBodyBytes: 512 },
+  ({ body, bodyFormat }) => ({ body, bodyFormat }),
+);
 
 let logged: string[] = [];
 beforeEach(() => {
@@ -54,6 +58,26 @@ describe("route() wrapper", () => {
     const bad = await call(echo, { method: "POST", path: "/x", rawBody: "{oops", headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: "Invalid body: not valid JSON" });
+  });
+
+  it("form mode: one schema reads an HTML form post or JSON, and says which arrived", async () => {
+    const urlencoded = { "content-type": "application/x-www-form-urlencoded" };
+    const posted = await call(formEcho, { method: "POST", path: "/f", rawBody: "id=abc&note=hi%20there&id=second", headers: urlencoded });
+    expect(posted.body).toEqual({ body: { id: "abc", note: "hi there" }, bodyFormat: "form" });
+    const multipart = new FormData();
+    multipart.set("id", "m1");
+    multipart.set("upload", new Blob(["x"]), "x.txt");
+    const parts = await call(formEcho, { method: "POST", path: "/f", rawBody: multipart });
+    expect(parts.body).toEqual({ body: { id: "m1" }, bodyFormat: "form" });
+    expect((await call(formEcho, { path: "/f", body: { id: "j1" } })).body).toEqual({ body: { id: "j1" }, bodyFormat: "json" });
+    const missing = await call(formEcho, { method: "POST", path: "/f", rawBody: "note=x", headers: urlencoded });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatch(/^Invalid body: id: /);
+    const large = await call(formEcho, { method: "POST", path: "/f", rawBody: `id=${"a".repeat(600)}`, headers: urlencoded });
+    expect(large.status).toBe(413);
+    const broken = await call(formEcho, { method: "POST", path: "/f", rawBody: "--zz\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\nab", headers: { "content-type": "multipart/form-data; boundary=zz" } });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toEqual({ error: "Invalid body: the form could not be read" });
   });
 
   it("validates the query: 400 naming the parameter; defaults and coercion apply", async () => {

@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { runChat, runChatBatch } from "@/lib/ai/run-chat";
-import { chatBatchSchema, chatBodySchema, chatRequestSchema, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
+import { chatBatchSchema, chatBodySchema, chatRequestSchema, chatResponse, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-const usage = z.object({ promptTokens: z.number(), completionTokens: z.number() });
-const answer = z.object({ text: z.string(), model: z.string(), usage, cost: z.number() });
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: route(
@@ -22,7 +20,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Single: { messages, model?, temperature?, maxTokens?, systemPrompt?, context?, cache?, cacheTTL? }. Batch: { requests: [single, ...] } answers { results: [answer | { error }], cost }.",
       tags: ["ai"],
       errors: [402, 429],
-      response: z.union([answer, z.object({ results: z.array(z.union([answer, z.object({ error: z.string() })])), cost: z.number() })]),
+      response: chatResponse,
     },
     async ({ user, body, req, setHeader }) => {
       if (body.batch) return runChatBatch({ userId: user.id, requests: body.requests, signal: req.signal });

@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { generateImage } from "@/lib/ai/generate-image";
-import { imageBodySchema } from "@/lib/ai/schemas";
+import { imageBodySchema, imageGenResponse } from "@/lib/ai/schemas";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -15,16 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Image generation (80 credits)",
       tags: ["ai"],
       errors: [402, 429],
-      response: z.object({
-        image: z.string(),
-        model: z.string(),
-        size: z.string(),
-        quality: z.string(),
-        format: z.string(),
-        revised_prompt: z.string(),
-        credits_used: z.number(),
-        credits_remaining: z.number(),
-      }),
+      response: imageGenResponse,
     },
     ({ user, body, req }) => generateImage({ userId: user.id, body, signal: req.signal }),
   ),

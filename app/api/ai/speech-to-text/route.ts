@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { transcribeAudio } from "@/lib/ai/transcribe-audio";
 import { methods, route } from "@/lib/http/route";
+import { transcriptionResponse } from "@/lib/ai/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -18,7 +19,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         audio: z.string().meta({ format: "binary", description: "the recording: WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB" }),
         language: z.string().regex(/^[a-z]{2}$/).optional().meta({ description: "ISO 639-1 hint" }),
       }),
-      response: z.object({ text: z.string(), language: z.string(), duration: z.number() }),
+      response: transcriptionResponse,
     },
     ({ user, req }) => transcribeAudio({ userId: user.id, req }),
   ),

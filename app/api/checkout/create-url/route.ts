@@ -2,6 +2,7 @@ import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { createPlanCheckout } from "@/lib/billing/create-checkout";
 import { methods, route } from "@/lib/http/route";
+import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Checkout URL for a plan variant of a tier",
       tags: ["payments"],
       body: z.object({ variantId: z.string().trim().min(1, "is required"), tier: z.string().trim().min(1, "is required") }),
-      response: z.object({ checkoutUrl: z.string() }),
+      response: checkoutUrlResponse,
       errors: [400],
     },
     ({ user, body, req }) => createPlanCheckout({ userId: user.id, variantId: body.variantId, tier: body.tier, requestUrl: publicRequestUrl(req) }),

@@ -1,5 +1,6 @@
 import { publicConfig } from "@/lib/config/public-config";
 import { edgeRoute, methods } from "@/lib/http/edge-route";
+import { publicConfigResponse } from "@/lib/config/schemas";
 
 export const runtime = "edge";
 // Flags are read at request time (never frozen at build); CDNs cache the answer for an hour.
@@ -13,6 +14,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Public pricing configuration",
       description: "Pricing model, currency, tiers, feature flags and tier visibility; creditBased or classicSaas details by model.",
       tags: ["configuration"],
+      response: publicConfigResponse,
     },
     () => publicConfig(),
   ),

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { getBonusPackages } from "@/lib/billing/bonus-packages";
 import { methods, route } from "@/lib/http/route";
+import { bonusPackagesResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -12,14 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: "bonusCredits",
       summary: "Bonus credit packages of the user's tier and the monthly purchase room",
       tags: ["credits"],
-      response: z.object({
-        enabled: z.boolean(),
-        packages: z.array(z.object({ credits: z.number(), price: z.number(), variantId: z.string() })),
-        monthlyLimit: z.number(),
-        monthlyPurchasedCredits: z.number(),
-        canPurchaseMore: z.boolean(),
-        tier: z.string(),
-      }),
+      response: bonusPackagesResponse,
     },
     ({ user }) => getBonusPackages(user.id),
   ),

@@ -2,6 +2,7 @@ import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { createBonusCheckout } from "@/lib/billing/create-bonus-checkout";
 import { methods, route } from "@/lib/http/route";
+import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "After payment the buyer lands on /dashboard/credits?purchase=success; order_created grants the credits.",
       tags: ["credits"],
       body: z.object({ variantId: z.string().trim().min(1, "is required") }),
-      response: z.object({ checkoutUrl: z.string() }),
+      response: checkoutUrlResponse,
       errors: [400, 403],
     },
     ({ user, body, req }) => createBonusCheckout({ userId: user.id, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listCreditHistory } from "@/lib/credits";
 import { methods, route } from "@/lib/http/route";
+import { creditHistoryResponse } from "@/lib/credits/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -29,15 +30,6 @@ const query = z.object({
   year: intParam(2000, () => thisYear() + 1, thisYear, "2000 to the current year + 1, default the current year"),
 });
 
-const transaction = z.object({
-  id: z.string(),
-  amount: z.number(),
-  balanceAfter: z.number(),
-  type: z.enum(["usage", "purchase", "refund", "monthly_reset", "adjustment"]),
-  operation: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  createdAt: z.string(),
-});
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
@@ -48,7 +40,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       query,
       summary: "Credit transactions of one year, newest first",
       tags: ["credits"],
-      response: z.object({ transactions: z.array(transaction), totalCount: z.number(), availableYears: z.array(z.number()) }),
+      response: creditHistoryResponse,
     },
     ({ user, query }) => listCreditHistory(user.id, query),
   ),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getCreditPreferences, setBonusCreditsAutoUse } from "@/lib/credits";
 import { methods, route } from "@/lib/http/route";
+import { creditPreferencesResponse, creditPreferencesUpdatedResponse } from "@/lib/credits/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Bonus credit auto-use preference",
       tags: ["credits"],
       errors: [404],
-      response: z.object({ bonusCreditsAutoUse: z.boolean(), userToggleEnabled: z.boolean() }),
+      response: creditPreferencesResponse,
     },
     ({ user }) => getCreditPreferences(user.id),
   ),
@@ -28,7 +29,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Set bonus credit auto-use (403 when the per-user toggle feature is disabled)",
       tags: ["credits"],
       errors: [403, 404],
-      response: z.object({ success: z.boolean(), bonusCreditsAutoUse: z.boolean() }),
+      response: creditPreferencesUpdatedResponse,
     },
     ({ user, body }) => setBonusCreditsAutoUse(user.id, body.bonusCreditsAutoUse),
   ),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EMAIL_TYPES } from "@/lib/email/email-types";
 import { sendUserEmail } from "@/lib/email/send-user-email";
 import { methods, route } from "@/lib/http/route";
+import { emailSentResponse } from "@/lib/email/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -32,7 +33,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Recipient policy: only the signed-in user's own address, or a domain listed in EMAIL_ALLOWED_RECIPIENT_DOMAINS (400 otherwise). Every message gets an email log row (queued → sent | failed, then delivered/bounced/complained from the email webhook).",
       tags: ["email"],
       errors: [404],
-      response: z.object({ success: z.boolean(), messageId: z.string(), emailLogId: z.string() }),
+      response: emailSentResponse,
     },
     ({ user, body }) => sendUserEmail(user.id, body),
   ),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sendTestEmail } from "@/lib/email/send-test-email";
 import { methods, route } from "@/lib/http/route";
+import { testEmailSentResponse } from "@/lib/email/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -14,6 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [403],
       consumes: "application/json",
       bodyDoc: z.object({ email: z.email() }),
+      response: testEmailSentResponse,
     },
     async ({ req, user }) => sendTestEmail(await req.text(), user?.id ?? null),
   ),

@@ -1,8 +1,7 @@
-import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { deleteFile } from "@/lib/storage/delete-file";
 import { toFileRecord } from "@/lib/storage/file-record";
-import { fileRecordSchema } from "@/lib/storage/file-record-schema";
+import { fileDeletedResponse, fileRecordSchema } from "@/lib/storage/schemas";
 import { findOwnedFile } from "@/lib/storage/get-file";
 import { publicBaseUrl } from "@/lib/storage/public-base-url";
 
@@ -24,7 +23,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "session",
       summary: "Delete a file from object storage and the database",
       tags: ["files"],
-      response: z.object({ success: z.boolean(), message: z.string() }),
+      response: fileDeletedResponse,
     },
     ({ user, params }) => deleteFile(user.id, params.id),
   ),

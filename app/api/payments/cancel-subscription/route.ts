@@ -1,7 +1,7 @@
 import { publicRequestUrl } from "@/lib/http/public-url";
-import { z } from "zod";
 import { cancelSubscription } from "@/lib/billing/cancel-subscription";
 import { methods, route } from "@/lib/http/route";
+import { cancelSubscriptionResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       rateLimit: "payments",
       summary: "Cancel the subscription at the end of the current period",
       tags: ["payments"],
-      response: z.object({ message: z.string(), endsAt: z.string() }),
+      response: cancelSubscriptionResponse,
       errors: [404],
     },
     ({ user, req }) => cancelSubscription({ userId: user.id, requestUrl: publicRequestUrl(req) }),

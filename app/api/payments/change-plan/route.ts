@@ -2,6 +2,7 @@ import { publicRequestUrl } from "@/lib/http/public-url";
 import { z } from "zod";
 import { changePlan } from "@/lib/billing/change-plan";
 import { methods, route } from "@/lib/http/route";
+import { changePlanResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -14,12 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "During a trial at most 2 downgrades; the third answers 400 until the trial ends.",
       tags: ["payments"],
       body: z.object({ newVariantId: z.string().trim().min(1, "is required") }),
-      response: z.object({
-        success: z.boolean(),
-        message: z.string(),
-        newVariantId: z.string(),
-        subscription: z.object({ status: z.string(), currentPeriodEnd: z.string().nullable() }),
-      }),
+      response: changePlanResponse,
       errors: [400, 404],
     },
     ({ user, body, req }) => changePlan({ userId: user.id, newVariantId: body.newVariantId, requestUrl: publicRequestUrl(req) }),

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/create-checkout";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
+import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +24,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         cancelUrl: optional,
         discountCode: z.string().trim().max(64).optional(),
       }),
-      response: z.object({ checkoutUrl: z.string() }),
+      response: checkoutUrlResponse,
       errors: [400, 404],
     },
     ({ user, body, req }) =>

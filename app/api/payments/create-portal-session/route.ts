@@ -1,7 +1,7 @@
 import { publicRequestUrl } from "@/lib/http/public-url";
-import { z } from "zod";
 import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
+import { portalSessionResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "session",
       summary: "Billing portal session (address valid 24 hours)",
       tags: ["payments"],
-      response: z.object({ url: z.string() }),
+      response: portalSessionResponse,
       errors: [404],
     },
     async ({ user, req }) => ({ url: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),

@@ -1,7 +1,7 @@
 import { publicRequestUrl } from "@/lib/http/public-url";
-import { z } from "zod";
 import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
+import { customerPortalResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       rateLimit: "payments",
       summary: "Customer billing portal address",
       tags: ["payments"],
-      response: z.object({ portalUrl: z.string() }),
+      response: customerPortalResponse,
       errors: [404],
     },
     async ({ user, req }) => ({ portalUrl: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),

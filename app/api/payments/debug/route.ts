@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getPaymentsDebug } from "@/lib/billing/payments-debug";
 import { env } from "@/lib/config/env";
 import { methods, route } from "@/lib/http/route";
+import { paymentsDebugResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -15,6 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["payments"],
       query: z.object({ key: z.string().optional() }),
       errors: [401],
+      response: paymentsDebugResponse,
     },
     ({ user, query }) => getPaymentsDebug({ userId: user?.id ?? null, key: query.key }),
   ),

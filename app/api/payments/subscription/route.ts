@@ -1,5 +1,6 @@
 import { getSubscriptionDetails } from "@/lib/billing/subscription-details";
 import { methods, route } from "@/lib/http/route";
+import { subscriptionDetailsResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -11,6 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Subscription details, plan and its limits",
       tags: ["payments"],
       errors: [404],
+      response: subscriptionDetailsResponse,
     },
     ({ user }) => getSubscriptionDetails(user.id),
   ),

@@ -1,32 +1,25 @@
+import { z } from "zod";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { completeSimulatedCheckout } from "@/lib/simulator/complete-simulated-checkout";
-import { AppError, isAppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
+import { completeSimulatedCheckout } from "@/lib/simulator/complete-simulated-checkout";
+import { simulatedCheckoutResponse } from "@/lib/simulator/schemas";
 
 export const dynamic = "force-dynamic";
 
-async function readFields(req: Request): Promise<{ form: boolean; fields: Record<string, string> }> {
-  const type = req.headers.get("content-type") ?? "";
-  if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {
-    const data = await req.formData().catch(() => {
-      throw new AppError("validation_failed", "Invalid body: the form could not be read");
-    });
-    return { form: true, fields: Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])) };
-  }
-  try {
-    const json = (await req.json()) as Record<string, unknown>;
-    return { form: false, fields: Object.fromEntries(Object.entries(json ?? {}).map(([k, v]) => [k, String(v ?? "")])) };
-  } catch {
-    throw new AppError("validation_failed", "Invalid body: expected a form or JSON with id");
-  }
-}
+const completeBody = z.object({
+  id: z.string({ error: "is required" }).min(1, "is required"),
+  email: z.string().optional(),
+});
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: route(
     {
       auth: "none",
       feature: () => simulatorEnabled(),
+      body: completeBody,
+      bodyFormat: "form",
       summary: "Local checkout simulator: complete a purchase",
       description:
         "Form (from /simulator/checkout/<id>) or JSON { id, email? }. Delivers signed subscription_created + subscription_payment_success, or order_created, to the payment webhook processing, then 303 to the checkout's redirect (JSON: { redirectUrl }). Exists only when Lemon Squeezy is not configured (and outside production unless PAYMENT_SIMULATOR_ENABLED).",
@@ -34,16 +27,16 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       consumes: "application/x-www-form-urlencoded",
       // A form post answers 303 to the next page; JSON answers 200.
       errors: [303, 400],
+      response: simulatedCheckoutResponse,
     },
-    async ({ req }) => {
-      const { form, fields } = await readFields(req);
-      if (!fields.id) throw new AppError("validation_failed", "Invalid body: id: is required");
+    async ({ body, bodyFormat }) => {
+      const form = bodyFormat === "form";
       try {
-        const { redirectUrl } = await completeSimulatedCheckout(fields.id, { email: fields.email || null });
+        const { redirectUrl } = await completeSimulatedCheckout(body.id, { email: body.email || null });
         return form ? redirect(redirectUrl, 303) : { redirectUrl };
       } catch (error) {
         if (form && isAppError(error) && error.code !== "internal") {
-          return redirect(`/simulator/checkout/${encodeURIComponent(fields.id)}?error=${encodeURIComponent(error.message)}`, 303);
+          return redirect(`/simulator/checkout/${encodeURIComponent(body.id)}?error=${encodeURIComponent(error.message)}`, 303);
         }
         throw error;
       }

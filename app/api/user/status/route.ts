@@ -1,17 +1,9 @@
-import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { getUserStatus } from "@/lib/users/user-status";
+import { userStatusResponse } from "@/lib/users/schemas";
 
 export const dynamic = "force-dynamic";
 
-const userStatus = z.object({
-  status: z.enum(["free", "trialing", "active_subscriber", "cancelled", "past_due", "unpaid", "paused"]),
-  tier: z.string(),
-  billingPeriod: z.string(),
-  isTrial: z.boolean(),
-  needsAction: z.boolean(),
-  isLocked: z.boolean(),
-});
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
@@ -21,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       cache: "privateFiveMinutes",
       summary: "Current user's subscription status",
       tags: ["user"],
-      response: userStatus,
+      response: userStatusResponse,
     },
     ({ user }) => getUserStatus(user.id),
   ),

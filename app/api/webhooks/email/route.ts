@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { processEmailWebhook } from "@/lib/webhooks/email/process-email-webhook";
 import { methods, route } from "@/lib/http/route";
+import { emailWebhookResponse } from "@/lib/webhooks/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -14,6 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "svix-signed (svix-id, svix-timestamp, svix-signature; EMAIL_WEBHOOK_SECRET). email.delivered, email.bounced and email.complained update the email log found by data.email_id; other types are acknowledged. A duplicate svix-id changes nothing.",
       tags: ["webhooks"],
       errors: [400, 401],
+      response: emailWebhookResponse,
       consumes: "application/json",
       bodyDoc: z.object({
         type: z.string().meta({ description: "email.delivered, email.bounced or email.complained (others are acknowledged)" }),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";
+import { paymentWebhookResponse } from "@/lib/webhooks/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -14,6 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "The 11 Lemon Squeezy event types of SPEC §6. X-Signature = hex HMAC-SHA256 of the raw body with PAYMENT_WEBHOOK_SECRET, verified before parsing (401, no effect). A duplicate body changes nothing. 200 once processing was attempted, even when the handler failed (logged; the delivery is marked failed).",
       tags: ["webhooks"],
       errors: [400, 401],
+      response: paymentWebhookResponse,
       consumes: "application/json",
       bodyDoc: z.object({
         meta: z.object({

@@ -4,6 +4,7 @@ import { useRef, useState } from "react";
 import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
+import type { StreamMeta } from "@/components/types";
 
 interface FieldDef {
   key: string;
@@ -94,7 +95,7 @@ export function ContentPanel({ cost }: { cost: number }) {
   const [output, setOutput] = useState("");
   const [streaming, setStreaming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<{ creditsUsed?: number; creditsRemaining?: number } | null>(null);
+  const [meta, setMeta] = useState<StreamMeta | null>(null);
   const [copied, setCopied] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
   const template = TEMPLATES.find((t) => t.key === templateKey) ?? TEMPLATES[0];
@@ -114,7 +115,7 @@ export function ContentPanel({ cost }: { cost: number }) {
       await postStream(
         "/api/ai/generate-content",
         { template: template.key, fields, tone, language, length },
-        { onText: (t) => setOutput((prev) => prev + t), onMeta: (m) => setMeta(m as typeof meta) },
+        { onText: (t) => setOutput((prev) => prev + t), onMeta: (m) => setMeta(m) },
         controller.signal,
       );
     } catch (e) {

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
+import type { ImageResult } from "@/components/types";
 
 const MODELS = ["image-model-1", "image-model-1.5", "image-model-1-mini"];
 const SIZES = [
@@ -14,17 +15,6 @@ const SIZES = [
 ];
 const QUALITIES = ["auto", "low", "medium", "high"];
 const FORMATS = ["png", "jpeg", "webp"];
-
-interface ImageResult {
-  image: string;
-  model: string;
-  size: string;
-  quality: string;
-  format: string;
-  revised_prompt: string;
-  credits_used: number;
-  credits_remaining: number;
-}
 
 function Select({ id, label, value, onChange, options }: { id: string; label: string; value: string; onChange: (v: string) => void; options: { value: string; label: string }[] }) {
   return (

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { errorFrom, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
+import type { Transcript } from "@/components/types";
 
 const ACCEPT = ".webm,.wav,.mp3,.m4a,.mp4,.ogg,.oga,.opus,.flac,audio/*";
 const MAX_BYTES = 25 * 1024 * 1024;
@@ -17,12 +18,6 @@ const LANGUAGES = [
   { value: "pt", label: "Portuguese" },
   { value: "nl", label: "Dutch" },
 ];
-
-interface Transcript {
-  text: string;
-  language: string;
-  duration: number;
-}
 
 const noSubscription = () => () => {};
 /** Whether this browser can record (MediaRecorder + getUserMedia, secure context); never during SSR. */

@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/** Response shapes of the payment endpoints (the dashboard infers its types from these). */
+
+/** Every checkout creation (plans, bonus packages). */
+export const checkoutUrlResponse = z.object({ checkoutUrl: z.string() });
+
+/** GET /api/payments/subscription (SPEC §2 "Subscription details"). */
+export const subscriptionDetailsResponse = z.object({
+  subscription: z
+    .object({
+      id: z.string(),
+      status: z.string(),
+      variantId: z.string(),
+      currentPeriodEnd: z.string().nullable(),
+      trialEndsAt: z.string().nullable(),
+      endsAt: z.string().nullable(),
+      paymentFailed: z.boolean(),
+    })
+    .nullable(),
+  hasActiveSubscription: z.boolean(),
+  tier: z.string(),
+  billingPeriod: z.string(),
+  planName: z.string(),
+  isFreePlan: z.boolean(),
+  user: z.object({ downgradeCount: z.number(), hasUsedTrial: z.boolean() }),
+  /** What the plan allows and the service enforces. */
+  limits: z.object({ monthlyCredits: z.number(), bonusMonthlyLimit: z.number(), maxUploadBytes: z.number(), batchChatSize: z.number() }),
+});
+
+export const cancelSubscriptionResponse = z.object({ message: z.string(), endsAt: z.string() });
+
+export const changePlanResponse = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  newVariantId: z.string(),
+  subscription: z.object({ status: z.string(), currentPeriodEnd: z.string().nullable() }),
+});
+
+/** POST /api/payments/create-portal-session (valid 24 hours). */
+export const portalSessionResponse = z.object({ url: z.string() });
+
+/** POST /api/payments/customer-portal. */
+export const customerPortalResponse = z.object({ portalUrl: z.string() });
+
+/** GET /api/credits/bonus-packages (SPEC §4.2). */
+export const bonusPackagesResponse = z.object({
+  enabled: z.boolean(),
+  packages: z.array(z.object({ credits: z.number(), price: z.number(), variantId: z.string() })),
+  monthlyLimit: z.number(),
+  monthlyPurchasedCredits: z.number(),
+  canPurchaseMore: z.boolean(),
+  tier: z.string(),
+});
+
+/** GET /api/payments/debug (development only): internal state, free-form. */
+export const paymentsDebugResponse = z.record(z.string(), z.unknown());
