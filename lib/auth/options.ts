@@ -78,10 +78,17 @@ export function authOptions(): NextAuthOptions {
         user.id = ours.id;
         return true;
       },
-      async jwt({ token, user }) {
+      async jwt({ token, user, account, profile }) {
         if (user) {
           token.sub = user.id;
           token.email = user.email;
+        }
+        if (account) {
+          // How this session signed in, and whether the provider vouches for the email (OIDC and
+          // Google say so in email_verified; GitHub gives its verified primary address). The dev
+          // sign-in takes any address typed in: never verified (lib/admin/resolve-operator.ts).
+          token.authMethod = account.provider;
+          token.emailVerified = account.provider !== "dev" && (profile as { email_verified?: unknown } | undefined)?.email_verified !== false;
         }
         return token;
       },

@@ -4,6 +4,10 @@ import { authSecret } from "@/lib/config/auth-secret";
 export interface SessionUser {
   id: string;
   email: string | null;
+  /** The sign-in method of this session ("dev", "github", "google", "oidc"); null for older tokens. */
+  authMethod?: string | null;
+  /** Whether the sign-in provider vouched for the email (never for the dev sign-in). */
+  emailVerified?: boolean;
 }
 
 const COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
@@ -43,7 +47,14 @@ export async function getSessionUser(req: Request): Promise<SessionUser | null> 
         cookieName,
         secureCookie: cookieName.startsWith("__Secure-"),
       });
-      if (token?.sub) return { id: token.sub, email: (token.email as string | undefined) ?? null };
+      if (token?.sub) {
+        return {
+          id: token.sub,
+          email: (token.email as string | undefined) ?? null,
+          authMethod: typeof token.authMethod === "string" ? token.authMethod : null,
+          emailVerified: token.emailVerified === true,
+        };
+      }
     } catch {
       return null;
     }

@@ -7,5 +7,5 @@ import type { SnapshotEvent } from "./subscription-state";
  * before the webhook arrives; the webhook is then a no-op (same or older updated_at).
  */
 export async function applyProviderAnswer(provider: PaymentProvider, userId: string, subscription: ProviderSubscription, event: SnapshotEvent) {
-  return applySubscriptionSnapshot({ userId, subscription, event, provider: provider.name });
+  return applySubscriptionSnapshot({ userId, subscription, event, provider: provider.name, source: "provider_answer" });
 }

@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import type { Prisma, Subscription } from "@/lib/generated/prisma/client";
 import { currentSubscription } from "./current-subscription";
 import type { ProviderSubscription } from "./provider-types";
+import { recordSubscriptionEvent, type SnapshotSource } from "./record-subscription-event";
 import { EMPTY_STATE, givesAccess, isSubscriptionStatus, nextSubscriptionState, type SnapshotEvent } from "./subscription-state";
 import { tierRank } from "./tier-rank";
 
@@ -13,6 +14,7 @@ export interface ApplySnapshotInput {
   subscription: ProviderSubscription;
   event: SnapshotEvent;
   provider: string;
+  source: SnapshotSource;
 }
 
 export interface ApplySnapshotResult {
@@ -87,6 +89,7 @@ export async function applySubscriptionSnapshot(input: ApplySnapshotInput): Prom
           },
         });
 
+    await recordSubscriptionEvent(tx, { subscription: row, event: input.event, source: input.source, statusFrom: previous?.status ?? null, occurredAt: at });
     await followSubscription(tx, row, previous);
     return { applied: true, created: !previous, subscription: row };
   });

@@ -1,6 +1,7 @@
 import { db } from "@/lib/db/client";
 import { lockInvoiceSubscription } from "./lock-invoice-subscription";
 import { SUBSCRIPTION_NOT_KNOWN_YET, type InvoiceEventInput, type PaymentEventOutcome } from "./payment-event-outcome";
+import { recordSubscriptionEvent } from "./record-subscription-event";
 import { nextSubscriptionState } from "./subscription-state";
 
 /** subscription_payment_recovered: when a failed payment is recorded (and not newer), it is cleared. */
@@ -12,6 +13,7 @@ export async function clearPaymentFailure(input: InvoiceEventInput): Promise<Pay
     const { state, applied } = nextSubscriptionState(found.state, { name: "subscription_payment_recovered", at: input.occurredAt });
     if (!applied) return { status: "processed", result: "no failed payment to clear" };
     await tx.subscription.update({ where: { id: found.subscription.id }, data: { paymentFailedAt: state.paymentFailedAt } });
+    await recordSubscriptionEvent(tx, { subscription: found.subscription, event: "subscription_payment_recovered", source: "webhook", statusFrom: found.subscription.status, occurredAt: input.occurredAt });
     return { status: "processed", result: "failed payment cleared" };
   });
 }

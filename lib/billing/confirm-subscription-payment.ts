@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { currentSubscription } from "./current-subscription";
 import { lockInvoiceSubscription } from "./lock-invoice-subscription";
 import { SUBSCRIPTION_NOT_KNOWN_YET, type InvoiceEventInput, type PaymentEventOutcome } from "./payment-event-outcome";
+import { recordSubscriptionEvent } from "./record-subscription-event";
 import { givesAccess, nextSubscriptionState } from "./subscription-state";
 
 /**
@@ -36,6 +37,7 @@ export async function confirmSubscriptionPayment(input: InvoiceEventInput): Prom
         tx,
       ));
     }
+    await recordSubscriptionEvent(tx, { subscription, event: "subscription_payment_success", source: "webhook", statusFrom: subscription.status, occurredAt: input.occurredAt });
     return { status: "processed", result: `payment confirmed${allocated ? "; monthly allocation applied" : ""}` };
   });
 }

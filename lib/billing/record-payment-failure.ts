@@ -5,6 +5,7 @@ import type { Subscription } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { lockInvoiceSubscription } from "./lock-invoice-subscription";
 import { SUBSCRIPTION_NOT_KNOWN_YET, type InvoiceEventInput, type PaymentEventOutcome } from "./payment-event-outcome";
+import { recordSubscriptionEvent } from "./record-subscription-event";
 import { nextSubscriptionState } from "./subscription-state";
 
 /**
@@ -18,7 +19,10 @@ export async function recordPaymentFailure(input: InvoiceEventInput, log: Logger
     const found = await lockInvoiceSubscription(tx, input);
     if (!found) return null;
     const { applied } = nextSubscriptionState(found.state, { name: "subscription_payment_failed", at: input.occurredAt });
-    if (applied) await tx.subscription.update({ where: { id: found.subscription.id }, data: { paymentFailedAt: input.occurredAt } });
+    if (applied) {
+      await tx.subscription.update({ where: { id: found.subscription.id }, data: { paymentFailedAt: input.occurredAt } });
+      await recordSubscriptionEvent(tx, { subscription: found.subscription, event: "subscription_payment_failed", source: "webhook", statusFrom: found.subscription.status, occurredAt: input.occurredAt });
+    }
     return { applied, subscription: found.subscription };
   });
   if (!outcome) return SUBSCRIPTION_NOT_KNOWN_YET;

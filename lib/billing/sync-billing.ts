@@ -69,7 +69,7 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
         report.subscriptions.unmatched++;
         return;
       }
-      const result = await applySubscriptionSnapshot({ userId, subscription: remote, event: "subscription_updated", provider: "lemonsqueezy" });
+      const result = await applySubscriptionSnapshot({ userId, subscription: remote, event: "subscription_updated", provider: "lemonsqueezy", source: "reconciliation" });
       if (result.applied && differs(before, result.subscription)) {
         report.subscriptions.repaired++;
         log.warn("billing sync repaired a subscription", { subscriptionId: remote.id, status: result.subscription.status });

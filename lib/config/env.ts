@@ -18,6 +18,17 @@ const optionalText = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 const optionalUrl = optionalText.pipe(z.url({ message: "must be a URL" }).optional());
+/** A comma-separated list of email addresses, normalized (trimmed, lower case); unset or empty: none. */
+const emailList = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const entries = (v ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
+    entries.forEach((entry, i) => {
+      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `entry ${i + 1} is not an email address` });
+    });
+    return entries;
+  });
 const int = (fallback: number, min = 0) =>
   z
     .string()
@@ -74,6 +85,12 @@ const schema = z.object({
   DEBUG_KEY: optionalText,
   /** Bearer token of GET /api/metrics (unset: open outside production, 404 in production). */
   METRICS_TOKEN: optionalText,
+
+  // Operator console (docs/ADMIN.md)
+  /** Operators: signed-in users whose verified email is listed (comma-separated, case-insensitive). */
+  ADMIN_EMAILS: emailList,
+  /** Bearer token for scripts calling /api/admin/* (compared in constant time); unset: none. */
+  ADMIN_API_TOKEN: optionalText.pipe(z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional()),
 
   // Rate limiting
   /** Off only outside production (benchmarks, load tests); refused at start-up in production. */

@@ -16,3 +16,4 @@ export { initializeCredits } from "./initialize-credits";
 export { getAiUsage, type AiUsage } from "./get-ai-usage";
 export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";
+export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";

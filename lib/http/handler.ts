@@ -1,4 +1,5 @@
 import { z, type ZodType } from "zod";
+import type { Operator } from "@/lib/admin/resolve-operator";
 import type { SessionUser } from "@/lib/auth/session";
 import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
@@ -8,7 +9,11 @@ import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit
 import { CACHE, type CachePolicy } from "./cache";
 import { clientIp } from "./client-ip";
 import { findUnsafeText, isUnsafeId } from "./unsafe-text";
+import { requestIdOf } from "./request-id";
 import { errorResponse, json } from "./respond";
+import { unknownApiPath } from "./unknown-path";
+
+export { requestIdOf } from "./request-id";
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 
 export interface RateOutcome {
@@ -23,9 +28,14 @@ export type RouteObservation =
   | { kind: "request"; labels: { route: string; method: string; status: string }; seconds: number }
   | { kind: "rate_limited"; category: RateLimitCategory };
 
+/** A session's user as the wrapper resolved it: `locked` accounts may read but not write. */
+export type ResolvedUser = SessionUser & { locked?: boolean };
+
 /** What the runtime provides: Node routes resolve sessions, count rate limits and record metrics; edge routes none of it. */
 export interface RouteRuntime {
-  resolveUser: (req: Request) => Promise<SessionUser | null>;
+  resolveUser: (req: Request) => Promise<ResolvedUser | null>;
+  /** Operator routes only (auth "operator"); absent: nobody is an operator. */
+  resolveOperator?: (req: Request) => Promise<Operator | null>;
   rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
   observe?: (observation: RouteObservation) => void;
 }
@@ -35,7 +45,7 @@ export interface RouteRuntime {
  * zod query/body schemas, cache policy and OpenAPI metadata. It reads everything from the Request
  * (never next/headers), so tests call handlers directly.
  */
-export type AuthMode = "session" | "none" | "optional";
+export type AuthMode = "session" | "none" | "optional" | "operator";
 
 export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined = ZodType | undefined> {
   auth: A;
@@ -81,6 +91,8 @@ const UNMATCHED_ROUTE = "(unmatched)";
 export interface RouteContext<Q, B, A extends AuthMode> {
   req: Request;
   user: A extends "session" ? SessionUser : SessionUser | null;
+  /** Operator routes: who is acting (the audit trail's operator). */
+  operator: A extends "operator" ? Operator : null;
   query: Q;
   body: B;
   params: Record<string, string>;
@@ -103,7 +115,11 @@ export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 export type NextRouteHandler = ((
   req: Request,
   ctx: { params: Promise<Record<string, string | string[]>> },
-) => Promise<Response>) & { definition?: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode> };
+) => Promise<Response>) & {
+  definition?: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
+  /** Operator routes: whether this request may learn the route exists (methods() hides its 405 otherwise). */
+  visibleTo?: (req: Request) => Promise<boolean>;
+};
 
 function describeIssues(error: z.ZodError, where: "body" | "query"): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
@@ -222,11 +238,6 @@ function safeDecode(segment: string): string {
   }
 }
 
-/** The caller's (or middleware's) x-request-id when it is a sane token, else a new UUID. */
-export function requestIdOf(req: Request): string {
-  const given = req.headers.get("x-request-id");
-  return given && /^[\w.:-]{1,64}$/.test(given) ? given : crypto.randomUUID();
-}
 
 export function toErrorResponse(error: unknown, log: Logger): Response {
   if (isAppError(error)) {
@@ -260,12 +271,18 @@ export function createRoute<
     let response: Response;
     try {
       if (!featureEnabled(spec.feature as never)) throw new AppError("feature_disabled", "Not found");
-      const user = spec.auth === "none" ? null : await runtime.resolveUser(req);
+      // Operator routes answer everyone else exactly as a path no route serves: nothing reveals them.
+      const operator = spec.auth === "operator" ? ((await runtime.resolveOperator?.(req)) ?? null) : null;
+      if (spec.auth === "operator" && !operator) return await unknownApiPath(req, requestId);
+      const user = spec.auth === "none" || spec.auth === "operator" ? null : await runtime.resolveUser(req);
       if (spec.auth === "session" && !user) throw new AppError("unauthorized", "Authentication required");
+      if (user?.locked && req.method !== "GET" && req.method !== "HEAD") {
+        throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
+      }
 
       const ip = clientIp(req);
       if (spec.rateLimit) {
-        rate = await runtime.rateLimit(spec.rateLimit, { userId: user?.id, ip });
+        rate = await runtime.rateLimit(spec.rateLimit, { userId: operator ? (operator.id ?? "admin-api-token") : user?.id, ip });
         if (rate && !rate.allowed) {
           runtime.observe?.({ kind: "rate_limited", category: spec.rateLimit });
           const retryAfter = Math.max(1, rate.reset - Math.floor(Date.now() / 1000));
@@ -305,11 +322,12 @@ export function createRoute<
       const result = await handler({
         req,
         user: user as never,
+        operator: operator as never,
         query: query as never,
         body: body as never,
         params,
         requestId,
-        log: user ? log.child({ userId: user.id }) : log,
+        log: user ? log.child({ userId: user.id }) : operator ? log.child({ operator: operator.label }) : log,
         ip,
         setHeader: (name, value) => extraHeaders.set(name, value),
         bodyFormat,
@@ -343,6 +361,7 @@ export function createRoute<
     return response;
   };
   wrapped.definition = spec as never;
+  if (spec.auth === "operator") wrapped.visibleTo = async (req) => Boolean(await runtime.resolveOperator?.(req));
   return wrapped;
 }
 
@@ -351,17 +370,21 @@ type Method = (typeof ALL_METHODS)[number];
 
 /**
  * Completes a route file's exports: methods it does not implement answer 405 with `{ error }` and an
- * Allow header (Next's own 405 has no body).
+ * Allow header (Next's own 405 has no body). On operator routes only operators learn that much;
+ * everyone else gets the answer of a path no route serves.
  *   export const { GET, POST, PUT, PATCH, DELETE } = methods({ GET: route(...) });
  */
 export function methods(implemented: Partial<Record<Method, NextRouteHandler>>): Record<Method, NextRouteHandler> {
   const allow = ALL_METHODS.filter((m) => implemented[m]).join(", ");
-  const notAllowed: NextRouteHandler = async (req) =>
-    errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, {
+  const guarded = Object.values(implemented).find((h) => h?.visibleTo);
+  const notAllowed: NextRouteHandler = async (req) => {
+    if (guarded?.visibleTo && !(await guarded.visibleTo(req))) return unknownApiPath(req);
+    return errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, {
       allow,
       "cache-control": "no-store",
       "x-request-id": requestIdOf(req),
     });
+  };
   const out = {} as Record<Method, NextRouteHandler>;
   for (const m of ALL_METHODS) out[m] = implemented[m] ?? notAllowed;
   return out;

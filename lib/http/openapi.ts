@@ -25,7 +25,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Bad request: validation failed (the message names the field)",
   401: "Unauthorized: missing or invalid session or signature",
   402: "Payment required: insufficient credits",
-  403: "Forbidden",
+  403: "Forbidden (also: the account is locked, which only reads may use)",
   404: "Not found (also: feature disabled by flag)",
   405: "Method not allowed (Allow header lists the methods)",
   409: "Conflict",
@@ -110,6 +110,10 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   // Every route: the wrapper refuses NUL and unpaired surrogates in any query parameter (400).
   statuses.add(400);
   if (def.auth === "session") statuses.add(401);
+  // A locked account's session may read but not write.
+  if ((def.auth === "session" || def.auth === "optional") && method !== "GET") statuses.add(403);
+  // An operator route answers everyone else as a path no route serves.
+  if (def.auth === "operator") statuses.add(404);
   // A malformed or unknown id names nothing (404); a disabled feature answers 404 too.
   if (def.feature || pathParams.length) statuses.add(404);
   if (def.rateLimit) statuses.add(429);
@@ -169,7 +173,14 @@ export function operationFor(method: string, apiPath: string, pathParams: string
     op.requestBody = { required: true, content: { [def.consumes]: { schema } } };
   }
   op.responses = responses;
-  op.security = def.auth === "session" ? [{ sessionCookie: [] }, { bearerSession: [] }] : def.auth === "optional" ? [{}, { sessionCookie: [] }, { bearerSession: [] }] : [];
+  op.security =
+    def.auth === "session"
+      ? [{ sessionCookie: [] }, { bearerSession: [] }]
+      : def.auth === "optional"
+        ? [{}, { sessionCookie: [] }, { bearerSession: [] }]
+        : def.auth === "operator"
+          ? [{ sessionCookie: [] }, { adminToken: [] }]
+          : [];
   if (def.rateLimit) {
     const limits = RATE_LIMIT_CATEGORIES[def.rateLimit];
     op["x-rate-limit"] = { category: def.rateLimit, perUser: limits.perUser, perIp: limits.perIp, window: "1h" };
@@ -241,9 +252,16 @@ export interface OpenApiBuild {
   failures: Array<{ file: string; error: string }>;
 }
 
-export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.0"): Promise<OpenApiBuild> {
+/**
+ * The public document has every endpoint but the operator API; the admin document (docs/openapi-admin.json)
+ * has only /api/admin/*, which answers 404 to everyone but operators (docs/ADMIN.md).
+ */
+export type OpenApiAudience = "public" | "admin";
+const isAdminPath = (apiPath: string) => apiPath === "/api/admin" || apiPath.startsWith("/api/admin/");
+
+export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.0", audience: OpenApiAudience = "public"): Promise<OpenApiBuild> {
   const appDir = path.join(root, "app");
-  const files = routeFiles(path.join(appDir, "api"));
+  const files = routeFiles(path.join(appDir, "api")).filter((file) => isAdminPath(openApiPath(appDir, file).path) === (audience === "admin"));
   const paths: Record<string, JsonObject> = {};
   const failures: OpenApiBuild["failures"] = [];
   for (const file of files) {
@@ -263,16 +281,24 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
     }
     if (Object.keys(item).length) paths[apiPath] = item;
   }
-  Object.assign(paths, authPaths());
+  if (audience === "public") Object.assign(paths, authPaths());
   const sorted = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
   const document = {
     openapi: "3.1.0",
-    info: {
-      title: "Subscription, Credits, AI and Storage Service API",
-      version,
-      description:
-        "Generated from the route declarations by `npm run openapi`. Every error body is { error }. Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8).",
-    },
+    info:
+      audience === "public"
+        ? {
+            title: "Subscription, Credits, AI and Storage Service API",
+            version,
+            description:
+              "Generated from the route declarations by `npm run openapi`. Every error body is { error }. Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8).",
+          }
+        : {
+            title: "Operator API (admin only)",
+            version,
+            description:
+              "The operator console's API (docs/ADMIN.md). Every endpoint answers 404, exactly as a path no route serves, to anyone but an operator: a signed-in user whose verified email is in ADMIN_EMAILS, or `Authorization: Bearer <ADMIN_API_TOKEN>`. Never cached. Every write needs a reason and is recorded in the audit log.",
+          },
     servers: [{ url: "http://localhost:3000" }],
     tags: [...new Set(Object.values(sorted).flatMap((item) => Object.values(item as JsonObject).flatMap((op) => ((op as JsonObject).tags as string[]) ?? [])))]
       .sort()
@@ -285,6 +311,7 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
       securitySchemes: {
         sessionCookie: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "next-auth JWT session (`__Secure-` prefixed on https)" },
         bearerSession: { type: "http", scheme: "bearer", bearerFormat: "next-auth JWT", description: "The same session token as Authorization: Bearer" },
+        ...(audience === "admin" ? { adminToken: { type: "http", scheme: "bearer", description: "ADMIN_API_TOKEN, for scripts" } } : {}),
       },
     },
   };

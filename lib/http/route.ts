@@ -2,15 +2,21 @@ import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { metrics } from "@/lib/metrics";
-import { userExists } from "@/lib/users/user-exists";
+import { resolveOperator } from "@/lib/admin/resolve-operator";
+import { accountState } from "@/lib/users/account-state";
 import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 
-/** The session's user, if they still exist: a deleted user's valid JWT is no session (401 everywhere). */
+/**
+ * The session's user, if they still exist: a deleted user's valid JWT is no session (401 everywhere);
+ * a locked account's session may read but not write (the wrapper answers 403).
+ */
 async function resolveUser(req: Request) {
   const user = await getSessionUser(req);
-  return user && (await userExists(user.id)) ? user : null;
+  if (!user) return null;
+  const state = await accountState(user.id);
+  return state ? { ...user, locked: state === "locked" } : null;
 }
 
 function observe(o: RouteObservation): void {
@@ -23,7 +29,7 @@ function observe(o: RouteObservation): void {
   m.httpDuration.observe(o.labels, o.seconds);
 }
 
-const nodeRuntime = { resolveUser, rateLimit: checkRateLimit, observe };
+const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<

@@ -8,6 +8,8 @@ export const RATE_LIMIT_CATEGORIES = {
   payments: { perUser: 20, perIp: null },
   webhooks: { perUser: null, perIp: 100 },
   api: { perUser: 100, perIp: 200 },
+  /** The operator console's API (not in SPEC §8): a console page makes a few calls per view. */
+  admin: { perUser: 1000, perIp: 2000 },
 } as const satisfies Record<string, { perUser: number | null; perIp: number | null }>;
 
 export type RateLimitCategory = keyof typeof RATE_LIMIT_CATEGORIES;

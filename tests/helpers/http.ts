@@ -57,10 +57,13 @@ export async function send(handler: NextRouteHandler, options: CallOptions = {})
   return handler(req, { params: Promise.resolve(options.params ?? {}) });
 }
 
-/** Mints a real next-auth session cookie (the same JWT the sign-in flow issues) for a user. */
-export async function sessionCookie(user: { id: string; email: string | null }): Promise<string> {
+/**
+ * Mints a real next-auth session cookie (the same JWT the sign-in flow issues) for a user; by default
+ * the development email sign-in's (authMethod "dev", email not verified by a provider).
+ */
+export async function sessionCookie(user: { id: string; email: string | null }, claims: { authMethod?: string; emailVerified?: boolean } = {}): Promise<string> {
   const token = await encode({
-    token: { sub: user.id, email: user.email },
+    token: { sub: user.id, email: user.email, authMethod: claims.authMethod ?? "dev", emailVerified: claims.emailVerified ?? false },
     secret: process.env.NEXTAUTH_SECRET as string,
   });
   return `next-auth.session-token=${token}`;

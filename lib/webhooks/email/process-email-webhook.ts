@@ -50,17 +50,28 @@ async function processEmailWebhookUnobserved(rawBody: string, headers: Headers, 
     occurredAt: event ? eventTime(event.created_at) : null,
   });
   if (!claimed) return { success: true, processed: type };
-  if (!event) {
-    await finishDelivery(delivery.id, "ignored");
-    return { success: true, processed: type };
+  await runEmailDelivery(delivery.id, payload, log);
+  return { success: true, processed: type };
+}
+
+/**
+ * Applies a claimed email delivery event (a new one, or a stored one an operator replays) to the email
+ * log and records its outcome: ignored for other event types and for messages we have no log of.
+ */
+export async function runEmailDelivery(deliveryRowId: string, payload: unknown, log: Logger): Promise<string> {
+  const parsed = deliveryEvent.safeParse(payload);
+  if (!parsed.success) {
+    await finishDelivery(deliveryRowId, "ignored");
+    return "event type ignored";
   }
+  const event = parsed.data;
   try {
-    const { updated, known: logged } = await recordDeliveryEvent({ type: event.type, providerMessageId: event.data.email_id, at: eventTime(event.created_at) });
-    await finishDelivery(delivery.id, logged ? "processed" : "ignored", logged ? undefined : "no email log for this message id");
-    log.info("email event processed", { type, deliveryId: id, updated });
-    return { success: true, processed: type };
+    const { updated, known } = await recordDeliveryEvent({ type: event.type, providerMessageId: event.data.email_id, at: eventTime(event.created_at) });
+    await finishDelivery(deliveryRowId, known ? "processed" : "ignored", known ? undefined : "no email log for this message id");
+    log.info("email event processed", { type: event.type, deliveryRowId, updated });
+    return known ? `email log ${STATUS_BY_DELIVERY_EVENT[event.type]}` : "no email log for this message id";
   } catch (error) {
-    await finishDelivery(delivery.id, "failed", (error as Error).message);
+    await finishDelivery(deliveryRowId, "failed", (error as Error).message);
     throw error;
   }
 }

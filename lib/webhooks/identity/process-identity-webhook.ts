@@ -42,9 +42,20 @@ async function processIdentityWebhookUnobserved(rawBody: string, headers: Header
     userRef: parsed.success ? parsed.data.data.id : null,
   });
   if (!claimed) return { received: true, type, duplicate: true };
+  const result = await runIdentityDelivery(delivery.id, payload, log);
+  return { received: true, type, duplicate: false, result };
+}
+
+/**
+ * Applies a claimed identity delivery (a new one, or a stored one an operator replays) and records
+ * its outcome. Unknown event types are recorded as ignored. A handler failure marks it failed and is
+ * thrown (the webhook route answers 500 so the provider retries).
+ */
+export async function runIdentityDelivery(deliveryRowId: string, payload: unknown, log: Logger): Promise<string> {
+  const parsed = identityEvent.safeParse(payload);
   if (!parsed.success) {
-    await finishDelivery(delivery.id, "ignored");
-    return { received: true, type, duplicate: false, result: "event type ignored" };
+    await finishDelivery(deliveryRowId, "ignored");
+    return "event type ignored";
   }
   try {
     const event = parsed.data;
@@ -54,11 +65,11 @@ async function processIdentityWebhookUnobserved(rawBody: string, headers: Header
         : event.type === "user.updated"
           ? await handleUserUpdated(event.data)
           : await handleUserDeleted(event.data);
-    await finishDelivery(delivery.id, "processed");
-    log.info("identity event processed", { type, deliveryId: id, result });
-    return { received: true, type, duplicate: false, result };
+    await finishDelivery(deliveryRowId, "processed");
+    log.info("identity event processed", { type: event.type, deliveryRowId, result });
+    return result;
   } catch (error) {
-    await finishDelivery(delivery.id, "failed", (error as Error).message);
+    await finishDelivery(deliveryRowId, "failed", (error as Error).message);
     throw error;
   }
 }

@@ -11,6 +11,7 @@ export async function applySnapshotEvent(ctx: PaymentEventContext, name: Snapsho
     subscription: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as SubscriptionAttributes },
     event: name,
     provider: env().LEMONSQUEEZY_API_KEY ? "lemonsqueezy" : "simulator",
+    source: "webhook",
   });
   return {
     status: "processed",

@@ -9,11 +9,26 @@ const root = process.cwd();
 const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
 
 describe("OpenAPI document", () => {
-  it("docs/openapi.json is up to date with the route declarations (run `npm run openapi` when this fails)", async () => {
-    const { document, failures } = await buildOpenApiDocument(root, version);
+  it.each([
+    ["public", "openapi.json"],
+    ["admin", "openapi-admin.json"],
+  ] as const)("docs/%s document (%s) is up to date with the route declarations (run `npm run openapi` when this fails)", async (audience, file) => {
+    const { document, failures } = await buildOpenApiDocument(root, version, audience);
     expect(failures).toEqual([]);
-    const current = readFileSync(path.join(root, "docs", "openapi.json"), "utf8");
-    expect(current === serializeOpenApi(document), "docs/openapi.json is stale: run `npm run openapi`").toBe(true);
+    const current = readFileSync(path.join(root, "docs", file), "utf8");
+    expect(current === serializeOpenApi(document), `docs/${file} is stale: run \`npm run openapi\``).toBe(true);
+  }, 120_000);
+
+  it("keeps the operator API out of the public document and alone in the admin one", async () => {
+    const pub = (await buildOpenApiDocument(root, version, "public")).document as { paths: Record<string, unknown> };
+    const admin = (await buildOpenApiDocument(root, version, "admin")).document as { paths: Record<string, Record<string, Record<string, any>>> };
+    expect(Object.keys(pub.paths).filter((p) => p.startsWith("/api/admin"))).toEqual([]);
+    expect(Object.keys(admin.paths).every((p) => p.startsWith("/api/admin/"))).toBe(true);
+    expect(Object.keys(admin.paths)).toHaveLength(13);
+    const adjust = admin.paths["/api/admin/users/{id}/credits"].post;
+    expect(adjust.security).toEqual([{ sessionCookie: [] }, { adminToken: [] }]);
+    expect(Object.keys(adjust.responses)).toEqual(["200", "400", "404", "405", "409", "429", "500"]);
+    expect(adjust["x-rate-limit"]).toMatchObject({ category: "admin" });
   }, 120_000);
 
   it("describes the foundation endpoints from their declarations", async () => {
@@ -36,9 +51,9 @@ describe("OpenAPI document", () => {
     expect(openApiPath(app, path.join(app, "api/(group)/x/[...slug]/route.ts"))).toEqual({ path: "/api/x/{slug}", params: ["slug"] });
   });
 
-  it("docs/openapi.json is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async () => {
+  it.each(["openapi.json", "openapi-admin.json"])("docs/%s is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async (file) => {
     const validator = new Validator();
-    const result = await validator.validate(JSON.parse(readFileSync(path.join(root, "docs", "openapi.json"), "utf8")));
+    const result = await validator.validate(JSON.parse(readFileSync(path.join(root, "docs", file), "utf8")));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
@@ -69,7 +84,8 @@ describe("OpenAPI document", () => {
       { name: "dryRun", in: "query", required: false, schema: { type: "string", enum: ["true", "false"] } },
     ]);
     expect(op.requestBody.content["application/json"].schema).toMatchObject({ type: "object", required: ["name"] });
-    expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "402", "404", "405", "409", "429", "500"]);
+    // 403: a locked account's session may read but not write.
+    expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "402", "403", "404", "405", "409", "429", "500"]);
     expect(op.responses["200"].content["application/json"].schema).toMatchObject({ properties: { id: { type: "string" } } });
     expect(op.security).toEqual([{ sessionCookie: [] }, { bearerSession: [] }]);
     expect(op["x-feature-flag"]).toBe("aiChat");

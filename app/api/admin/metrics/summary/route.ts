@@ -1,0 +1,18 @@
+import { getOperationsSummary } from "@/lib/admin/get-operations-summary";
+import { summaryResponse } from "@/lib/admin/schemas";
+import { methods, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  GET: route(
+    {
+      auth: "operator",
+      rateLimit: "admin",
+      summary: "Users by tier, subscriptions, credits granted/used today and this month, failed webhooks and cron runs",
+      tags: ["admin"],
+      response: summaryResponse,
+    },
+    () => getOperationsSummary(),
+  ),
+});

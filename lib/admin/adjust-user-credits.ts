@@ -1,0 +1,48 @@
+import { adjustCredits, type AdjustmentResult, type CreditBucket } from "@/lib/credits";
+import { db } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
+import { recordAdminAction } from "./record-admin-action";
+import type { Operator } from "./resolve-operator";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface AdjustUserCreditsInput {
+  operator: Operator;
+  userId: string;
+  amount: number;
+  bucket: CreditBucket;
+  reason: string;
+  idempotencyKey: string;
+  requestId: string | null;
+}
+
+/**
+ * An operator's correction of a user's credits: the `adjustment` ledger rows (with the operator and
+ * the reason in their metadata), the balance change and the audit row commit together or not at all.
+ * Never below zero; the same idempotency key applies once (a repeat answers applied: false).
+ */
+export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<AdjustmentResult> {
+  if (!UUID.test(input.userId)) throw notFound("User");
+  const prisma = await db();
+  return prisma.$transaction(async (tx) => {
+    const result = await adjustCredits(tx, {
+      userId: input.userId,
+      amount: input.amount,
+      bucket: input.bucket,
+      idempotencyKey: input.idempotencyKey,
+      metadata: { operatorId: input.operator.id, operator: input.operator.label, reason: input.reason, requestId: input.requestId },
+    });
+    if (result.applied) {
+      await recordAdminAction(tx, {
+        operator: input.operator,
+        action: "credits.adjust",
+        targetType: "user",
+        targetId: input.userId,
+        reason: input.reason,
+        requestId: input.requestId,
+        details: { amount: input.amount, bucket: input.bucket, idempotencyKey: input.idempotencyKey, operationId: result.operationId, balances: result.balances },
+      });
+    }
+    return result;
+  });
+}

@@ -1,0 +1,108 @@
+import type { z } from "zod";
+import { db } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
+import { toDeliveryRow } from "./delivery-row";
+import type { userOverviewResponse } from "./schemas";
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Everything an operator needs to answer "I paid and got no credits": the user, their subscriptions
+ * with provider ids and state history, both credit buckets (bonus purchases with expiry), the last
+ * 50 ledger rows, file and RAG counts, the lock, and the webhook deliveries that name them (by user id
+ * or buyer email), newest first.
+ */
+export async function getUserOverview(userId: string): Promise<z.infer<typeof userOverviewResponse>> {
+  if (!UUID.test(userId)) throw notFound("User");
+  const prisma = await db();
+  const user = await prisma.user.findUnique({
+    where: { id: userId },
+    include: {
+      creditBalance: true,
+      subscriptions: { orderBy: { createdAt: "desc" }, include: { events: { orderBy: { recordedAt: "asc" }, take: 100 } } },
+      bonusPurchases: { orderBy: { expiresAt: "asc" }, take: 100 },
+      creditTransactions: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 50 },
+      _count: { select: { files: true, ragDocuments: true, ragConversations: true, emailLogs: true } },
+    },
+  });
+  if (!user) throw notFound("User");
+  const deliveries = await prisma.webhookDelivery.findMany({
+    where: { OR: [{ userRef: user.id }, ...(user.externalId ? [{ userRef: user.externalId }] : []), ...(user.email ? [{ userEmail: user.email }] : [])] },
+    orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
+    take: 20,
+  });
+  const now = new Date();
+  const bonusAvailable = user.bonusPurchases.filter((p) => p.remaining > 0 && p.expiresAt > now).reduce((sum, p) => sum + p.remaining, 0);
+  return {
+    user: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      externalId: user.externalId,
+      tier: user.tier,
+      billingPeriod: user.billingPeriod,
+      downgradeCount: user.downgradeCount,
+      hasUsedTrial: user.hasUsedTrial,
+      bonusCreditsAutoUse: user.bonusCreditsAutoUse,
+      lockedAt: iso(user.lockedAt),
+      lockReason: user.lockReason,
+      createdAt: user.createdAt.toISOString(),
+    },
+    subscriptions: user.subscriptions.map((s) => ({
+      id: s.id,
+      provider: s.provider,
+      providerSubscriptionId: s.providerSubscriptionId,
+      providerCustomerId: s.providerCustomerId,
+      status: s.status,
+      tier: s.tier,
+      billingPeriod: s.billingPeriod,
+      variantId: s.variantId,
+      currentPeriodEnd: iso(s.currentPeriodEnd),
+      trialEndsAt: iso(s.trialEndsAt),
+      endsAt: iso(s.endsAt),
+      paymentFailedAt: iso(s.paymentFailedAt),
+      createdAt: s.createdAt.toISOString(),
+      history: s.events.map((e) => ({
+        event: e.event,
+        source: e.source,
+        statusFrom: e.statusFrom,
+        statusTo: e.statusTo,
+        tier: e.tier,
+        variantId: e.variantId,
+        occurredAt: e.occurredAt.toISOString(),
+        recordedAt: e.recordedAt.toISOString(),
+      })),
+    })),
+    credits: {
+      subscription: {
+        balance: user.creditBalance?.subscriptionCredits ?? 0,
+        monthlyAllocation: user.creditBalance?.monthlyAllocation ?? 0,
+        resetAt: iso(user.creditBalance?.resetAt ?? null),
+        cycle: user.creditBalance?.cycle ?? null,
+      },
+      bonus: user.bonusPurchases.map((p) => ({
+        id: p.id,
+        orderId: p.orderId,
+        variantId: p.variantId,
+        credits: p.credits,
+        remaining: p.remaining,
+        expiresAt: p.expiresAt.toISOString(),
+        expiredAt: iso(p.expiredAt),
+        createdAt: p.createdAt.toISOString(),
+      })),
+      balances: { subscription: user.creditBalance?.subscriptionCredits ?? 0, bonus: bonusAvailable },
+    },
+    ledger: user.creditTransactions.map((t) => ({
+      id: t.id,
+      amount: t.amount,
+      balanceAfter: t.balanceAfter,
+      type: t.type,
+      operation: t.operation,
+      metadata: t.metadata && typeof t.metadata === "object" && !Array.isArray(t.metadata) ? (t.metadata as Record<string, unknown>) : null,
+      createdAt: t.createdAt.toISOString(),
+    })),
+    counts: { files: user._count.files, ragDocuments: user._count.ragDocuments, ragConversations: user._count.ragConversations, emails: user._count.emailLogs },
+    deliveries: deliveries.map(toDeliveryRow),
+  };
+}

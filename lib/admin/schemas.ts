@@ -1,0 +1,224 @@
+import { z } from "zod";
+
+/** Requests and responses of the operator API (docs/ADMIN.md); the admin pages infer their types from these. */
+
+const cursor = z.string().max(200).optional().meta({ description: "nextCursor of the previous page" });
+const limit = z.coerce.number().int().min(1).max(100).default(25);
+const iso = z.string();
+const nullableIso = z.string().nullable();
+
+export const reasonField = z
+  .string({ error: "is required" })
+  .trim()
+  .min(3, "must say why, in at least 3 characters")
+  .max(500, "must be at most 500 characters");
+
+export const listQuery = z.object({ cursor, limit });
+
+export const usersQuery = listQuery.extend({
+  q: z.string().trim().max(200).optional().meta({ description: "email prefix, user id, identity-provider id, or Lemon Squeezy customer / subscription id" }),
+});
+
+export const DELIVERY_SOURCES = ["identity", "payment", "email"] as const;
+export const DELIVERY_STATUSES = ["received", "processed", "failed", "pending", "ignored"] as const;
+export const EMAIL_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
+export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "webhook.replay", "cron.run"] as const;
+
+export const webhooksQuery = listQuery.extend({
+  source: z.enum(DELIVERY_SOURCES).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  type: z.string().trim().max(100).optional().meta({ description: "event type, e.g. order_created" }),
+  q: z.string().trim().max(200).optional().meta({ description: "buyer email, user id or provider object id" }),
+});
+
+export const emailsQuery = listQuery.extend({ status: z.enum(EMAIL_STATUSES).optional() });
+
+export const auditQuery = listQuery.extend({
+  action: z.enum(ADMIN_ACTIONS).optional(),
+  targetId: z.string().trim().max(200).optional(),
+});
+
+export const cronQuery = z.object({ job: z.string().trim().max(100).optional(), cursor, limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+export const adjustCreditsBody = z.object({
+  amount: z
+    .number({ error: "must be a whole number of credits" })
+    .int("must be a whole number of credits")
+    .refine((n) => n !== 0, "must not be 0")
+    .refine((n) => Math.abs(n) <= 10_000_000, "must be at most 10,000,000 either way"),
+  bucket: z.enum(["subscription", "bonus"], { error: "must be subscription or bonus" }),
+  reason: reasonField,
+  idempotencyKey: z
+    .string({ error: "is required" })
+    .trim()
+    .min(1, "is required")
+    .max(200)
+    .regex(/^[\w.:-]+$/, "must be letters, digits, _ . : or -"),
+});
+
+export const reasonBody = z.object({ reason: reasonField });
+
+// ---- responses -----------------------------------------------------------------------------------
+
+const balances = z.object({ subscription: z.number(), bonus: z.number() });
+
+export const adminUserRow = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  tier: z.string(),
+  subscriptionStatus: z.string().nullable(),
+  balances,
+  locked: z.boolean(),
+  createdAt: iso,
+});
+
+export const usersListResponse = z.object({ users: z.array(adminUserRow), nextCursor: z.string().nullable() });
+
+export const ledgerRow = z.object({
+  id: z.string(),
+  amount: z.number(),
+  balanceAfter: z.number(),
+  type: z.string(),
+  operation: z.string(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: iso,
+});
+
+export const deliveryRow = z.object({
+  id: z.string(),
+  source: z.string(),
+  eventType: z.string(),
+  status: z.string(),
+  error: z.string().nullable(),
+  userEmail: z.string().nullable(),
+  userRef: z.string().nullable(),
+  objectId: z.string().nullable(),
+  occurredAt: nullableIso,
+  receivedAt: iso,
+  processedAt: nullableIso,
+});
+
+export const userOverviewResponse = z.object({
+  user: z.object({
+    id: z.string(),
+    email: z.string().nullable(),
+    name: z.string().nullable(),
+    externalId: z.string().nullable(),
+    tier: z.string(),
+    billingPeriod: z.string(),
+    downgradeCount: z.number(),
+    hasUsedTrial: z.boolean(),
+    bonusCreditsAutoUse: z.boolean(),
+    lockedAt: nullableIso,
+    lockReason: z.string().nullable(),
+    createdAt: iso,
+  }),
+  subscriptions: z.array(
+    z.object({
+      id: z.string(),
+      provider: z.string(),
+      providerSubscriptionId: z.string(),
+      providerCustomerId: z.string().nullable(),
+      status: z.string(),
+      tier: z.string(),
+      billingPeriod: z.string(),
+      variantId: z.string(),
+      currentPeriodEnd: nullableIso,
+      trialEndsAt: nullableIso,
+      endsAt: nullableIso,
+      paymentFailedAt: nullableIso,
+      createdAt: iso,
+      history: z.array(
+        z.object({ event: z.string(), source: z.string(), statusFrom: z.string().nullable(), statusTo: z.string(), tier: z.string(), variantId: z.string(), occurredAt: iso, recordedAt: iso }),
+      ),
+    }),
+  ),
+  credits: z.object({
+    subscription: z.object({ balance: z.number(), monthlyAllocation: z.number(), resetAt: nullableIso, cycle: z.string().nullable() }),
+    bonus: z.array(
+      z.object({ id: z.string(), orderId: z.string(), variantId: z.string(), credits: z.number(), remaining: z.number(), expiresAt: iso, expiredAt: nullableIso, createdAt: iso }),
+    ),
+    balances,
+  }),
+  ledger: z.array(ledgerRow),
+  counts: z.object({ files: z.number(), ragDocuments: z.number(), ragConversations: z.number(), emails: z.number() }),
+  deliveries: z.array(deliveryRow),
+});
+
+export const adjustCreditsResponse = z.object({ applied: z.boolean(), operationId: z.string(), balances });
+
+export const lockResponse = z.object({ changed: z.boolean(), locked: z.boolean(), lockedAt: nullableIso, lockReason: z.string().nullable() });
+
+export const deliveriesListResponse = z.object({ deliveries: z.array(deliveryRow), nextCursor: z.string().nullable() });
+
+export const deliveryDetailResponse = deliveryRow.extend({ deliveryId: z.string(), payload: z.unknown() });
+
+export const replayResponse = z.object({ status: z.string(), result: z.string(), delivery: deliveryRow });
+
+const cronRunRow = z.object({ id: z.string(), job: z.string(), status: z.string(), result: z.unknown(), error: z.string().nullable(), startedAt: iso, finishedAt: nullableIso });
+
+export const cronOverviewResponse = z.object({
+  jobs: z.array(
+    z.object({
+      job: z.string(),
+      schedule: z.string(),
+      active: z.boolean(),
+      lockedUntil: nullableIso,
+      runs: z.array(cronRunRow),
+      nextCursor: z.string().nullable(),
+    }),
+  ),
+});
+
+export const cronRunNowResponse = z.object({ success: z.boolean(), message: z.string(), expiredCount: z.number(), timestamp: iso });
+
+export const emailsListResponse = z.object({
+  emails: z.array(
+    z.object({
+      id: z.string(),
+      userId: z.string().nullable(),
+      to: z.string(),
+      subject: z.string(),
+      type: z.string(),
+      status: z.string(),
+      provider: z.string(),
+      providerMessageId: z.string().nullable(),
+      error: z.string().nullable(),
+      lastEventAt: nullableIso,
+      createdAt: iso,
+      events: z.array(z.object({ eventType: z.string(), status: z.string(), occurredAt: nullableIso, receivedAt: iso })),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+export const summaryResponse = z.object({
+  users: z.object({ total: z.number(), byTier: z.record(z.string(), z.number()), locked: z.number() }),
+  subscriptions: z.object({ active: z.number(), byStatus: z.record(z.string(), z.number()) }),
+  credits: z.object({
+    today: z.object({ granted: z.number(), used: z.number(), refunded: z.number() }),
+    month: z.object({ granted: z.number(), used: z.number(), refunded: z.number() }),
+  }),
+  webhooks: z.object({ failedLast24h: z.number(), pending: z.number() }),
+  cron: z.object({ failedLast24h: z.number(), failedLast7d: z.number() }),
+  generatedAt: iso,
+});
+
+export const auditListResponse = z.object({
+  actions: z.array(
+    z.object({
+      id: z.string(),
+      operatorId: z.string().nullable(),
+      operator: z.string(),
+      action: z.string(),
+      targetType: z.string(),
+      targetId: z.string(),
+      reason: z.string(),
+      requestId: z.string().nullable(),
+      details: z.unknown(),
+      createdAt: iso,
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});

@@ -1,0 +1,45 @@
+import { db } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
+import { forgetUser } from "@/lib/users/account-state";
+import { recordAdminAction } from "./record-admin-action";
+import type { Operator } from "./resolve-operator";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Prefix of an operator's lock reason: the identity provider's unlock never lifts an operator's lock. */
+export const OPERATOR_LOCK_PREFIX = "locked by an operator: ";
+
+/**
+ * Locks or unlocks a user. A locked account cannot sign in, and its sessions may read but not write
+ * or be charged (the route wrapper answers 403), from the next request on this instance and within
+ * seconds on the others. The change and its audit row commit together; asking for the state the user
+ * is already in changes nothing and writes no audit row.
+ */
+export async function setUserLock(input: { operator: Operator; userId: string; locked: boolean; reason: string; requestId: string | null }) {
+  if (!UUID.test(input.userId)) throw notFound("User");
+  const prisma = await db();
+  const result = await prisma.$transaction(async (tx) => {
+    const [user] = await tx.$queryRaw<{ locked_at: Date | null; lock_reason: string | null }[]>`
+      SELECT locked_at, lock_reason FROM users WHERE id = ${input.userId}::text FOR UPDATE`;
+    if (!user) throw notFound("User");
+    if (Boolean(user.locked_at) === input.locked) return { changed: false, lockedAt: user.locked_at, lockReason: user.lock_reason };
+    const data = input.locked ? { lockedAt: new Date(), lockReason: `${OPERATOR_LOCK_PREFIX}${input.reason}` } : { lockedAt: null, lockReason: null };
+    await tx.user.update({ where: { id: input.userId }, data });
+    await recordAdminAction(tx, {
+      operator: input.operator,
+      action: input.locked ? "user.lock" : "user.unlock",
+      targetType: "user",
+      targetId: input.userId,
+      reason: input.reason,
+      requestId: input.requestId,
+      details: input.locked ? undefined : { previousReason: user.lock_reason },
+    });
+    return { changed: true, ...data };
+  });
+  forgetUser(input.userId);
+  return {
+    changed: result.changed,
+    locked: result.lockedAt !== null,
+    lockedAt: result.lockedAt?.toISOString() ?? null,
+    lockReason: result.lockReason,
+  };
+}

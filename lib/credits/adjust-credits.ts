@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+import { pricingCatalog } from "@/lib/config/pricing";
+import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow, type Tx } from "./ledger";
+
+export type CreditBucket = "subscription" | "bonus";
+
+export interface AdjustmentInput {
+  userId: string;
+  /** Credits to add (positive) or remove (negative); never 0. */
+  amount: number;
+  bucket: CreditBucket;
+  /** The same key applies once, whatever the number of attempts. */
+  idempotencyKey: string;
+  /** Stored on the ledger rows and the operation (who, why). */
+  metadata: Record<string, unknown>;
+}
+
+export interface AdjustmentResult {
+  /** False when this key was applied before (nothing changed now). */
+  applied: boolean;
+  operationId: string;
+  balances: { subscription: number; bonus: number };
+}
+
+/**
+ * A manual correction of a user's credits, inside the caller's transaction (so the caller's audit row
+ * commits or rolls back with it): `adjustment` ledger rows written with the balance change, under the
+ * balance row lock. Subscription credits move by `amount`; a bonus increase is a new bonus purchase
+ * (expiring like a bought package), a bonus decrease draws from the purchases that expire first. A
+ * change that would take a bucket below zero is refused (400) and changes nothing. The key is
+ * recorded in credit_operations: a repeat answers the first result; a repeat with other values is 409.
+ */
+export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<AdjustmentResult> {
+  const { userId, amount, bucket } = input;
+  if (!Number.isInteger(amount) || amount === 0) throw new AppError("validation_failed", "Adjustment amount must be a non-zero integer");
+  const balance = await lockBalance(tx, userId);
+  const idempotencyKey = `adjust:${input.idempotencyKey}`;
+  const operationId = await insertOperationOnce(tx, {
+    userId,
+    idempotencyKey,
+    kind: "adjustment",
+    amount,
+    status: "applied",
+    details: { bucket, ...input.metadata },
+  });
+  if (!operationId) {
+    const first = await tx.creditOperation.findUnique({ where: { idempotencyKey } });
+    const firstBucket = (first?.details as { bucket?: string } | null)?.bucket;
+    if (!first || first.userId !== userId || first.kind !== "adjustment" || first.amount !== amount || firstBucket !== bucket) {
+      throw new AppError("conflict", "Idempotency key already used for a different adjustment");
+    }
+    return { applied: false, operationId: first.id, balances: { subscription: balance.subscriptionCredits, bonus: await heldBonusCredits(tx, userId) } };
+  }
+
+  const bonusBefore = await heldBonusCredits(tx, userId);
+  const rows: LedgerRow[] = [];
+  const row = (delta: number, balanceAfter: number, bonusPurchaseId: string | null): LedgerRow => ({
+    userId,
+    amount: delta,
+    balanceAfter,
+    type: "adjustment",
+    operation: "admin_adjustment",
+    metadata: { bucket, ...input.metadata },
+    bonusPurchaseId,
+    operationId,
+  });
+  let subscription = balance.subscriptionCredits;
+  let bonus = bonusBefore;
+
+  if (bucket === "subscription") {
+    if (subscription + amount < 0) {
+      throw new AppError("bad_request", `Adjustment refused: subscription credits would go below zero (balance ${subscription}, adjustment ${amount})`);
+    }
+    await tx.$executeRaw`UPDATE credit_balances SET subscription_credits = subscription_credits + ${amount}::int, updated_at = now() WHERE user_id = ${userId}::text`;
+    subscription += amount;
+    rows.push(row(amount, subscription + bonus, null));
+  } else if (amount > 0) {
+    const purchaseId = randomUUID();
+    const expiresAt = new Date(Date.now() + pricingCatalog().bonusExpiryDays * 86_400_000);
+    await tx.$executeRaw`
+      INSERT INTO bonus_purchases (id, user_id, order_id, variant_id, credits, remaining, price, expires_at, created_at)
+      VALUES (${purchaseId}::text, ${userId}::text, ${idempotencyKey}::text, 'adjustment', ${amount}::int, ${amount}::int, NULL, ${expiresAt}::timestamptz, now())`;
+    bonus += amount;
+    rows.push(row(amount, subscription + bonus, purchaseId));
+  } else {
+    const purchases = await tx.$queryRaw<{ id: string; remaining: number }[]>`
+      SELECT id, remaining FROM bonus_purchases
+      WHERE user_id = ${userId}::text AND remaining > 0 AND expires_at > now()
+      ORDER BY expires_at ASC, created_at ASC, id ASC
+      FOR UPDATE`;
+    if (bonus + amount < 0) {
+      throw new AppError("bad_request", `Adjustment refused: bonus credits would go below zero (balance ${bonus}, adjustment ${amount})`);
+    }
+    let left = -amount;
+    for (const p of purchases) {
+      if (left === 0) break;
+      const take = Math.min(Number(p.remaining), left);
+      await tx.$executeRaw`UPDATE bonus_purchases SET remaining = remaining - ${take}::int WHERE id = ${p.id}::text`;
+      left -= take;
+      bonus -= take;
+      rows.push(row(-take, subscription + bonus, p.id));
+    }
+  }
+  await insertLedgerRows(tx, rows);
+  if (amount > 0) metrics().creditsGranted.inc({ source: "adjustment" }, amount);
+  return { applied: true, operationId, balances: { subscription, bonus } };
+}

@@ -1,0 +1,66 @@
+import { expireTrials } from "@/lib/billing/expire-trials";
+import { syncBilling } from "@/lib/billing/sync-billing";
+import { env } from "@/lib/config/env";
+import { flags } from "@/lib/config/flags";
+import { expireBonusPurchases } from "@/lib/credits";
+import { sweepAbandonedUploads } from "@/lib/storage";
+import type { JobOutcome } from "./run-job";
+
+/** A scheduled maintenance job (SPEC §4.6): its schedule (as in vercel.json), when it applies and its work. */
+export interface CronJob {
+  /** Lock and run-log name, and the path segment of its endpoint. */
+  job: CronJobName;
+  /** Cron expression, as in vercel.json. */
+  schedule: string;
+  /** OpenAPI summary. */
+  summary: string;
+  /** Whether the job applies under the current configuration (e.g. credit_based only). */
+  active: () => boolean;
+  /** The message of a run while inactive. */
+  inactiveMessage: string;
+  run: () => Promise<JobOutcome>;
+  /** Daily housekeeping that runs with every authorised call, whether or not the job applies (failures are logged). */
+  housekeeping?: () => Promise<unknown>;
+}
+
+export const CRON_JOB_NAMES = ["check-trials", "expire-bonus-credits"] as const;
+export type CronJobName = (typeof CRON_JOB_NAMES)[number];
+
+const syncInCron = () => env().BILLING_SYNC_IN_CRON && Boolean(env().LEMONSQUEEZY_API_KEY);
+
+export const CRON_JOBS: Record<CronJobName, CronJob> = {
+  "check-trials": {
+    job: "check-trials",
+    schedule: "0 2 * * *",
+    summary: "Expire trials past their end date (classic_saas); optionally reconcile with the payment provider",
+    active: () => flags().pricingModel === "classic_saas" || syncInCron(),
+    inactiveMessage: "Skipped: trial expiry applies only in classic_saas mode",
+    // Every day in either pricing mode: uploads killed processes left unfinished.
+    housekeeping: () => sweepAbandonedUploads(),
+    run: async () => {
+      const trials = flags().pricingModel === "classic_saas" ? await expireTrials() : null;
+      const sync = syncInCron() ? await syncBilling() : null;
+      const parts = [
+        trials ? `Expired ${trials.expiredCount} trial${trials.expiredCount === 1 ? "" : "s"}` : "Trial expiry skipped (credit_based mode)",
+        ...(trials?.convertedCount ? [`${trials.convertedCount} converted by the provider`] : []),
+        ...(sync ? [sync.message] : []),
+      ];
+      return { message: parts.join("; "), count: trials?.expiredCount ?? 0, details: sync ? { sync } : undefined };
+    },
+  },
+  "expire-bonus-credits": {
+    job: "expire-bonus-credits",
+    schedule: "0 3 * * *",
+    summary: "Expire bonus credit purchases past their expiry date",
+    active: () => flags().creditBased,
+    inactiveMessage: "Skipped: bonus credit expiry applies only in credit_based mode",
+    run: async () => {
+      const { expiredCount } = await expireBonusPurchases();
+      return { message: `Expired ${expiredCount} bonus credit purchase${expiredCount === 1 ? "" : "s"}`, count: expiredCount };
+    },
+  },
+};
+
+export function isCronJobName(name: string): name is CronJobName {
+  return (CRON_JOB_NAMES as readonly string[]).includes(name);
+}
