@@ -10,12 +10,15 @@ export interface NavItem {
   external?: boolean;
 }
 
-function isActive(pathname: string, href: string): boolean {
-  return href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
+function isActive(pathname: string, href: string, home: string): boolean {
+  return href === home ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-/** The dashboard's navigation (items decided on the server from the feature flags) and account menu. */
-export function DashboardNav({ items }: { items: NavItem[] }) {
+/**
+ * The navigation (items decided on the server: the dashboard's from the feature flags, the operator
+ * console's fixed) and the account menu.
+ */
+export function DashboardNav({ items, home = "/dashboard", title = "Subscription AI", label = "Dashboard" }: { items: NavItem[]; home?: string; title?: string; label?: string }) {
   const pathname = usePathname() ?? "";
   const router = useRouter();
   // The small-screen menu is open for the page it was opened on: navigating closes it (derived state).
@@ -44,8 +47,8 @@ export function DashboardNav({ items }: { items: NavItem[] }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl items-center justify-between gap-4 px-4 py-3">
-        <Link href="/dashboard" className="font-semibold text-slate-900">
-          <span className="text-brand-600">◆</span> Subscription AI
+        <Link href={home} className="font-semibold text-slate-900">
+          <span className="text-brand-600">◆</span> {title}
         </Link>
         <button
           type="button"
@@ -63,10 +66,10 @@ export function DashboardNav({ items }: { items: NavItem[] }) {
           </button>
         </div>
       </div>
-      <nav id="dashboard-nav" aria-label="Dashboard" className={`${open ? "block" : "hidden"} border-t border-slate-100 md:block`}>
+      <nav id="dashboard-nav" aria-label={label} className={`${open ? "block" : "hidden"} border-t border-slate-100 md:block`}>
         <ul className="mx-auto flex max-w-6xl flex-col gap-1 px-4 py-2 md:flex-row md:flex-wrap md:gap-1">
           {items.map((item) => {
-            const active = !item.external && isActive(pathname, item.href);
+            const active = !item.external && isActive(pathname, item.href, home);
             const cls = `block rounded-md px-3 py-1.5 text-sm font-medium ${
               active ? "bg-brand-50 text-brand-700" : "text-slate-600 hover:bg-slate-100 hover:text-slate-900"
             }`;

@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { newPage, signIn, useHarness } from "./harness";
+import { newPage, shot, signIn, useHarness, watchErrors } from "./harness";
 
 /**
  * The dashboard in a real browser (Debian chromium via playwright-core) against the production build
@@ -14,19 +12,12 @@ import { newPage, signIn, useHarness } from "./harness";
  * and sees it all in the credit history. Every action goes through the API, so charges are real.
  */
 const h = useHarness();
-const SHOTS = path.join(process.cwd(), "docs", "screenshots");
 /**
  * Names this run uses (accounts, the document's codename): fixed on the suite's own fresh server, so
  * the screenshots stay the same from run to run; unique against a reused BROWSER_BASE_URL server.
  */
 let run = "";
 
-async function shot(page: Page, name: string) {
-  if (process.env.BROWSER_SCREENSHOTS !== "true") return;
-  mkdirSync(SHOTS, { recursive: true });
-  // The viewport (1280x860), not the full page: small files, and what a visitor sees first.
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
 
 async function json<T>(page: Page, url: string): Promise<T> {
   return page.evaluate(async (u) => (await fetch(u, { cache: "no-store" })).json(), url) as Promise<T>;
@@ -92,19 +83,9 @@ interface Usage {
   tier: string;
 }
 
-/** Errors the pages log (uncaught exceptions, console.error such as React hydration mismatches). */
+/** Errors the pages log (uncaught exceptions, console.error, CSP violations); the last test expects none. */
 const pageErrors: string[] = [];
-async function watchErrors(p: Page) {
-  // Content-Security-Policy violations (proxy.ts) are errors too, whether or not the browser logs them.
-  await p.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
-  });
-  p.on("pageerror", (e) => pageErrors.push(`${p.url()}: uncaught ${e.message}`));
-  p.on("console", (m) => {
-    // The browser logs every non-2xx response; the 402/404/429 answers are part of the tests.
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) pageErrors.push(`${p.url()}: ${m.text()}`);
-  });
-}
+const watch = (p: Page) => watchErrors(p, pageErrors);
 
 describe("dashboard in a real browser", () => {
   let page: Page;
@@ -112,7 +93,7 @@ describe("dashboard in a real browser", () => {
   it("redirects a signed-out visitor to sign-in and signs in with the development sign-in", async () => {
     run = h.server ? "demo" : Date.now().toString(36);
     ({ page } = await newPage(h));
-    await watchErrors(page);
+    await watch(page);
     await page.goto("/signin");
     // The sign-in methods load from GET /api/auth/providers; the development sign-in is one of them.
     await page.getByRole("button", { name: "Sign in with email" }).waitFor();
@@ -422,7 +403,7 @@ describe("dashboard in a real browser", () => {
 
   it("explains a 402 with a way to get credits", async () => {
     const { context, page: other } = await newPage(h);
-    watchErrors(other);
+    await watch(other);
     await signIn(other, `bob-${run}@example.com`);
     await other.goto("/dashboard/ai/image");
     // Spend the free monthly credits on 80-credit images; the next one is refused with 402.
@@ -447,7 +428,7 @@ describe("dashboard in a real browser", () => {
 
   it("fits a phone screen and works from the keyboard", async () => {
     const { context, page: phone } = await newPage(h, { width: 390, height: 844 });
-    watchErrors(phone);
+    await watch(phone);
     await signIn(phone, `cy-${run}@example.com`);
     // The navigation collapses behind a menu button that opens it; following a link closes it again.
     const nav = phone.getByRole("navigation", { name: "Dashboard" });

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { DIST_DIR, ensureBuild, removeDir, startServer, type RunningServer } from "./server";
@@ -68,4 +69,28 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByRole("button", { name: "Sign in with email" }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard");
+}
+
+/**
+ * Collects into `errors` what a page logs as an error: uncaught exceptions, console.error (React
+ * hydration mismatches, ...) and Content-Security-Policy violations (proxy.ts), whether or not the
+ * browser logs them. The browser's own "Failed to load resource" lines for non-2xx answers are not
+ * errors: the 402/404/429 answers are part of the tests.
+ */
+export async function watchErrors(page: Page, errors: string[]): Promise<void> {
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
+  });
+  page.on("pageerror", (e) => errors.push(`${page.url()}: uncaught ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(`${page.url()}: ${m.text()}`);
+  });
+}
+
+/** A screenshot of the viewport (what a visitor sees first) into docs/screenshots, only with BROWSER_SCREENSHOTS=true. */
+export async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.BROWSER_SCREENSHOTS !== "true") return;
+  const dir = path.join(process.cwd(), "docs", "screenshots");
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }

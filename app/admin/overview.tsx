@@ -1,0 +1,102 @@
+"use client";
+
+import Link from "next/link";
+import type { AdminSummary } from "@/components/admin-types";
+import { formatDate } from "@/components/api";
+import { ErrorNotice } from "@/components/error-notice";
+import { PageHeader, Spinner, Stat } from "@/components/ui";
+import { useApi } from "@/components/use-api";
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** What an operator looks at first (GET /api/admin/metrics/summary). */
+export function AdminOverview() {
+  const { data, error, loading, reload } = useApi<AdminSummary>("/api/admin/metrics/summary");
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        description="Users, subscriptions and credits from the database; failures that need a look link to their lists."
+        actions={
+          <button type="button" className="btn-secondary" onClick={() => void reload()}>
+            Refresh
+          </button>
+        }
+      />
+      {error ? <ErrorNotice error={error} /> : null}
+      {loading && !data ? <Spinner /> : null}
+      {data ? (
+        <div className="grid gap-4 md:grid-cols-2">
+          <section className="card" aria-labelledby="ov-users">
+            <h2 id="ov-users">Users</h2>
+            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-3">
+              <Stat label="Total" value={n(data.users.total)} />
+              <Stat label="Locked" value={n(data.users.locked)} />
+              {Object.entries(data.users.byTier).map(([tier, count]) => (
+                <Stat key={tier} label={tier} value={n(count)} />
+              ))}
+            </dl>
+          </section>
+          <section className="card" aria-labelledby="ov-subs">
+            <h2 id="ov-subs">Subscriptions</h2>
+            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-3">
+              <Stat label="Live" value={n(data.subscriptions.active)} hint="active, trial, past due, paused, cancelled until the period ends" />
+              {Object.entries(data.subscriptions.byStatus).map(([status, count]) => (
+                <Stat key={status} label={status.replace("_", " ")} value={n(count)} />
+              ))}
+            </dl>
+          </section>
+          <section className="card" aria-labelledby="ov-credits">
+            <h2 id="ov-credits">Credits</h2>
+            <table className="mt-3 w-full text-sm">
+              <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
+                <tr>
+                  <th scope="col" className="py-1">Period (UTC)</th>
+                  <th scope="col" className="py-1 text-right">Granted</th>
+                  <th scope="col" className="py-1 text-right">Used</th>
+                  <th scope="col" className="py-1 text-right">Refunded</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(["today", "month"] as const).map((p) => (
+                  <tr key={p} className="border-t border-slate-100">
+                    <th scope="row" className="py-1.5 text-left font-medium">
+                      {p === "today" ? "Today" : "This month"}
+                    </th>
+                    <td className="py-1.5 text-right">{n(data.credits[p].granted)}</td>
+                    <td className="py-1.5 text-right">{n(data.credits[p].used)}</td>
+                    <td className="py-1.5 text-right">{n(data.credits[p].refunded)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="card" aria-labelledby="ov-attention">
+            <h2 id="ov-attention">Needs attention</h2>
+            <ul className="mt-3 space-y-2 text-sm">
+              <li>
+                <Link className="link" href="/admin/webhooks?status=failed">
+                  {n(data.webhooks.failedLast24h)} failed webhook deliveries
+                </Link>{" "}
+                in the last 24 hours
+              </li>
+              <li>
+                <Link className="link" href="/admin/webhooks?status=pending">
+                  {n(data.webhooks.pending)} pending deliveries
+                </Link>{" "}
+                (waiting for their user or subscription)
+              </li>
+              <li>
+                <Link className="link" href="/admin/cron">
+                  {n(data.cron.failedLast24h)} failed cron runs
+                </Link>{" "}
+                in the last 24 hours ({n(data.cron.failedLast7d)} in 7 days)
+              </li>
+            </ul>
+            <p className="mt-3 text-xs text-slate-500">As of {formatDate(data.generatedAt, true)}</p>
+          </section>
+        </div>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,8 @@
+import { AdminOverview } from "./overview";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Overview" };
+
+export default function AdminHome() {
+  return <AdminOverview />;
+}

@@ -1,0 +1,252 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import { ConfirmForm } from "@/components/admin/confirm-form";
+import type { AdminAdjustment, AdminLock, AdminUser } from "@/components/admin-types";
+import { apiJson, formatDate } from "@/components/api";
+import { ErrorNotice } from "@/components/error-notice";
+import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
+import { useApi } from "@/components/use-api";
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** One user as an operator sees them, with the credit adjustment and lock forms. */
+export function UserDetail({ id }: { id: string }) {
+  const resource = useApi<AdminUser>(`/api/admin/users/${encodeURIComponent(id)}`);
+  const { data, error, loading, reload } = resource;
+  if (error && !data) return <ErrorNotice error={error} />;
+  if (loading && !data) return <Spinner />;
+  if (!data) return null;
+  const u = data.user;
+  return (
+    <>
+      <PageHeader
+        title={u.email ?? u.id}
+        description={
+          <>
+            User <code>{u.id}</code>
+            {u.externalId ? (
+              <>
+                {" "}
+                · identity <code>{u.externalId}</code>
+              </>
+            ) : null}{" "}
+            · since {formatDate(u.createdAt)}
+          </>
+        }
+        actions={
+          <Link className="btn-secondary" href="/admin/users">
+            All users
+          </Link>
+        }
+      />
+      {u.lockedAt ? (
+        <Banner tone="danger" title={`Locked since ${formatDate(u.lockedAt, true)}`}>
+          {u.lockReason}
+        </Banner>
+      ) : null}
+      <div className="grid gap-4 lg:grid-cols-3">
+        <section className="card lg:col-span-2" aria-labelledby="credits-title">
+          <h2 id="credits-title">Credits</h2>
+          <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
+            <Stat label="Subscription credits" value={n(data.credits.balances.subscription)} hint={`allocation ${n(data.credits.subscription.monthlyAllocation)}`} />
+            <Stat label="Bonus credits" value={n(data.credits.balances.bonus)} hint={u.bonusCreditsAutoUse ? "auto-use on" : "auto-use off"} />
+            <Stat label="Tier" value={<span className="capitalize">{u.tier}</span>} hint={u.billingPeriod} />
+            <Stat label="Last reset" value={formatDate(data.credits.subscription.resetAt)} />
+          </dl>
+          {data.credits.bonus.length ? (
+            <table className="mt-4 w-full text-sm">
+              <caption className="text-left text-xs font-medium uppercase tracking-wide text-slate-500">Bonus purchases</caption>
+              <thead className="text-left text-xs text-slate-500">
+                <tr>
+                  <th scope="col" className="px-2">Order</th>
+                  <th scope="col" className="px-2 text-right">Credits</th>
+                  <th scope="col" className="px-2 text-right">Remaining</th>
+                  <th scope="col" className="px-2">Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.credits.bonus.map((p) => (
+                  <tr key={p.id} className="border-t border-slate-100">
+                    <td className="px-2 py-1">{p.orderId}</td>
+                    <td className="px-2 py-1 text-right">{n(p.credits)}</td>
+                    <td className="px-2 py-1 text-right">{n(p.remaining)}</td>
+                    <td className="px-2 py-1">{p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </section>
+        <section className="card">
+          <AdjustCredits userId={u.id} email={u.email} onDone={reload} />
+        </section>
+      </div>
+
+      <section className="card mt-4 overflow-x-auto" aria-labelledby="ledger-title">
+        <h2 id="ledger-title">Ledger (last 50)</h2>
+        {data.ledger.length === 0 ? (
+          <EmptyState title="No ledger rows" />
+        ) : (
+          <table className="mt-3 w-full text-sm" data-testid="ledger">
+            <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="px-2 py-1">When</th>
+                <th scope="col" className="px-2 py-1">Type</th>
+                <th scope="col" className="px-2 py-1">Operation</th>
+                <th scope="col" className="px-2 py-1 text-right">Amount</th>
+                <th scope="col" className="px-2 py-1 text-right">Balance after</th>
+                <th scope="col" className="px-2 py-1">Note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.ledger.map((row) => (
+                <tr key={row.id} className="border-t border-slate-100">
+                  <td className="px-2 py-1.5">{formatDate(row.createdAt, true)}</td>
+                  <td className="px-2 py-1.5">{row.type}</td>
+                  <td className="px-2 py-1.5">{row.operation}</td>
+                  <td className={`py-1.5 text-right ${row.amount < 0 ? "text-red-700" : "text-emerald-700"}`}>{row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)}</td>
+                  <td className="px-2 py-1.5 text-right">{n(row.balanceAfter)}</td>
+                  <td className="px-2 py-1.5 text-slate-600">{typeof row.metadata?.reason === "string" ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})` : typeof row.metadata?.model === "string" ? row.metadata.model : ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+        <section className="card overflow-x-auto" aria-labelledby="subs-title">
+          <h2 id="subs-title">Subscriptions</h2>
+          {data.subscriptions.length === 0 ? <p className="mt-2 text-sm text-slate-600">None: free plan.</p> : null}
+          {data.subscriptions.map((s) => (
+            <div key={s.id} className="mt-3 border-t border-slate-100 pt-3 text-sm">
+              <p>
+                <span className="font-medium capitalize">{s.tier}</span> {s.billingPeriod} · <strong>{s.status}</strong> · {s.provider}
+              </p>
+              <p className="text-xs text-slate-500">
+                subscription <code>{s.providerSubscriptionId}</code>
+                {s.providerCustomerId ? (
+                  <>
+                    {" "}
+                    · customer <code>{s.providerCustomerId}</code>
+                  </>
+                ) : null}{" "}
+                · variant <code>{s.variantId}</code>
+              </p>
+              <p className="text-xs text-slate-500">
+                renews {formatDate(s.currentPeriodEnd)}
+                {s.endsAt ? ` · ends ${formatDate(s.endsAt)}` : ""}
+                {s.paymentFailedAt ? ` · payment failed ${formatDate(s.paymentFailedAt, true)}` : ""}
+              </p>
+              <ol className="mt-2 space-y-0.5 text-xs" aria-label="State history">
+                {s.history.map((h, i) => (
+                  <li key={i}>
+                    {formatDate(h.occurredAt, true)}: {h.event} ({h.source}) {h.statusFrom ? `${h.statusFrom} → ` : ""}
+                    {h.statusTo}
+                  </li>
+                ))}
+              </ol>
+            </div>
+          ))}
+        </section>
+        <section className="card overflow-x-auto" aria-labelledby="deliveries-title">
+          <h2 id="deliveries-title">Webhook deliveries naming this user</h2>
+          {data.deliveries.length === 0 ? <p className="mt-2 text-sm text-slate-600">None.</p> : null}
+          <ul className="mt-2 space-y-1 text-sm">
+            {data.deliveries.map((d) => (
+              <li key={d.id}>
+                <Link className="link" href={`/admin/webhooks/${d.id}`}>
+                  {d.eventType}
+                </Link>{" "}
+                <span className={d.status === "failed" ? "font-medium text-red-700" : d.status === "pending" ? "text-amber-700" : "text-slate-600"}>{d.status}</span>{" "}
+                <span className="text-xs text-slate-500">{formatDate(d.receivedAt, true)}</span>
+                {d.error ? <div className="text-xs text-red-700">{d.error}</div> : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      </div>
+
+      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+        <section className="card">
+          <ConfirmForm
+            title={u.lockedAt ? "Unlock this account" : "Lock this account"}
+            summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything.`}
+            confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
+            danger={!u.lockedAt}
+            run={async (reason) => {
+              const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
+              return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the account was already in that state.";
+            }}
+            onDone={reload}
+          />
+        </section>
+        <section className="card text-sm" aria-labelledby="counts-title">
+          <h2 id="counts-title">Data</h2>
+          <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
+            <Stat label="Files" value={n(data.counts.files)} />
+            <Stat label="RAG documents" value={n(data.counts.ragDocuments)} />
+            <Stat label="Conversations" value={n(data.counts.ragConversations)} />
+            <Stat label="Emails" value={n(data.counts.emails)} />
+          </dl>
+          <p className="mt-3 text-slate-600">
+            Downgrades during trial: {u.downgradeCount} · trial used: {u.hasUsedTrial ? "yes" : "no"} ·{" "}
+            <Link className="link" href={`/admin/audit?targetId=${u.id}`}>
+              audit log
+            </Link>
+          </p>
+        </section>
+      </div>
+    </>
+  );
+}
+
+/** The adjust-credits form: amount (±), bucket, reason, then a confirmation; one idempotency key per form. */
+function AdjustCredits({ userId, email, onDone }: { userId: string; email: string | null; onDone: () => Promise<void> }) {
+  const [amount, setAmount] = useState("");
+  const [bucket, setBucket] = useState<"subscription" | "bonus">("subscription");
+  // A fresh key per adjustment: a double submit or a retried request applies it once.
+  const [key, setKey] = useState(() => crypto.randomUUID());
+  const value = Number(amount);
+  const valid = Number.isInteger(value) && value !== 0 && amount.trim() !== "";
+  return (
+    <ConfirmForm
+      title="Adjust credits"
+      canReview={valid}
+      fields={
+        <div className="grid grid-cols-2 gap-3">
+          <div>
+            <label htmlFor="adjust-amount" className="field-label">
+              Amount (negative removes)
+            </label>
+            <input id="adjust-amount" className="input" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="e.g. 500 or -100" />
+          </div>
+          <div>
+            <label htmlFor="adjust-bucket" className="field-label">
+              Bucket
+            </label>
+            <select id="adjust-bucket" className="input" value={bucket} onChange={(e) => setBucket(e.target.value as "subscription" | "bonus")}>
+              <option value="subscription">Subscription credits</option>
+              <option value="bonus">Bonus credits</option>
+            </select>
+          </div>
+        </div>
+      }
+      summary={valid ? `${value > 0 ? "Add" : "Remove"} ${n(Math.abs(value))} ${bucket} credits ${value > 0 ? "to" : "from"} ${email ?? userId}.` : ""}
+      confirmLabel="Confirm adjustment"
+      run={async (reason) => {
+        const r = await apiJson<AdminAdjustment>(`/api/admin/users/${userId}/credits`, { method: "POST", json: { amount: value, bucket, reason, idempotencyKey: key } });
+        return r.applied
+          ? `Adjusted: subscription ${n(r.balances.subscription)}, bonus ${n(r.balances.bonus)}.`
+          : "This adjustment was already applied; nothing changed.";
+      }}
+      onDone={() => {
+        setAmount("");
+        setKey(crypto.randomUUID());
+        void onDone();
+      }}
+    />
+  );
+}
