@@ -22,8 +22,8 @@ export function ensureBenchBuild(log: (line: string) => void = console.log): voi
 }
 
 /** `next start` of the bench build on 127.0.0.1 (free port, temp DATA_DIR, production mode by default). */
-export function startBenchServer(env: Record<string, string | undefined>): Promise<RunningServer> {
-  return startServer({ NEXT_DIST_DIR: BENCH_DIST_DIR, LOG_LEVEL: "error", ...env }, { readyTimeoutMs: 180_000 });
+export function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<RunningServer> {
+  return startServer({ NEXT_DIST_DIR: BENCH_DIST_DIR, LOG_LEVEL: "error", ...env }, { readyTimeoutMs: 180_000, nodeArgs });
 }
 
 /** Signs `count` users in through the dev sign-in; returns their session cookie headers. */

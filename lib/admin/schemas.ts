@@ -45,7 +45,7 @@ export const adjustCreditsBody = z.object({
     .number({ error: "must be a whole number of credits" })
     .int("must be a whole number of credits")
     .refine((n) => n !== 0, "must not be 0")
-    .refine((n) => Math.abs(n) <= 10_000_000, "must be at most 10,000,000 either way"),
+    .refine((n) => Math.abs(n) <= 1_000_000_000, "must be at most 1,000,000,000 either way"),
   bucket: z.enum(["subscription", "bonus"], { error: "must be subscription or bonus" }),
   reason: reasonField,
   idempotencyKey: z

@@ -131,7 +131,7 @@ export function standaloneDir(distDir = ".next"): string {
  */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string; dataDir?: string } = {},
+  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string; dataDir?: string; nodeArgs?: string[] } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
@@ -164,7 +164,7 @@ export async function startServer(
     if (v !== undefined) childEnv[k] = v;
   }
   const serverDir = options.serverDir ?? standaloneDir(env.NEXT_DIST_DIR ?? ".next");
-  const child = spawn(process.execPath, [path.join(serverDir, "server.js")], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(serverDir, "server.js")], {
     cwd: serverDir,
     env: childEnv as NodeJS.ProcessEnv,
     stdio: ["ignore", out, out],

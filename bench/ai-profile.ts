@@ -1,0 +1,220 @@
+/**
+ * npm run bench:ai:profile (bench/ai-profile.ts) — where our server's CPU goes under the charged-chat
+ * load: `next start` of the bench build runs with `--cpu-prof` while BENCH_CONCURRENCY (16) workers
+ * send POST /api/ai/chat (each request really charged) for BENCH_PROFILE_SECONDS (20); the profile
+ * of the server's main thread is then mapped through the build's source maps and its self time summed
+ * by category (Next.js, the database, fetch/undici, web streams, our lib/ folders, ...). Prints a
+ * table (ms of CPU per chat request and share of busy time) and the top functions, and writes the raw
+ * summary to bench/results/ai-profile-<time>.json. BENCH_PROFILE_DB=postgres profiles on a fresh
+ * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper } from "./lib/ai-server";
+import { runPostLoad } from "./lib/ai-http";
+import { fmt } from "./lib/report";
+import { removeDir } from "@/tests/e2e/server";
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
+const DB = process.env.BENCH_PROFILE_DB === "postgres" ? "postgres" : "embedded";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+const maps = new Map<string, SourceMap | null>();
+function sourceMapOf(url: string): SourceMap | null {
+  if (!url.startsWith("file://")) return null;
+  if (maps.has(url)) return maps.get(url) ?? null;
+  let map: SourceMap | null = null;
+  // The standalone server's chunks are copies of the build's, whose source maps stay in the build.
+  const file = fileURLToPath(url);
+  for (const candidate of [`${file}.map`, `${file.replace(/\/standalone\/[^/]+\//, "/")}.map`]) {
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(candidate, "utf8")));
+      break;
+    } catch {
+      map = null;
+    }
+  }
+  maps.set(url, map);
+  return map;
+}
+
+/** The original source of a profile frame (through the chunk's source map when there is one). */
+function originalSource(frame: ProfileNode["callFrame"]): string {
+  const map = sourceMapOf(frame.url);
+  if (map) {
+    const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
+    if (entry?.originalSource) return entry.originalSource;
+  }
+  return frame.url || frame.functionName;
+}
+
+const CATEGORIES: Array<[RegExp, string]> = [
+  [/^\(idle\)$/, "(idle)"],
+  [/^\(garbage collector\)$/, "garbage collection"],
+  [/^\(program\)$/, "(program: native code, compilation)"],
+  [/@electric-sql\/pglite|pglite-prisma-adapter|^wasm:\/\//, "embedded database (PGlite, WebAssembly)"],
+  [/node_modules\/(pg|pg-protocol|pg-pool|pg-types|pgpass)\//, "PostgreSQL driver (pg)"],
+  [/@prisma\/|generated\/prisma/, "Prisma"],
+  [/node_modules\/next\/|next\/dist\//, "Next.js"],
+  [/node_modules\/react|react-dom/, "React"],
+  [/node:internal\/deps\/undici|undici/, "fetch (undici)"],
+  [/node:internal\/webstreams|webstreams/, "web streams"],
+  [/node_modules\/openai\//, "openai SDK"],
+  [/node_modules\/zod\//, "zod"],
+  [/node_modules\/(jose|next-auth|@panva|openid-client)\//, "session (next-auth, jose)"],
+  [/node_modules\/pino|sonic-boom|thread-stream/, "logs (pino)"],
+  [/node_modules\/prom-client|tdigest|bintrees/, "metrics (prom-client)"],
+  [/@opentelemetry|@vercel\/otel/, "tracing"],
+  [/(?:\[project\]\/|\.\.\/)lib\/([a-z-]+)/, "lib/$1"],
+  [/(?:\[project\]\/|\.\.\/)app\//, "app routes"],
+  [/^node:(internal\/)?(http|_http|net|stream|internal\/streams|internal\/http|internal\/net|dns|tls)/, "node http, net, streams"],
+  [/^node:/, "node internals (other)"],
+];
+
+function categoryOf(source: string): string {
+  for (const [pattern, name] of CATEGORIES) {
+    const m = pattern.exec(source);
+    if (m) return name.replace("$1", m[1] ?? "");
+  }
+  return "other";
+}
+
+export interface ProfileSummary {
+  database: string;
+  requests: number;
+  seconds: number;
+  busyMs: number;
+  categories: Array<{ category: string; ms: number; msPerRequest: number; share: number }>;
+  top: Array<{ fn: string; source: string; ms: number; msPerRequest: number }>;
+}
+
+export function summarize(profile: Profile, requests: number, database: string): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+  /**
+   * What a sample is spent for: native frames and Node's internals (fstat, writev, a wasm call, a
+   * stream write) count for the nearest caller outside them (the database writing its files, the
+   * client reading its socket); a stack made only of Node internals counts for the innermost one.
+   */
+  const sourceFor = (node: ProfileNode): string => {
+    let innermost = "";
+    for (let current: ProfileNode | undefined = node; current; current = byId.get(parentOf.get(current.id) ?? -1)) {
+      if (!current.callFrame.url) continue;
+      const source = originalSource(current.callFrame);
+      if (!innermost) innermost = source;
+      if (!source.startsWith("node:")) return source;
+    }
+    return innermost || node.callFrame.functionName || "(native)";
+  };
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  const categories = new Map<string, number>();
+  const functions = new Map<string, { fn: string; source: string; ms: number }>();
+  for (const [id, ms] of self) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const fn = node.callFrame.functionName;
+    const special = ["(idle)", "(garbage collector)", "(program)"].includes(fn);
+    const source = special ? fn : sourceFor(node);
+    const category = categoryOf(special ? fn : source);
+    categories.set(category, (categories.get(category) ?? 0) + ms);
+    const own = special ? fn : node.callFrame.url ? originalSource(node.callFrame) : source;
+    const key = `${fn || "(anonymous)"} ${own}`;
+    const f = functions.get(key) ?? { fn: fn || "(anonymous)", source: own.replace(/^.*\[project\]\//, "").replace(/^(\.\.\/)+/, "").replace(/^file:\/\/.*node_modules\//, "node_modules/"), ms: 0 };
+    f.ms += ms;
+    functions.set(key, f);
+  }
+  const busyMs = [...categories].filter(([c]) => c !== "(idle)").reduce((a, [, ms]) => a + ms, 0);
+  return {
+    database,
+    requests,
+    seconds: (profile.endTime - profile.startTime) / 1e6,
+    busyMs,
+    categories: [...categories]
+      .filter(([c]) => c !== "(idle)")
+      .sort((a, b) => b[1] - a[1])
+      .map(([category, ms]) => ({ category, ms, msPerRequest: ms / requests, share: ms / busyMs })),
+    top: [...functions.values()]
+      .filter((f) => !["(idle)"].includes(f.fn))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 25)
+      .map((f) => ({ ...f, msPerRequest: f.ms / requests })),
+  };
+}
+
+async function main(): Promise<void> {
+  ensureBenchBuild();
+  const stub = await startHelper<{ url: string }>("ai-stub-process.ts");
+  const profileDir = mkdtempSync(path.join(tmpdir(), "ai-profile-"));
+  const database = DB === "postgres" ? await freshPostgres(process.env.TEST_DATABASE_URL as string, "bench_profile") : null;
+  const server = await startBenchServer(
+    {
+    BENCH_ROUTES: "true",
+    OPENAI_API_KEY: "x",
+    OPENAI_BASE_URL: stub.info.url,
+    PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
+    DATABASE_URL: database?.url,
+    },
+    ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=250"],
+  );
+  let requests = 0;
+  try {
+    const cookies = await signInUsers(server.baseUrl, CONCURRENCY, "ai-profile");
+    const body = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
+    await runPostLoad({ url: `${server.baseUrl}/api/ai/chat`, concurrency: CONCURRENCY, maxRequests: 500, maxMs: 10_000, headers: (w) => ({ cookie: cookies[w] }), body });
+    const load = await runPostLoad({
+      url: `${server.baseUrl}/api/ai/chat`,
+      concurrency: CONCURRENCY,
+      maxRequests: 10_000_000,
+      maxMs: SECONDS * 1000,
+      headers: (w) => ({ cookie: cookies[w] }),
+      body,
+    });
+    requests = load.requests + 500 + CONCURRENCY * 3;
+    console.log(`profiled load: ${load.requests} chat requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}`);
+  } finally {
+    await server.stop();
+    removeDir(server.dataDir);
+    await stub.stop();
+    await database?.drop();
+  }
+  // The server's main thread wrote the largest profile (`next start` may run helper threads too).
+  const files = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"));
+  if (files.length === 0) throw new Error(`no profile in ${profileDir}`);
+  const largest = files.sort((a, b) => statSync(path.join(profileDir, b)).size - statSync(path.join(profileDir, a)).size)[0];
+  const summary = summarize(JSON.parse(readFileSync(path.join(profileDir, largest), "utf8")) as Profile, requests, DB);
+  console.log(`\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per chat request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`);
+  console.log("| Category | ms per request | share of busy time |\n|---|---|---|");
+  for (const c of summary.categories) if (c.share >= 0.005) console.log(`| ${c.category} | ${fmt(c.msPerRequest, 3)} | ${fmt(c.share * 100, 1)}% |`);
+  console.log("\n| Function (self time) | source | ms per request |\n|---|---|---|");
+  for (const f of summary.top.slice(0, 15)) console.log(`| ${f.fn} | ${f.source} | ${fmt(f.msPerRequest, 3)} |`);
+  const out = path.join(process.cwd(), "bench", "results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(summary, null, 2));
+  removeDir(profileDir);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
