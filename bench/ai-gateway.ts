@@ -33,7 +33,8 @@
  * BENCH_CHUNK_DELAY_MS (10), BENCH_STUB_KEEPALIVE_MS (65000; 0 = the stub's own 1 s, see
  * bench/lib/ai-stub-process.ts), BENCH_STEPS=false to skip the step breakdown, BENCH_NO_DOC=true to
  * leave docs/BENCHMARKS.md alone, BENCH_SKIP_BUILD=true to reuse .next-bench as is,
- * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring,
+ * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring
+ * (BENCH_SECTION names the section, default "AI gateway"),
  * BENCH_DATABASES=postgres (or embedded) to run one scenario only, BENCH_PORTKEY=false to leave the
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
@@ -686,8 +687,9 @@ function reportFromFile(file: string): void {
   const stamp = path.basename(file).match(/(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z/);
   if (!stamp) throw new Error(`no time stamp in ${file}`);
   const startedAt = new Date(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}.${stamp[5]}Z`);
-  writeSection(path.join(process.cwd(), "docs", "BENCHMARKS.md"), "AI gateway", report(saved.results, startedAt, saved.steps, saved.stubKeepAliveMs));
-  console.log(`wrote the AI gateway section of docs/BENCHMARKS.md from ${file}`);
+  const section = process.env.BENCH_SECTION ?? "AI gateway";
+  writeSection(path.join(process.cwd(), "docs", "BENCHMARKS.md"), section, report(saved.results, startedAt, saved.steps, saved.stubKeepAliveMs));
+  console.log(`wrote the ${section} section of docs/BENCHMARKS.md from ${file}`);
 }
 
 async function main(): Promise<void> {
