@@ -4,6 +4,7 @@ import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
+import { createWireClient, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
 
@@ -12,7 +13,9 @@ import type { AiSettings } from "./settings";
  * every OpenAI-compatible server has (chat completions incl. SSE with include_usage, audio
  * transcriptions verbose_json, images b64_json, embeddings) and maps every upstream failure to an
  * AppError: content-policy refusals -> content_policy (400), everything else -> upstream_failed (500)
- * with a message naming what went wrong (never the key, never the upstream body).
+ * with a message naming what went wrong (never the key, never the upstream body). Chat completions,
+ * the hot path, go through a lean pooled HTTP client (openai-wire.ts) that sends the same request the
+ * SDK would; uploads, images and embeddings use the SDK.
  */
 export interface OpenAiProviderOptions {
   apiKey: string;
@@ -21,6 +24,8 @@ export interface OpenAiProviderOptions {
 }
 
 type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type CompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 
 function toOpenAiMessages(messages: ChatMessage[]): OpenAiMessage[] {
@@ -82,7 +87,21 @@ function deadline(caller: AbortSignal | undefined, ms: number): Deadline {
   };
 }
 
-function isContentPolicy(error: APIError): boolean {
+/** An HTTP failure answered by the provider, from the SDK (APIError) or from the chat client. */
+type HttpFailure = { status: number; code?: string | null | number; type?: string | null; message: string; headers?: { get(name: string): string | null } | null };
+
+function httpFailure(error: unknown): HttpFailure | null {
+  if (error instanceof UpstreamHttpError) return error;
+  if (error instanceof APIError && error.status !== undefined) {
+    return { status: error.status, code: error.code ?? null, type: error.type ?? null, message: error.message ?? "", headers: error.headers ?? null };
+  }
+  return null;
+}
+
+/** The connection failed before any answer (SDK or chat client). */
+const isConnectionFailure = (error: unknown) => error instanceof UpstreamConnectionError || (error instanceof APIError && error.status === undefined);
+
+function isContentPolicy(error: HttpFailure): boolean {
   const code = String(error.code ?? "");
   const text = `${code} ${error.message ?? ""}`.toLowerCase();
   return (
@@ -93,12 +112,12 @@ function isContentPolicy(error: APIError): boolean {
   );
 }
 
-function isOutOfQuota(error: InstanceType<typeof APIError>): boolean {
+function isOutOfQuota(error: HttpFailure): boolean {
   return error.code === "insufficient_quota" || error.type === "insufficient_quota";
 }
 
 /** The provider's Retry-After (seconds or an HTTP date), bounded to 1..3600; 30 when it gives none. */
-function retryAfterSeconds(error: InstanceType<typeof APIError>): number {
+function retryAfterSeconds(error: HttpFailure): number {
   const raw = error.headers?.get?.("retry-after") ?? null;
   if (raw) {
     const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : (Date.parse(raw) - Date.now()) / 1000;
@@ -115,30 +134,31 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
     return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, { cause: error });
   }
   if (error instanceof APIUserAbortError) return new AiAbortError();
-  if (error instanceof APIError && error.status !== undefined) {
-    if (error.status === 400 && isContentPolicy(error)) {
+  const http = httpFailure(error);
+  if (http) {
+    if (http.status === 400 && isContentPolicy(http)) {
       return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause: error });
     }
-    if (error.status === 429 && !isOutOfQuota(error)) {
+    if (http.status === 429 && !isOutOfQuota(http)) {
       // The provider throttles us: the caller may retry later, so this is the client's 429, not a 500.
-      return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${retryAfterSeconds(error)} seconds (${what})`, {
+      return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${retryAfterSeconds(http)} seconds (${what})`, {
         cause: error,
-        headers: { "retry-after": String(retryAfterSeconds(error)) },
+        headers: { "retry-after": String(retryAfterSeconds(http)) },
       });
     }
     const reason =
-      error.status === 401 || error.status === 403
+      http.status === 401 || http.status === 403
         ? "rejected the configured API key"
-        : error.status === 404
+        : http.status === 404
           ? "does not know the requested model or endpoint"
-          : error.status === 429
+          : http.status === 429
             ? "is out of quota (check the provider account's billing)"
-            : error.status >= 500
-              ? `failed with status ${error.status}`
-              : `rejected the request with status ${error.status}`;
+            : http.status >= 500
+              ? `failed with status ${http.status}`
+              : `rejected the request with status ${http.status}`;
     return new AppError("upstream_failed", `AI provider ${reason} (${what})`, { cause: error });
   }
-  if (error instanceof APIError) {
+  if (isConnectionFailure(error)) {
     return new AppError("upstream_failed", `AI provider could not be reached (${what})`, { cause: error });
   }
   return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, { cause: error });
@@ -147,8 +167,9 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
 /** The kind of an upstream failure, for ai_provider_errors_total. */
 function failureKind(error: unknown, d: Deadline): string {
   if (d.timedOut() || error instanceof APIConnectionTimeoutError) return "timeout";
-  if (error instanceof APIError && error.status !== undefined) return error.status === 429 ? "429" : error.status >= 500 ? "5xx" : "4xx";
-  if (error instanceof APIError) return "network";
+  const http = httpFailure(error);
+  if (http) return http.status === 429 ? "429" : http.status >= 500 ? "5xx" : "4xx";
+  if (isConnectionFailure(error)) return "network";
   if (error instanceof AppError && error.code === "content_policy") return "content_policy";
   return "invalid_response";
 }
@@ -166,6 +187,14 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
   // Retries are off: a retry would double the upstream cost and the latency the caller waits for;
   // failures are refunded and reported instead.
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
+  const wire = createWireClient({ apiKey: options.apiKey, baseURL: options.baseURL, userAgent: "subscription-ai-backend" });
+  const chatBody = (req: ChatRequest, stream: boolean) => ({
+    model: req.model ?? settings.chatModel,
+    messages: toOpenAiMessages(req.messages),
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
+  });
 
   async function run<T>(
     what: string,
@@ -201,15 +230,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     async chat(req: ChatRequest): Promise<ChatResult> {
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
       return run("chat completion", { model: req.model ?? settings.chatModel, endpoint: "chat" }, req.signal, timeoutMs, async (signal) => {
-        const completion = await client.chat.completions.create(
-          {
-            model: req.model ?? settings.chatModel,
-            messages: toOpenAiMessages(req.messages),
-            ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-            ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
-          },
-          { signal, timeout: timeoutMs },
-        );
+        const completion = await wire.postJson<Completion>("/chat/completions", chatBody(req, false), signal);
         const choice = completion.choices?.[0];
         if (!choice) throw new AppError("upstream_failed", "AI provider returned no choices (chat completion)");
         if (choice.message?.refusal || choice.finish_reason === "content_filter") {
@@ -235,17 +256,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           const started = performance.now();
           let firstText = true;
           try {
-            const stream = await client.chat.completions.create(
-              {
-                model: req.model ?? settings.chatModel,
-                messages: toOpenAiMessages(req.messages),
-                stream: true,
-                stream_options: { include_usage: true },
-                ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-                ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
-              },
-              { signal: d.signal, timeout: timeoutMs },
-            );
+            const stream = wire.postStream<CompletionChunk>("/chat/completions", chatBody(req, true), d.signal);
             let model = req.model ?? settings.chatModel;
             for await (const chunk of stream) {
               if (chunk.model) model = chunk.model;
@@ -265,7 +276,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
                 yield { type: "usage", model, promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
               }
             }
-            // The SDK ends the iteration quietly when its signal aborts: report why it ended.
+            // An aborted answer can end its iteration quietly: report why it ended.
             if (d.signal.aborted) throw new Error("stream aborted");
             observeCall(labels, started);
           } catch (error) {
@@ -273,7 +284,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
             observeCall(labels, started, error, d, mapped);
             throw mapped;
           } finally {
-            // A consumer that stops early exits the for-await above, whose return() aborts the SDK stream.
+            // A consumer that stops early exits the for-await above, whose return() closes the upstream answer.
             d.dispose();
           }
         },

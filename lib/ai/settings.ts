@@ -1,4 +1,4 @@
-import { env } from "@/lib/config/env";
+import { fromEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
 
 /**
@@ -62,8 +62,7 @@ function parseImageMap(value: string | undefined): Record<PublicImageModel, stri
   return map;
 }
 
-export function aiSettings(): AiSettings {
-  const e = env();
+export const aiSettings: () => AiSettings = fromEnv((e) => {
   const chatModel = e.AI_CHAT_MODEL ?? "gpt-4o-mini";
   const allowed = parseList(e.AI_ALLOWED_MODELS);
   const allowedModels = allowed.length ? Array.from(new Set([chatModel, ...allowed])) : Array.from(new Set([chatModel, "gpt-4o", "gpt-4.1-mini", "gpt-4.1"]));
@@ -76,7 +75,7 @@ export function aiSettings(): AiSettings {
     timeoutMs: e.AI_TIMEOUT_MS,
     longTimeoutMs: Math.min(e.AI_TIMEOUT_MS, 60_000),
   };
-}
+});
 
 /** Resolves a client-requested chat model: default when absent, 400 naming the allowed ones otherwise. */
 export function resolveChatModel(requested: string | undefined): string {

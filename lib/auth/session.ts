@@ -29,6 +29,30 @@ function parseCookies(header: string | null): Map<string, string> {
   return cookies;
 }
 
+/** The session token a request carries: the cookie (either name, chunked or whole) or a bearer token. */
+function rawSessionToken(req: Request, cookies: Map<string, string>): string | null {
+  for (const name of COOKIE_NAMES) {
+    const whole = cookies.get(name);
+    if (whole) return whole;
+    const chunks = [...cookies.keys()]
+      .filter((k) => k.startsWith(`${name}.`) && /^\d+$/.test(k.slice(name.length + 1)))
+      .sort((a, b) => Number(a.slice(name.length + 1)) - Number(b.slice(name.length + 1)));
+    if (chunks.length) return chunks.map((k) => cookies.get(k)).join("");
+  }
+  const auth = req.headers.get("authorization");
+  return auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length).trim() || null : null;
+}
+
+/**
+ * Decoded sessions by token: a session JWT cannot change, so decoding it (key derivation + JWE
+ * decryption, ~0.3 ms) is done once per token and process, and remembered until the token expires (at
+ * most 5 minutes, at most MAX_DECODED tokens). Whether its user still exists is checked per request by
+ * the route wrapper, not here.
+ */
+const DECODED_TTL_MS = 5 * 60_000;
+const MAX_DECODED = 10_000;
+const decoded = new Map<string, { user: SessionUser; secret: string; until: number }>();
+
 /**
  * The signed-in user of a plain Request: the next-auth JWT from its session cookie (either cookie
  * name; chunked cookies included) or from `Authorization: Bearer <session token>` for API clients.
@@ -37,6 +61,21 @@ function parseCookies(header: string | null): Map<string, string> {
 export async function getSessionUser(req: Request): Promise<SessionUser | null> {
   const cookies = parseCookies(req.headers.get("cookie"));
   const secret = authSecret();
+  const raw = rawSessionToken(req, cookies);
+  if (!raw) return null;
+  const now = Date.now();
+  const hit = decoded.get(raw);
+  if (hit && hit.until > now && hit.secret === secret) return hit.user;
+  const user = await decodeSessionUser(req, cookies, secret);
+  if (user) {
+    if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value as string);
+    decoded.set(raw, { user: user.user, secret, until: Math.min(now + DECODED_TTL_MS, user.expiresAt) });
+    return user.user;
+  }
+  return null;
+}
+
+async function decodeSessionUser(req: Request, cookies: Map<string, string>, secret: string): Promise<{ user: SessionUser; expiresAt: number } | null> {
   for (const cookieName of COOKIE_NAMES) {
     const hasCookie = [...cookies.keys()].some((k) => k.startsWith(cookieName));
     if (!hasCookie && cookieName !== COOKIE_NAMES[1]) continue;
@@ -49,10 +88,13 @@ export async function getSessionUser(req: Request): Promise<SessionUser | null> 
       });
       if (token?.sub) {
         return {
-          id: token.sub,
-          email: (token.email as string | undefined) ?? null,
-          authMethod: typeof token.authMethod === "string" ? token.authMethod : null,
-          emailVerified: token.emailVerified === true,
+          user: {
+            id: token.sub,
+            email: (token.email as string | undefined) ?? null,
+            authMethod: typeof token.authMethod === "string" ? token.authMethod : null,
+            emailVerified: token.emailVerified === true,
+          },
+          expiresAt: typeof token.exp === "number" ? token.exp * 1000 : Date.now() + DECODED_TTL_MS,
         };
       }
     } catch {

@@ -244,10 +244,12 @@ function withDerived(raw: RawEnv): Env {
 let cached: { key: string; env: Env } | undefined;
 
 /**
- * The validated environment. Re-parsed only when process.env changed (tests switch flags between
- * cases), so the hot path costs one string join.
+ * The validated environment. A production server's environment is fixed when the process starts, so
+ * it is parsed once; elsewhere (tests switch flags between cases, `next dev` reloads .env files) it is
+ * re-parsed whenever process.env changed, which costs a fingerprint of every setting per call.
  */
 export function env(): Env {
+  if (cached && process.env.NODE_ENV === "production") return cached.env;
   const key = fingerprint();
   if (cached?.key === key) return cached.env;
   const parsed = parseEnv(process.env);
@@ -259,6 +261,19 @@ function fingerprint(): string {
   let key = "";
   for (const name of Object.keys(schema.shape)) key += `${process.env[name] ?? "\u0000"}\u0001`;
   return key;
+}
+
+/**
+ * A value computed from the environment, recomputed only when env() changed (same object = same
+ * settings): the hot path reads flags and settings without rebuilding them per request.
+ */
+export function fromEnv<T>(compute: (e: Env) => T): () => T {
+  let last: { env: Env; value: T } | undefined;
+  return () => {
+    const e = env();
+    if (last?.env !== e) last = { env: e, value: compute(e) };
+    return last.value;
+  };
 }
 
 /** Names of every setting, for docs and the .env.example completeness test. */

@@ -1,4 +1,4 @@
-import { env } from "./env";
+import { fromEnv } from "./env";
 
 /** Feature flags of SPEC §1. A disabled feature makes its endpoints answer 404. */
 export interface FeatureFlags {
@@ -15,8 +15,7 @@ export interface FeatureFlags {
   creditsUserToggle: boolean;
 }
 
-export function flags(): FeatureFlags {
-  const e = env();
+export const flags: () => FeatureFlags = fromEnv((e) => {
   const creditBased = e.PUBLIC_PRICING_MODEL === "credit_based";
   return {
     pricingModel: e.PUBLIC_PRICING_MODEL,
@@ -30,6 +29,6 @@ export function flags(): FeatureFlags {
     freeTier: e.PUBLIC_FREE_TIER_ENABLED,
     creditsUserToggle: e.CREDITS_USER_TOGGLE_ENABLED,
   };
-}
+});
 
 export type FlagName = Exclude<keyof FeatureFlags, "pricingModel">;

@@ -55,6 +55,45 @@ describe("OpenAI-compatible provider against the stub", () => {
     await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider failed with status 503 (embedding)" });
   });
 
+  it("chat: sends the SDK's request on a kept-alive connection and maps the same failures as the SDK path", async () => {
+    const answer = await aiProvider().chat({ ...req, model: "gpt-4o-mini", temperature: 0.5, maxTokens: 20 });
+    expect(answer).toMatchObject({ text: "stub reply to: hi", model: "gpt-4o-mini" });
+    expect(stub.requests[0]).toMatchObject({
+      path: "/v1/chat/completions",
+      body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], temperature: 0.5, max_tokens: 20 },
+    });
+    expect(stub.requests[0].headers.authorization).toBe("Bearer sk-unit");
+    stub.next("chat", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "3" });
+    await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "rate_limited", headers: { "retry-after": "3" } });
+    stub.next("chat", { kind: "error", status: 401 });
+    await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider rejected the configured API key (chat completion)" });
+    stub.next("chat", { kind: "error", status: 400, code: "content_policy_violation" });
+    await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "content_policy" });
+  });
+
+  it("chat: a provider that cannot be reached is a clear upstream_failed, for answers and streams", async () => {
+    const closed = await import("node:net").then(
+      ({ createServer }) =>
+        new Promise<number>((resolve) => {
+          const server = createServer();
+          server.listen(0, "127.0.0.1", () => {
+            const port = (server.address() as { port: number }).port;
+            server.close(() => resolve(port));
+          });
+        }),
+    );
+    const restoreUrl = setEnv({ OPENAI_BASE_URL: `http://127.0.0.1:${closed}/v1` });
+    try {
+      await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider could not be reached (chat completion)" });
+      const drain = async () => {
+        for await (const part of aiProvider().streamChat(req)) void part;
+      };
+      await expect(drain()).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider could not be reached (chat stream)" });
+    } finally {
+      restoreUrl();
+    }
+  });
+
   it("transcribes with verbose_json and converts the language name", async () => {
     stub.transcription = { text: "bonjour", language: "french", duration: 4.2 };
     const t = await aiProvider().transcribe({ audio: wav(1), filename: "a.wav", mimeType: "audio/wav" });

@@ -1,5 +1,5 @@
 import { encode } from "next-auth/jwt";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getSessionUser } from "@/lib/auth/session";
 
 const secret = process.env.NEXTAUTH_SECRET as string;
@@ -10,24 +10,24 @@ const req = (headers: Record<string, string>) => new Request("http://localhost:3
 describe("getSessionUser (session from a plain Request)", () => {
   it("reads the next-auth session cookie", async () => {
     const jwt = await token({ sub: "u1", email: "a@example.com" });
-    expect(await getSessionUser(req({ cookie: `other=1; next-auth.session-token=${jwt}` }))).toEqual({ id: "u1", email: "a@example.com" });
+    expect(await getSessionUser(req({ cookie: `other=1; next-auth.session-token=${jwt}` }))).toEqual({ id: "u1", email: "a@example.com", authMethod: null, emailVerified: false });
   });
 
   it("reads the __Secure- cookie used on https", async () => {
     const jwt = await token({ sub: "u2", email: null });
-    expect(await getSessionUser(req({ cookie: `__Secure-next-auth.session-token=${jwt}` }))).toEqual({ id: "u2", email: null });
+    expect(await getSessionUser(req({ cookie: `__Secure-next-auth.session-token=${jwt}` }))).toMatchObject({ id: "u2", email: null });
   });
 
   it("reassembles a chunked session cookie", async () => {
     const jwt = await token({ sub: "u3", email: "c@example.com" });
     const half = Math.floor(jwt.length / 2);
     const cookie = `next-auth.session-token.0=${jwt.slice(0, half)}; next-auth.session-token.1=${jwt.slice(half)}`;
-    expect(await getSessionUser(req({ cookie }))).toEqual({ id: "u3", email: "c@example.com" });
+    expect(await getSessionUser(req({ cookie }))).toMatchObject({ id: "u3", email: "c@example.com" });
   });
 
   it("accepts the same token as Authorization: Bearer", async () => {
     const jwt = await token({ sub: "u4", email: "d@example.com" });
-    expect(await getSessionUser(req({ authorization: `Bearer ${jwt}` }))).toEqual({ id: "u4", email: "d@example.com" });
+    expect(await getSessionUser(req({ authorization: `Bearer ${jwt}` }))).toMatchObject({ id: "u4", email: "d@example.com" });
   });
 
   it("is null without a session, for a forged or foreign-secret token, an expired one, or one without a subject", async () => {
@@ -39,5 +39,32 @@ describe("getSessionUser (session from a plain Request)", () => {
     expect(await getSessionUser(req({ cookie: `next-auth.session-token=${expired}` }))).toBeNull();
     const noSub = await token({ email: "x@example.com" });
     expect(await getSessionUser(req({ cookie: `next-auth.session-token=${noSub}` }))).toBeNull();
+  });
+
+  it("carries how the session signed in and whether the provider vouched for the email", async () => {
+    const dev = await token({ sub: "u7", email: "e@example.com", authMethod: "dev", emailVerified: false });
+    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${dev}` }))).toEqual({ id: "u7", email: "e@example.com", authMethod: "dev", emailVerified: false });
+    const oidc = await token({ sub: "u8", email: "f@example.com", authMethod: "oidc", emailVerified: true });
+    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${oidc}` }))).toMatchObject({ authMethod: "oidc", emailVerified: true });
+  });
+
+  it("never serves a remembered decode past the token's expiry or across a rotated secret", async () => {
+    vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
+    try {
+      const jwt = await token({ sub: "u9", email: "g@example.com" }, { maxAge: 60 });
+      const cookie = `next-auth.session-token=${jwt}`;
+      expect(await getSessionUser(req({ cookie }))).toMatchObject({ id: "u9" });
+      // A rotated secret is not served from memory: the token no longer verifies.
+      const previous = process.env.NEXTAUTH_SECRET;
+      process.env.NEXTAUTH_SECRET = "a-rotated-secret-0123456789abcdef0123";
+      expect(await getSessionUser(req({ cookie }))).toBeNull();
+      process.env.NEXTAUTH_SECRET = previous;
+      expect(await getSessionUser(req({ cookie }))).toMatchObject({ id: "u9" });
+      // Past the token's expiry the remembered decode is gone, and the token is refused.
+      vi.setSystemTime(Date.now() + 61_000 + 15_000);
+      expect(await getSessionUser(req({ cookie }))).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
