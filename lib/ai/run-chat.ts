@@ -1,5 +1,5 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { refundReservation, reserveCredits, settleReservation, type Reservation } from "@/lib/credits";
+import { flushSettlements, queueSettlement, refundReservation, reserveCredits, settleReservation, type Reservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { isAbortError } from "./abort";
@@ -47,15 +47,23 @@ function clientGone(): AppError {
 /**
  * POST /api/ai/chat, single mode: 15 credits reserved before anything else (402 without an upstream
  * call), refunded when the provider fails or refuses. A cache hit is charged like any other answer.
+ * The settlement (model and token counts on the ledger row) is written by `after`, once the answer
+ * is on its way: the credits were taken by the reservation, so nothing the client gets depends on it.
  */
-export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
+export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal; after?: (task: () => Promise<unknown>) => Promise<void> }): Promise<ChatAnswer> {
   const provider = aiProvider();
   const req = toChatRequest(input.body);
   const cost = CREDIT_COSTS.chat;
   const reservation = await reserveCredits({ userId: input.userId, amount: cost, operation: "chat", metadata: { model: req.model, provider: provider.name } });
   try {
     const { result, cached } = await answer(provider, input.userId, input.body, req, input.signal);
-    await settleReservation(reservation, { model: result.model, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, cached });
+    const metadata = { model: result.model, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, cached };
+    if (input.after) {
+      queueSettlement(reservation, metadata);
+      await input.after(flushSettlements);
+    } else {
+      await settleReservation(reservation, metadata);
+    }
     return { ...result, cost: reservation.charged ? cost : 0, cached };
   } catch (error) {
     await refundReservation(reservation, { reason: isAppError(error) ? error.code : "aborted" });

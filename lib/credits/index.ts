@@ -5,7 +5,8 @@
 export type { Reservation } from "./types";
 export { UNLIMITED_CREDITS } from "./types";
 export { reserveCredits, type ReserveInput } from "./reserve-credits";
-export { settleReservation } from "./settle-reservation";
+export { flushSettlements, queueSettlement, settleReservation } from "./settle-reservation";
+export { settleStaleReservations, STALE_RESERVATION_MS } from "./settle-stale-reservations";
 export { refundReservation } from "./refund-reservation";
 export { getCreditSummary, type CreditSummary } from "./get-credit-summary";
 export { applyMonthlyAllocation, freeCycleKey, rolloverFreeAllocationIfDue, type MonthlyAllocationInput } from "./apply-monthly-allocation";

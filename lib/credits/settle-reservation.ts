@@ -1,45 +1,61 @@
-import { queryPrepared } from "./ledger";
+import { log } from "@/lib/log";
 import { withSpan } from "@/lib/tracing";
+import { queryPrepared } from "./ledger";
 import type { Reservation } from "./types";
 
-/** Settles the charge's operation row; nothing else to write when there is no metadata. */
-const SETTLE = `
-  UPDATE credit_operations
-  SET status = 'settled', updated_at = now()
-  WHERE id = $1::text AND user_id = $2::text AND kind = 'charge' AND status = 'reserved'`;
-
 /**
- * Settles the operation row and merges the metadata into it and its ledger rows, in one statement
- * (atomic without a transaction: one round trip on the AI routes' hot path). A plain one-statement
- * charge has no operation row: its usage ledger row (id = reservation id) is the whole record.
+ * Settles reservations through the `settle_credits` database function (migration
+ * 20261125000100_credit_functions): each is marked settled and its metadata (the model used, token
+ * counts) merged into its ledger rows and operation row, several in one round trip.
  */
-const SETTLE_WITH_METADATA = `
-  WITH op AS (
-    UPDATE credit_operations
-    SET status = 'settled', updated_at = now(),
-        details = jsonb_set(COALESCE(details, '{}'::jsonb), '{metadata}', COALESCE(details->'metadata', '{}'::jsonb) || $3::jsonb)
-    WHERE id = $1::text AND user_id = $2::text AND kind = 'charge' AND status = 'reserved'
-    RETURNING id)
-  UPDATE credit_transactions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb
-  WHERE user_id = $2::text AND (
-    (operation_id = $1::text AND EXISTS (SELECT 1 FROM op)) OR
-    (id = $1::text AND type = 'usage' AND operation_id IS NULL AND NOT EXISTS (SELECT 1 FROM op)))`;
+const SETTLE = "SELECT settle_credits($1::text[], $2::text[], $3::jsonb[]) AS settled";
+
+interface Settlement {
+  id: string;
+  userId: string;
+  metadata: string | null;
+}
+
+function settlementOf(reservation: Reservation, metadata?: Record<string, unknown>): Settlement | null {
+  if (!reservation.charged || !reservation.id) return null;
+  return { id: reservation.id, userId: reservation.userId, metadata: metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : null };
+}
+
+async function write(batch: Settlement[]): Promise<void> {
+  await queryPrepared("credits_settle_v2", SETTLE, [batch.map((s) => s.id), batch.map((s) => s.userId), batch.map((s) => s.metadata)]);
+}
 
 /** settleReservation, in a "credits.settle" span (lib/tracing). */
 export function settleReservation(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
-  return withSpan("credits.settle", { "credits.amount": reservation.amount }, () => settleReservationUntraced(reservation, metadata));
+  return withSpan("credits.settle", { "credits.amount": reservation.amount }, async () => {
+    const s = settlementOf(reservation, metadata);
+    if (s) await write([s]);
+  });
 }
 
 /**
- * Marks a reservation as settled (the work it paid for succeeded) and merges `metadata` (e.g. the
- * model actually used, token counts) into its ledger rows (and operation row, when it has one). A
- * settled reservation can still be refunded; settling twice changes nothing more.
+ * Settlements waiting to be written (queueSettlement), per process. Settling changes nothing the
+ * client's answer depends on (the credits were taken by the reservation), so the AI routes settle
+ * after the response is sent, and concurrent requests' settlements go out in one statement.
  */
-async function settleReservationUntraced(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
-  if (!reservation.charged || !reservation.id) return;
-  if (!metadata || Object.keys(metadata).length === 0) {
-    await queryPrepared("credits_settle_v1", SETTLE, [reservation.id, reservation.userId]);
-    return;
-  }
-  await queryPrepared("credits_settle_metadata_v1", SETTLE_WITH_METADATA, [reservation.id, reservation.userId, JSON.stringify(metadata)]);
+const queue: Settlement[] = [];
+
+/**
+ * Queues a settlement; `flushSettlements()` writes it (the route runs it after the response). A
+ * process that dies first loses only this: the charge stands (balance and ledger row were written by
+ * the reservation); an operation row left `reserved` is settled by the daily cleanup
+ * (settleStaleReservations), and a plain charge's ledger row keeps the metadata it was reserved with.
+ */
+export function queueSettlement(reservation: Reservation, metadata?: Record<string, unknown>): void {
+  const s = settlementOf(reservation, metadata);
+  if (s) queue.push(s);
+}
+
+/** Writes every queued settlement in one statement. A failure is logged: those are left to the cleanup. */
+export async function flushSettlements(): Promise<void> {
+  if (queue.length === 0) return;
+  const batch = queue.splice(0, queue.length);
+  await withSpan("credits.settle", { "credits.settlements": batch.length }, () => write(batch)).catch((error) =>
+    log.error("settlements not written; the daily cleanup settles their operations", { count: batch.length, error }),
+  );
 }

@@ -2,7 +2,7 @@ import { expireTrials } from "@/lib/billing/expire-trials";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";
-import { expireBonusPurchases } from "@/lib/credits";
+import { expireBonusPurchases, settleStaleReservations } from "@/lib/credits";
 import { sweepAbandonedUploads } from "@/lib/storage";
 import type { JobOutcome } from "./run-job";
 
@@ -35,8 +35,9 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
     summary: "Expire trials past their end date (classic_saas); optionally reconcile with the payment provider",
     active: () => flags().pricingModel === "classic_saas" || syncInCron(),
     inactiveMessage: "Skipped: trial expiry applies only in classic_saas mode",
-    // Every day in either pricing mode: uploads killed processes left unfinished.
-    housekeeping: () => sweepAbandonedUploads(),
+    // Every day in either pricing mode: what a stopped process left behind (unfinished uploads,
+    // charges it answered but did not get to settle).
+    housekeeping: () => Promise.all([sweepAbandonedUploads(), settleStaleReservations()]),
     run: async () => {
       const trials = flags().pricingModel === "classic_saas" ? await expireTrials() : null;
       const sync = syncInCron() ? await syncBilling() : null;

@@ -36,6 +36,8 @@ export interface RouteRuntime {
   resolveUser: (req: Request) => Promise<ResolvedUser | null>;
   /** Operator routes only (auth "operator"); absent: nobody is an operator. */
   resolveOperator?: (req: Request) => Promise<Operator | null>;
+  /** Runs work after the response is sent (Next's after()); absent: the work runs before the answer. */
+  after?: (task: () => Promise<unknown>) => Promise<void>;
   rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
   observe?: (observation: RouteObservation) => void;
 }
@@ -103,6 +105,11 @@ export interface RouteContext<Q, B, A extends AuthMode> {
   setHeader: (name: string, value: string) => void;
   /** How the body arrived ("form" only with bodyFormat "form" and a form content type). */
   bodyFormat: "json" | "form";
+  /**
+   * Runs `task` after the response is sent, when nothing in the answer depends on it (Next's after(),
+   * kept alive by the platform); outside a request (tests, scripts) it runs before this resolves.
+   */
+  after: (task: () => Promise<unknown>) => Promise<void>;
 }
 
 /** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */
@@ -331,6 +338,7 @@ export function createRoute<
         ip,
         setHeader: (name, value) => extraHeaders.set(name, value),
         bodyFormat,
+        after: runtime.after ?? (async (task) => void (await task())),
       });
       response = result instanceof Response ? result : json(result);
       if (response.ok && !response.headers.has("cache-control")) {

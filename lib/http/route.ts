@@ -1,3 +1,4 @@
+import { after } from "next/server";
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { checkRateLimit } from "@/lib/ratelimit";
@@ -29,7 +30,16 @@ function observe(o: RouteObservation): void {
   m.httpDuration.observe(o.labels, o.seconds);
 }
 
-const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe };
+/** After the response (Next's after(), which the platform keeps alive); without a request scope, now. */
+async function runAfter(task: () => Promise<unknown>): Promise<void> {
+  try {
+    after(task);
+  } catch {
+    await task();
+  }
+}
+
+const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe, after: runAfter };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<
