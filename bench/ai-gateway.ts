@@ -44,7 +44,7 @@ import { request } from "node:http";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper, type HelperProcess, type RunningServer } from "./lib/ai-server";
+import { creditsOf, ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper, type HelperProcess, type RunningServer } from "./lib/ai-server";
 import { keepAliveAgent, mean, median, percentile, runPostLoad, timedPost, timedStream, type PostLoadResult, type TimedStream } from "./lib/ai-http";
 import { portkeyHeaders, startPortkey, type PortkeyProcess } from "./lib/portkey-process";
 import { fmt, writeSection } from "./lib/report";
@@ -421,18 +421,6 @@ interface BenchUsers {
   cookies: string[];
   /** A user with 0 subscription credits whose charges come from bonus credits (auto-use on). */
   bonusCookie: string;
-}
-
-/** The credits of the signed-in user of each cookie (subscription + bonus), through GET /api/ai/usage. */
-async function creditsOf(baseUrl: string, cookies: string[]): Promise<number> {
-  let total = 0;
-  for (const cookie of cookies) {
-    const res = await fetch(`${baseUrl}/api/ai/usage`, { headers: { cookie } });
-    const body = (await res.json()) as { remaining: number; bonusCredits: number };
-    if (res.status !== 200) throw new Error(`GET /api/ai/usage: ${res.status} ${JSON.stringify(body)}`);
-    total += body.remaining + body.bonusCredits;
-  }
-  return total;
 }
 
 /**

@@ -6,7 +6,8 @@
  * by category (Next.js, the database, fetch/undici, web streams, our lib/ folders, ...). Prints a
  * table (ms of CPU per chat request and share of busy time) and the top functions, and writes the raw
  * summary to bench/results/ai-profile-<time>.json. BENCH_PROFILE_DB=postgres profiles on a fresh
- * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one.
+ * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one; BENCH_PROFILE_KEEP=<file> keeps
+ * the raw .cpuprofile (open it in Chrome DevTools or speedscope).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
@@ -208,6 +209,7 @@ async function main(): Promise<void> {
   const out = path.join(process.cwd(), "bench", "results");
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(summary, null, 2));
+  if (process.env.BENCH_PROFILE_KEEP) writeFileSync(process.env.BENCH_PROFILE_KEEP, readFileSync(path.join(profileDir, largest)));
   removeDir(profileDir);
 }
 

@@ -39,6 +39,17 @@ export async function signInUsers(baseUrl: string, count: number, prefix: string
   return cookies;
 }
 
+/** The credits of the signed-in user of each cookie (subscription + bonus), through GET /api/ai/usage. */
+export async function creditsOf(baseUrl: string, cookies: string[]): Promise<number> {
+  let total = 0;
+  for (const cookie of cookies) {
+    const res = await fetch(`${baseUrl}/api/ai/usage`, { headers: { cookie } });
+    const body = (await res.json()) as { remaining: number; bonusCredits: number };
+    if (res.status !== 200) throw new Error(`GET /api/ai/usage: ${res.status} ${JSON.stringify(body)}`);
+    total += body.remaining + body.bonusCredits;
+  }
+  return total;
+}
 
 export interface HelperProcess<T> {
   info: T;

@@ -37,8 +37,6 @@ export async function startChargedStream(input: {
   framing: StreamFraming;
   metadata?: Record<string, unknown>;
   log?: Logger;
-  /** Called right after the charge, before the upstream answers (work that can overlap the wait). */
-  onReserved?: (reservation: Reservation) => void;
 }): Promise<ChargedStream> {
   const log = input.log ?? rootLog;
   const { framing } = input;
@@ -48,7 +46,6 @@ export async function startChargedStream(input: {
     operation: input.operation,
     metadata: { model: input.request.model, provider: input.provider.name, ...input.metadata },
   });
-  input.onReserved?.(reservation);
   const upstream = new AbortController();
   const onClientAbort = () => upstream.abort();
   if (input.clientSignal.aborted) upstream.abort();

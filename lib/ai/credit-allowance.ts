@@ -1,4 +1,4 @@
-import { getCreditSummary } from "@/lib/credits";
+import type { Reservation } from "@/lib/credits";
 
 /**
  * X-RateLimit-* of /api/ai/stream describe the user's CREDIT allowance (AI endpoints have no request
@@ -7,15 +7,16 @@ import { getCreditSummary } from "@/lib/credits";
  *   X-RateLimit-Remaining  usable credits after this request's charge
  *   X-RateLimit-Reset      Unix time of the next monthly allocation (free tier: the 1st of next month,
  *                          UTC; paid tiers: one month after the last reset, i.e. the renewal)
- * In classic_saas mode (no credit system) `remaining` is null and no headers are sent.
+ * Read from what the charge itself saw under its balance lock: no query of their own. In
+ * classic_saas mode (nothing charged) no headers are sent.
  */
-export async function creditAllowanceHeaders(userId: string, remaining: number | null): Promise<Record<string, string>> {
-  if (remaining === null) return {};
-  const summary = await getCreditSummary(userId);
+export function creditAllowanceHeaders(reservation: Reservation): Record<string, string> {
+  const allowance = reservation.allowance;
+  if (!reservation.charged || !allowance) return {};
   return {
-    "X-RateLimit-Limit": String(summary.monthlyAllocation + summary.usableBonusCredits),
-    "X-RateLimit-Remaining": String(remaining),
-    "X-RateLimit-Reset": String(Math.floor(nextAllocationReset(summary.tier, summary.resetAt).getTime() / 1000)),
+    "X-RateLimit-Limit": String(allowance.monthlyAllocation + allowance.usableBonusCredits),
+    "X-RateLimit-Remaining": String(reservation.remaining),
+    "X-RateLimit-Reset": String(Math.floor(nextAllocationReset(allowance.tier, allowance.resetAt).getTime() / 1000)),
   };
 }
 

@@ -23,10 +23,7 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
   if (input.body.systemPrompt) messages.push({ role: "system", content: input.body.systemPrompt });
   for (const m of input.body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
   const request = { model: resolveChatModel(input.body.model), messages, temperature: input.body.temperature, maxTokens: input.body.maxTokens };
-  // The allowance headers are read while the upstream prepares its first chunk (no added latency).
-  // The stream is already paid for when they are needed: a failing summary only drops the headers.
-  let headers: Promise<Record<string, string>> = Promise.resolve({});
-  const { body } = await startChargedStream({
+  const { body, reservation } = await startChargedStream({
     userId: input.userId,
     cost,
     operation: withImage ? "stream_image" : "stream",
@@ -36,12 +33,7 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
     framing: input.framing,
     metadata: { withImage },
     log: input.log,
-    onReserved: (reservation) => {
-      headers = creditAllowanceHeaders(input.userId, reservation.charged ? reservation.remaining : null).catch((error) => {
-        input.log?.warn("credit allowance headers unavailable", { error });
-        return {};
-      });
-    },
   });
-  return { body, headers: await headers, cost };
+  // From what the charge read under its balance lock: no query of their own.
+  return { body, headers: creditAllowanceHeaders(reservation), cost };
 }

@@ -2,7 +2,7 @@
  * The credit ledger (see docs/API-NOTES.md "Credits"): subscription credits + bonus purchases, every
  * change with its ledger row in the same transaction.
  */
-export type { Reservation } from "./types";
+export type { CreditAllowance, Reservation } from "./types";
 export { UNLIMITED_CREDITS } from "./types";
 export { reserveCredits, type ReserveInput } from "./reserve-credits";
 export { flushSettlements, queueSettlement, settleReservation } from "./settle-reservation";

@@ -5,7 +5,8 @@ import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { bonusSpendable, insufficientCredits, monthStart, queryPrepared } from "./ledger";
-import { UNLIMITED_CREDITS, type Reservation } from "./types";
+import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
+import { UNLIMITED_CREDITS, type CreditAllowance, type Reservation } from "./types";
 
 export interface ReserveInput {
   userId: string;
@@ -32,31 +33,18 @@ export function reserveCredits(input: ReserveInput): Promise<Reservation> {
   return withSpan("credits.reserve", { "credits.operation": input.operation, "credits.amount": input.amount }, () => reserveCreditsUntraced(input));
 }
 
-interface ReserveRow {
-  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance";
-  reservation_id: string | null;
-  amount: number | null;
-  subscription_credits: number | null;
-  bonus_held: number | null;
-  auto_use: boolean | null;
-}
-
-/**
- * The whole reservation in one round trip: the `reserve_credits` database function (migration
- * 20261125000100_credit_functions) takes the balance row lock, draws subscription credits first,
- * then bonus purchases, oldest expiry first, and writes the ledger rows (and, for a bonus draw or an
- * idempotency key, the credit_operations row recording the draws) in the same statement. Its plans
- * are cached per connection. On the raw driver: Prisma's per-query overhead would double its cost.
- */
-const RESERVE = `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use
-  FROM reserve_credits($1::text, $2::int, $3::timestamptz, $4::text, $5::text, $6::jsonb, $7::text, $8::boolean)`;
-
 /**
  * Charges credits atomically BEFORE the work is done (an AI provider call): insufficient credits
  * throw `insufficient_credits` (→ 402) and nothing is written. Consumption order: subscription
  * credits first, then bonus purchases, oldest expiry first, only when the user's auto-use is on or the
  * per-user toggle is off system-wide. In classic_saas mode nothing is charged or written. A retried
  * call with the same idempotency key returns the first reservation and charges nothing.
+ *
+ * The whole reservation is one statement: the `reserve_credits` database function (migrations
+ * 20261125000100_credit_functions, 20261125000200_reserve_credits_many) takes the balance row lock,
+ * draws the buckets and writes the ledger rows (and, for a bonus draw or an idempotency key, the
+ * credit_operations row recording the draws); concurrent reservations of this process share
+ * statements (reserve-statement.ts). On the raw driver: Prisma's per-query overhead would double it.
  */
 async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation> {
   const { userId, amount } = input;
@@ -65,30 +53,45 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
   if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const key = input.idempotencyKey ? `charge:${input.idempotencyKey}` : null;
   const id = randomUUID();
-  const params = [userId, amount, monthStart().toISOString(), id, input.operation, input.metadata ? JSON.stringify(input.metadata) : null, key, !f.creditsUserToggle];
+  const args: ReserveArgs = {
+    userId,
+    amount,
+    monthStart: monthStart().toISOString(),
+    id,
+    operation: input.operation,
+    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    key,
+    bonusAlways: !f.creditsUserToggle,
+  };
   for (let attempt = 0; ; attempt++) {
     let row: ReserveRow;
     try {
-      [row] = await queryPrepared<ReserveRow>("credits_reserve_v5", RESERVE, params);
+      row = await runReserveStatement(args);
     } catch (error) {
       // A concurrent call with the same key won the unique index: the next call finds its reservation.
       if (key && isUniqueViolation(error) && attempt === 0) continue;
       throw error;
     }
-    const usable = (sub: number | null, bonus: number | null, autoUse: boolean | null) =>
-      Number(sub ?? 0) + (bonusSpendable(Boolean(autoUse), f.creditsUserToggle) ? Number(bonus ?? 0) : 0);
+    const usableBonus = bonusSpendable(Boolean(row.auto_use), f.creditsUserToggle) ? Number(row.bonus_held ?? 0) : 0;
+    const remaining = Number(row.subscription_credits ?? 0) + usableBonus;
+    const allowance: CreditAllowance = {
+      tier: row.tier ?? "free",
+      monthlyAllocation: Number(row.monthly_allocation ?? 0),
+      resetAt: row.reset_at ? new Date(row.reset_at) : null,
+      usableBonusCredits: usableBonus,
+    };
     switch (row.outcome) {
       case "charged":
         metrics().creditsCharged.inc({ operation: input.operation }, amount);
-        return { id, userId, amount, charged: true, remaining: usable(row.subscription_credits, row.bonus_held, row.auto_use), operation: input.operation };
+        return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance };
       case "existing":
-        return { id: row.reservation_id as string, userId, amount: Number(row.amount), charged: true, remaining: usable(row.subscription_credits, row.bonus_held, row.auto_use), operation: input.operation };
+        return { id: row.reservation_id as string, userId, amount: Number(row.amount), charged: true, remaining, operation: input.operation, allowance };
       case "conflict":
         metrics().reservationFailures.inc({ reason: "conflict" });
         throw new AppError("conflict", "Idempotency key already used for another operation");
       case "insufficient":
         metrics().reservationFailures.inc({ reason: "insufficient" });
-        throw insufficientCredits(amount, usable(row.subscription_credits, row.bonus_held, row.auto_use));
+        throw insufficientCredits(amount, remaining);
       case "rollover_due":
         if (attempt > 1) throw new AppError("internal", "The free monthly allocation could not be applied");
         await rolloverFreeAllocationIfDue(userId);

@@ -10,6 +10,17 @@ export interface Reservation {
   remaining: number;
   /** What the credits were charged for (metrics labels); absent on a reservation read back by key. */
   operation?: string;
+  /** The user's allowance as the charge saw it (absent when nothing was charged). */
+  allowance?: CreditAllowance;
+}
+
+/** What a charge read under its lock besides the buckets: the allocation and when it was last reset. */
+export interface CreditAllowance {
+  tier: string;
+  monthlyAllocation: number;
+  resetAt: Date | null;
+  /** Bonus credits the user may spend after the charge. */
+  usableBonusCredits: number;
 }
 
 /** What the usage endpoint reports when the credit system is off (classic_saas, SPEC §4.4). */

@@ -13,6 +13,6 @@ describe("PostgreSQL", () => {
     const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
     expect(balance.subscriptionCredits).toBe(200);
     const migrations = await prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations ORDER BY migration_name`;
-    expect(migrations.map((m) => m.migration_name)).toEqual(["20261122000000_init", "20261122000100_rag_vector", "20261125000000_operator_console", "20261125000100_credit_functions"]);
+    expect(migrations.map((m) => m.migration_name)).toEqual(["20261122000000_init", "20261122000100_rag_vector", "20261125000000_operator_console", "20261125000100_credit_functions", "20261125000200_reserve_credits_many"]);
   });
 });

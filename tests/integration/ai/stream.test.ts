@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/stream/route";
 import { renderOfflineImage } from "@/lib/ai/provider-offline";
-import { closeDb } from "@/lib/db/client";
+import { grantBonusPurchase } from "@/lib/credits";
+import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
 import type { OpenAiStub } from "@/tests/helpers/openai-stub";
@@ -68,6 +69,24 @@ describe("POST /api/ai/stream", () => {
     const rows = await ledger(user.id);
     expect(rows.map((r) => [r.type, r.amount, r.operation])).toEqual([["usage", -20, "stream"]]);
     expect(rows[0].metadata).toMatchObject({ promptTokens: expect.any(Number), completionTokens: 7 });
+  });
+
+  it("X-RateLimit-* of a paid user drawing on bonus credits: allocation + spendable bonus left, reset one month after the last", async () => {
+    const { user, cookie } = await signIn();
+    const prisma = await db();
+    const lastReset = new Date(Date.now() - 3 * 86_400_000);
+    await prisma.user.update({ where: { id: user.id }, data: { tier: "pro", bonusCreditsAutoUse: true } });
+    await prisma.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: 5, monthlyAllocation: 1000, resetAt: lastReset } });
+    await grantBonusPurchase({ userId: user.id, orderId: `allowance-${user.id}`, variantId: "v", credits: 100 });
+    const res = await stream(cookie, hello);
+    expect(res.status).toBe(200);
+    // 20 credits: 5 from the subscription, 15 from the bonus purchase (85 left).
+    expect(res.headers.get("x-ratelimit-limit")).toBe(String(1000 + 85));
+    expect(res.headers.get("x-ratelimit-remaining")).toBe("85");
+    const nextReset = new Date(lastReset);
+    nextReset.setUTCMonth(nextReset.getUTCMonth() + 1);
+    expect(Number(res.headers.get("x-ratelimit-reset"))).toBe(Math.floor(nextReset.getTime() / 1000));
+    await readSse(res);
   });
 
   it("charges 30 credits when a message carries an image part, relayed as image_url", async () => {

@@ -93,4 +93,35 @@ describe("settling after the answer", () => {
     expect(ops.map((o) => (o.details as { metadata?: { completionTokens?: number } }).metadata?.completionTokens).sort()).toEqual([0, 1, 2, 3, 4]);
     await flushSettlements(); // nothing queued: no statement, no error
   });
+
+  it("a flush while another is writing waits for its own settlements, written in the next statement", async () => {
+    const { user } = await signIn("overlapping-flush@example.com");
+    const reserve = (i: number) => reserveCredits({ userId: user.id, amount: 15, operation: "chat", idempotencyKey: `overlap-${i}` });
+    const first = await reserve(0);
+    queueSettlement(first, { completionTokens: 0 });
+    const inFlight = flushSettlements();
+    const later = await Promise.all([1, 2, 3].map(reserve));
+    later.forEach((r, i) => queueSettlement(r, { completionTokens: i + 1 }));
+    // Each caller (one per request's after()) resolves only once everything queued before it is written.
+    await Promise.all([flushSettlements(), flushSettlements()]);
+    const ops = await (await db()).creditOperation.findMany({ where: { userId: user.id, kind: "charge" } });
+    expect(ops.map((o) => o.status)).toEqual(Array(4).fill("settled"));
+    await inFlight;
+  });
+
+  it("settlements flushed by separate requests moments apart go out in one statement", async () => {
+    const { user } = await signIn("gathered-settle@example.com");
+    const reservations = await Promise.all([0, 1, 2].map((i) => reserveCredits({ userId: user.id, amount: 15, operation: "chat", idempotencyKey: `gather-${i}` })));
+    // Three requests answer one after another, each asking for its settlement (after()).
+    const flushes = reservations.map((r) => {
+      queueSettlement(r, { model: "m" });
+      return flushSettlements();
+    });
+    await Promise.all(flushes);
+    const ops = await (await db()).creditOperation.findMany({ where: { userId: user.id, kind: "charge" } });
+    expect(ops.map((o) => o.status)).toEqual(Array(3).fill("settled"));
+    // now() is the statement's transaction time: one statement, one timestamp.
+    expect(new Set(ops.map((o) => o.updatedAt.getTime())).size).toBe(1);
+  });
 });
+
