@@ -28,7 +28,7 @@
  * auto-use switched on. After the PostgreSQL scenario it runs bench/ai-steps.ts (each step of the chat
  * path timed alone) to say where the added time goes.
  *
- * Settings: BENCH_ROUNDS (5), BENCH_LATENCY_N (200 per kind per round), BENCH_CONCURRENCY (16),
+ * Settings: BENCH_ROUNDS (5), BENCH_LATENCY_N (200 per kind per round), BENCH_WARMUP (500 per kind), BENCH_CONCURRENCY (16),
  * BENCH_SECONDS per throughput slice (5), BENCH_STREAM_N (60), BENCH_STREAMS (200),
  * BENCH_CHUNK_DELAY_MS (10), BENCH_STUB_KEEPALIVE_MS (65000; 0 = the stub's own 1 s, see
  * bench/lib/ai-stub-process.ts), BENCH_STEPS=false to skip the step breakdown, BENCH_NO_DOC=true to
@@ -52,6 +52,7 @@ import { removeDir } from "@/tests/e2e/server";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const STREAM_N = Number(process.env.BENCH_STREAM_N ?? 60);
@@ -180,7 +181,7 @@ async function latencyPhase(server: RunningServer, stub: Stub, portkey: PortkeyP
     if (r.status !== 200) throw new Error(`${label} ${kind}: status ${r.status} ${r.body.slice(0, 200)}`);
     return r.ms;
   };
-  for (let i = 0; i < 100; i++) for (const k of kinds) await one(k);
+  for (let i = 0; i < WARMUP; i++) for (const k of kinds) await one(k);
   const all = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<LatencyKind, number[]>;
   const roundAddedP50 = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<LatencyKind, number[]>;
   for (let round = 0; round < ROUNDS; round++) {
@@ -476,7 +477,7 @@ async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | 
     const users = await prepareUsers(server.baseUrl);
     const base = server.baseUrl;
     if (PHASES.includes("latency")) {
-      const chatsPerKind = 100 + ROUNDS * LATENCY_N + 2 * CPU_PASS;
+      const chatsPerKind = WARMUP + ROUNDS * LATENCY_N + 2 * CPU_PASS;
       result.latency = await charged(base, users, "latency", result.charges, () => latencyPhase(server, stub, portkey, users, label), () => ({
         requests: 2 * chatsPerKind,
         cost: 2 * chatsPerKind * CHAT_COST,
@@ -611,7 +612,7 @@ function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null,
 
 Setup: our server is \`next build\` (NEXT_DIST_DIR=.next-bench) run by \`next start\` on 127.0.0.1 in production mode, with \`OPENAI_API_KEY=x\` and \`OPENAI_BASE_URL\` = the OpenAI-compatible stub (tests/helpers/openai-stub.ts, request recording off, its own process, idle connections kept ${stubKeepAliveMs === 1000 ? "1 s" : `${fmt(stubKeepAliveMs / 1000, 0)} s`}). ${anyPortkey ? "The peer is the Portkey AI gateway (npm `@portkey-ai/gateway` 1.15.2, its own Node process on 127.0.0.1, production mode) in front of the same stub (`x-portkey-provider: openai`, `x-portkey-custom-host` = the stub). " : ""}Every request of ours is really charged: 15 credits reserved before the upstream call and settled after, in the ledger (\`PRICING_CONFIG\` gives the free tier ${CREDITS.toLocaleString("en-US")} monthly credits, so every bench user, signed in through the dev sign-in, starts with them; the bonus user's are moved to a bonus purchase through the operator API and its bonus auto-use is on, so its charges draw on bonus credits). PostgreSQL: a fresh database on the \`TEST_DATABASE_URL\` server (PostgreSQL 15 on loopback, fsync off as scripts/test-services.sh starts it), DATABASE_POOL_MAX 10. Request: \`{"messages":[{"role":"user","content":"${CHAT_PROMPT}"}]}\`; the stub and Portkey get the completion our provider client sends upstream (\`model\` ${MODEL}, same messages), with the same keep-alive client.
 
-**Latency at concurrency 1** (${ROUNDS} rounds × ${LATENCY_N} requests per kind, all kinds interleaved request by request in rotating order after 100 warm-ups each; ms over all ${ROUNDS * LATENCY_N} samples of a kind; "added" = kind − stub direct at the same percentile; CPU = user + system time of the process (our server, or Portkey's) over ${CPU_PASS} sequential requests of one kind, twice, after the rounds). The stream row: \`/api/ai/stream\` time to first token against the stub's own SSE for the same request (${STREAM_N} streams each, interleaved).
+**Latency at concurrency 1** (${ROUNDS} rounds × ${LATENCY_N} requests per kind, all kinds interleaved request by request in rotating order after ${WARMUP} warm-ups each (until the JIT has settled: p50s still fall over the first few hundred requests); ms over all ${ROUNDS * LATENCY_N} samples of a kind; "added" = kind − stub direct at the same percentile; CPU = user + system time of the process (our server, or Portkey's) over ${CPU_PASS} sequential requests of one kind, twice, after the rounds). The stream row: \`/api/ai/stream\` time to first token against the stub's own SSE for the same request (${STREAM_N} streams each, interleaved).
 
 ${results.map((r) => latencyTable(r, steps).join("\n")).join("\n\n")}
 
