@@ -35,6 +35,7 @@
  * leave docs/BENCHMARKS.md alone, BENCH_SKIP_BUILD=true to reuse .next-bench as is,
  * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring
  * (BENCH_SECTION names the section, default "AI gateway"),
+ * BENCH_OBSERVABILITY=false to skip the metrics/tracing overhead run (bench/observability.ts, run last),
  * BENCH_DATABASES=postgres (or embedded) to run one scenario only, BENCH_PORTKEY=false to leave the
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
@@ -715,6 +716,22 @@ async function main(): Promise<void> {
     writeSection(path.join(root, "docs", "BENCHMARKS.md"), "AI gateway", report(results, startedAt, steps, stubKeepAliveMs));
     console.log("wrote the AI gateway section of docs/BENCHMARKS.md");
   }
+  if (process.env.BENCH_OBSERVABILITY !== "false") runObservability();
+}
+
+/**
+ * The same charged chat with metrics and with tracing on (bench/observability.ts, its own process:
+ * two servers of this build, interleaved): what observability adds, in its own section.
+ */
+function runObservability(): void {
+  console.log("[observability] bench/observability.ts ...");
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join("bench", "observability.ts")], {
+    cwd: process.cwd(),
+    env: { ...process.env, BENCH_SKIP_BUILD: "true", BENCH_ROUNDS: String(ROUNDS), BENCH_LATENCY_N: String(LATENCY_N) },
+    stdio: "inherit",
+    timeout: 600_000,
+  });
+  if (r.status !== 0) console.log(`[observability] failed (exit ${r.status})`);
 }
 
 main().then(
