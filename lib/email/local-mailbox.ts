@@ -40,9 +40,9 @@ export function localMailbox(): Mailer {
       };
       // Sortable name; written to a temp name first so a reader never sees half a file.
       const name = `${sentAt.getTime().toString().padStart(15, "0")}-${mail.messageId}.json`;
-      const tmp = path.join(dir, `.${name}.tmp`);
+      const tmp = path.join(/*turbopackIgnore: true*/ dir, `.${name}.tmp`);
       await writeFile(tmp, JSON.stringify(mail, null, 2));
-      await rename(tmp, path.join(dir, name));
+      await rename(tmp, path.join(/*turbopackIgnore: true*/ dir, name));
       return { messageId: mail.messageId };
     },
   };
@@ -61,7 +61,7 @@ export async function listLocalMail(limit = 100): Promise<LocalMail[]> {
   const out: LocalMail[] = [];
   for (const name of names.slice(0, limit)) {
     try {
-      out.push(JSON.parse(await readFile(path.join(mailboxDir(), name), "utf8")) as LocalMail);
+      out.push(JSON.parse(await readFile(path.join(/*turbopackIgnore: true*/ mailboxDir(), name), "utf8")) as LocalMail);
     } catch {
       // a file removed or edited by hand: skip it
     }
