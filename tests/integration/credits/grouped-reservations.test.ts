@@ -38,8 +38,9 @@ describe("grouped reservations", () => {
     expect(byUser[2]).toEqual(["charged", "charged", "insufficient_credits", "insufficient_credits"]);
     for (const u of users) await expectLedgerBalances(u);
 
-    // The first reservation went alone; the eleven that arrived meanwhile were written together:
-    // now() is a statement's transaction time, so one statement's plain charges share it.
+    // The twelve concurrent reservations went out in at most two statements (the first group is what
+    // arrived within one event-loop turn, the next whatever came while it was written): now() is a
+    // statement's transaction time, so one statement's plain charges share it.
     const rows = await (await db()).creditTransaction.findMany({ where: { userId: { in: users }, operation: "grouped_test" } });
     expect(rows).toHaveLength(9);
     const plain = rows.filter((r) => r.userId !== users[2]); // a bonus draw's rows carry their own clock time
@@ -60,7 +61,7 @@ describe("grouped reservations", () => {
       key: null,
       bonusAlways: false,
     });
-    // The first is written alone; the other three wait and are batched; one of them is not valid JSON.
+    // Four reservations in one group; one of them carries metadata that is not valid JSON.
     const results = await Promise.allSettled([args(null), args("{}"), args("{not json"), args('{"a":1}')].map(runReserveStatement));
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     for (const r of results) if (r.status === "fulfilled") expect(r.value.outcome).toBe("charged");
