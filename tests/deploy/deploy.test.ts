@@ -11,6 +11,7 @@ import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { startResendStub, type ResendStub } from "@/tests/helpers/resend-stub";
 import { startS3rver, type LocalS3 } from "@/tests/helpers/s3rver";
 import { startUpstashEmulator, type UpstashEmulator } from "@/tests/helpers/upstash-emulator";
+import { containerCommand, DEPLOY_IMAGE, engineRun, extractImageApp, inspectImage } from "./container";
 
 /**
  * Boots production as an operator deploys it: `npm run build` output (the standalone server) copied
@@ -18,6 +19,10 @@ import { startUpstashEmulator, type UpstashEmulator } from "@/tests/helpers/upst
  * then the server with NODE_ENV=production on real PostgreSQL, redis-server behind the Upstash REST
  * emulator, s3rver, and the OpenAI / Resend / Lemon Squeezy stubs — driven over HTTP only.
  * Needs TEST_DATABASE_URL and TEST_REDIS_PORT (scripts/test-services.sh start).
+ *
+ * With DEPLOY_IMAGE set (scripts/container-check.sh), the same checks run against the container image
+ * built from the Dockerfile instead: its /app is the artifact, its migration command migrates, and
+ * its own command serves, in a container on the host's network (tests/deploy/container.ts).
  */
 const DIST_DIR = ".next-deploy";
 const ROOT = process.cwd();
@@ -37,6 +42,7 @@ let resend: ResendStub;
 let lemon: LemonSqueezyStub;
 let productionEnv: Record<string, string | undefined>;
 const migrateOutput: string[] = [];
+const containerName = `svc-deploy-${randomBytes(4).toString("hex")}`;
 
 function adminUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -65,15 +71,28 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   return { status: result.status, output: `${result.stdout ?? ""}${result.stderr ?? ""}` };
 }
 
+/** The shipped migration command (`node scripts/db-migrate.mjs` in the artifact, or in the image). */
+function runShippedMigrate(env: Record<string, string | undefined>) {
+  if (!DEPLOY_IMAGE) return run(process.execPath, ["scripts/db-migrate.mjs"], appDir, env);
+  const c = containerCommand(DEPLOY_IMAGE, { env, dataDir: env.DATA_DIR, command: ["node", "scripts/db-migrate.mjs"] });
+  const result = spawnSync(c.command, c.args, { env: c.env, encoding: "utf8", timeout: 120_000 });
+  return { status: result.status, output: `${result.stdout ?? ""}${result.stderr ?? ""}` };
+}
+
 beforeAll(async () => {
   const admin = adminUrl();
   const redisPort = Number(process.env.TEST_REDIS_PORT);
   if (!redisPort) throw new Error("TEST_REDIS_PORT is not set");
 
-  ensureBuild(console.log, { distDir: DIST_DIR, label: "deploy" });
-  // The artifact alone, in a directory with no node_modules of its own anywhere above it.
-  appDir = path.join(mkdtempSync(path.join(tmpdir(), "svc-deploy-")), "app");
-  cpSync(standaloneDir(DIST_DIR), appDir, { recursive: true, verbatimSymlinks: true });
+  if (DEPLOY_IMAGE) {
+    console.log(`deploy suite: checking the container image ${DEPLOY_IMAGE}`);
+    appDir = extractImageApp(DEPLOY_IMAGE);
+  } else {
+    ensureBuild(console.log, { distDir: DIST_DIR, label: "deploy" });
+    // The artifact alone, in a directory with no node_modules of its own anywhere above it.
+    appDir = path.join(mkdtempSync(path.join(tmpdir(), "svc-deploy-")), "app");
+    cpSync(standaloneDir(DIST_DIR), appDir, { recursive: true, verbatimSymlinks: true });
+  }
 
   databaseName = `deploy_${randomBytes(5).toString("hex")}`;
   await withClient(admin, (c) => c.query(`CREATE DATABASE ${databaseName}`));
@@ -113,6 +132,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  if (DEPLOY_IMAGE) engineRun(["rm", "--force", "--ignore", containerName]);
   if (server) removeDir(server.dataDir);
   await Promise.all([redis?.close(), s3?.close(), openai?.close(), resend?.close(), lemon?.close()]);
   if (databaseName) await withClient(adminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)).catch(() => undefined);
@@ -139,6 +159,16 @@ describe("the standalone artifact", () => {
     // at run time under a computed name must not make the build trace whatever matches its pattern).
     for (const absent of ["app", "lib", "tests", "docs", "components", "bench", "package-lock.json"]) expect(existsSync(path.join(appDir, absent)), absent).toBe(false);
   });
+
+  it.runIf(DEPLOY_IMAGE)("the image runs as its unprivileged user, serves on 3000 and declares a HEALTHCHECK on /api/health", () => {
+    const image = DEPLOY_IMAGE!;
+    expect(inspectImage(image, "{{.Config.User}}")).toBe("app");
+    expect(inspectImage(image, "{{json .Config.Cmd}}")).toBe(`["node","server.js"]`);
+    expect(inspectImage(image, "{{json .Config.ExposedPorts}}")).toContain("3000/tcp");
+    expect(inspectImage(image, "{{json .HealthCheck}}")).toContain("/api/health");
+    const id = engineRun(["run", "--rm", image, "id", "-u"]);
+    expect(id.stdout.trim(), id.output).toBe("10001");
+  });
 });
 
 describe("migrations by explicit command", () => {
@@ -150,7 +180,7 @@ describe("migrations by explicit command", () => {
     expect(first.output).toContain(`Applied ${count} migration(s)`);
     expect(first.output).not.toContain(new URL(databaseUrl).password || "\u0000never");
 
-    const again = run(process.execPath, ["scripts/db-migrate.mjs"], appDir, { DATABASE_URL: databaseUrl, NODE_ENV: "production" });
+    const again = runShippedMigrate({ DATABASE_URL: databaseUrl, NODE_ENV: "production" });
     expect(again.status, again.output).toBe(0);
     expect(again.output).toContain(`Up to date: all ${count} migrations were already applied.`);
   });
@@ -158,7 +188,7 @@ describe("migrations by explicit command", () => {
   it("refuses to migrate the embedded database when DATABASE_URL is unset in production or CI", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "svc-deploy-embedded-"));
     try {
-      const result = run(process.execPath, ["scripts/db-migrate.mjs"], appDir, { NODE_ENV: "production", DATA_DIR: dataDir, ALLOW_EMBEDDED_DATABASE: "true" });
+      const result = runShippedMigrate({ NODE_ENV: "production", DATA_DIR: dataDir, ALLOW_EMBEDDED_DATABASE: "true" });
       expect(result.status).toBe(1);
       expect(result.output).toContain("DATABASE_URL is not set: refusing to migrate the embedded database");
       expect(readdirSync(dataDir)).toEqual([]);
@@ -177,7 +207,12 @@ describe("production server on PostgreSQL, Redis, S3 and the provider stubs", ()
   let userId = "";
 
   beforeAll(async () => {
-    server = await startServer(productionEnv, { serverDir: appDir, dataDirPrefix: "svc-deploy-data-", readyTimeoutMs: 120_000 });
+    server = await startServer(productionEnv, {
+      serverDir: appDir,
+      dataDirPrefix: "svc-deploy-data-",
+      readyTimeoutMs: 120_000,
+      launch: DEPLOY_IMAGE ? (serverEnv, dataDir) => containerCommand(DEPLOY_IMAGE!, { env: serverEnv, dataDir, name: containerName }) : undefined,
+    });
   }, 180_000);
 
   const url = (p: string) => `${server!.baseUrl}${p}`;
@@ -188,6 +223,11 @@ describe("production server on PostgreSQL, Redis, S3 and the provider stubs", ()
     const body = await res.json();
     expect(body).toMatchObject({ status: "healthy", environment: "production", checks: { database: "connected", memory: "ok" } });
     expect(res.headers.get("cache-control")).toContain("no-store");
+  });
+
+  it.runIf(DEPLOY_IMAGE)("the image's HEALTHCHECK command passes in the running container", () => {
+    const check = engineRun(["healthcheck", "run", containerName]);
+    expect(check.status, check.output).toBe(0);
   });
 
   it("signs in (development sign-in switched on explicitly) and reads the session", async () => {
@@ -331,11 +371,11 @@ describe("production server on PostgreSQL, Redis, S3 and the provider stubs", ()
 describe("a required setting missing", () => {
   it("the server refuses to start and names every missing variable in one message, before saying Ready", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [path.join(appDir, "server.js")], {
-      cwd: appDir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1" } as unknown as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const bare = { NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1" };
+    const launched = DEPLOY_IMAGE
+      ? containerCommand(DEPLOY_IMAGE, { env: bare })
+      : { command: process.execPath, args: [path.join(appDir, "server.js")], env: { PATH: process.env.PATH, HOME: process.env.HOME, ...bare } as unknown as NodeJS.ProcessEnv };
+    const child = spawn(launched.command, launched.args, { cwd: appDir, env: launched.env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));

@@ -131,7 +131,19 @@ export function standaloneDir(distDir = ".next"): string {
  */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  options: { readyTimeoutMs?: number; dataDirPrefix?: string; serverDir?: string; dataDir?: string; nodeArgs?: string[] } = {},
+  options: {
+    readyTimeoutMs?: number;
+    dataDirPrefix?: string;
+    serverDir?: string;
+    dataDir?: string;
+    nodeArgs?: string[];
+    /**
+     * Starts something else than `node server.js` (the deploy suite's container mode: the image's own
+     * command): given the server's environment and data directory, the process to spawn. SIGTERM to
+     * that process must stop the server.
+     */
+    launch?: (serverEnv: Record<string, string>, dataDir: string) => { command: string; args: string[]; env: NodeJS.ProcessEnv };
+  } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), options.dataDirPrefix ?? "svc-e2e-"));
@@ -164,11 +176,12 @@ export async function startServer(
     if (v !== undefined) childEnv[k] = v;
   }
   const serverDir = options.serverDir ?? standaloneDir(env.NEXT_DIST_DIR ?? ".next");
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(serverDir, "server.js")], {
-    cwd: serverDir,
+  const launched = options.launch?.(childEnv, dataDir) ?? {
+    command: process.execPath,
+    args: [...(options.nodeArgs ?? []), path.join(serverDir, "server.js")],
     env: childEnv as NodeJS.ProcessEnv,
-    stdio: ["ignore", out, out],
-  });
+  };
+  const child = spawn(launched.command, launched.args, { cwd: options.launch ? ROOT : serverDir, env: launched.env, stdio: ["ignore", out, out] });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
