@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
+import { getSessionUser } from "@/lib/auth/session";
+import { currentSubscription } from "@/lib/billing/current-subscription";
 import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 
@@ -9,9 +12,16 @@ export const metadata: Metadata = { title: "Pricing" };
 /**
  * The public pricing page: the catalog's plans, each bought through the registration-first checkout
  * (GET /api/payments/create-checkout?tier=&billing=), which attaches the purchase to the account that
- * signs in with the buyer's email. Checkouts that are cancelled come back here.
+ * signs in with the buyer's email. A signed-in visitor's checkout is prefilled with their own email,
+ * so the purchase attaches to their account; one whose subscription is running is sent to the
+ * dashboard's plan change instead (a second checkout would be a second subscription, which the
+ * account-bound checkout refuses too). Checkouts that are cancelled come back here.
  */
-export default function PricingPage() {
+export default async function PricingPage() {
+  const signedIn = await getSessionUser(new Request("http://localhost/pricing", { headers: await headers() }));
+  const prefill = signedIn?.email ? `&email=${encodeURIComponent(signedIn.email)}` : "";
+  const running = signedIn ? await currentSubscription(signedIn.id).catch(() => null) : null;
+  const subscribed = running && running.status !== "cancelled" ? running : null;
   const f = flags();
   const catalog = pricingCatalog();
   const tiers = catalog.tiers.filter((t) => t.key !== "free" || f.freeTier);
@@ -42,13 +52,17 @@ export default function PricingPage() {
                 <Link href="/signin" className="btn-secondary">
                   Start free
                 </Link>
+              ) : subscribed ? (
+                <Link href="/dashboard/billing" className={subscribed.tier === t.key ? "btn-primary" : "btn-secondary"}>
+                  {subscribed.tier === t.key ? "Your plan" : "Change plan"}
+                </Link>
               ) : (
                 <>
-                  <a href={`/api/payments/create-checkout?tier=${t.key}&billing=monthly`} className="btn-primary">
+                  <a href={`/api/payments/create-checkout?tier=${t.key}&billing=monthly${prefill}`} className="btn-primary">
                     Buy monthly
                   </a>
                   {t.yearlyPrice > 0 ? (
-                    <a href={`/api/payments/create-checkout?tier=${t.key}&billing=yearly`} className="btn-secondary">
+                    <a href={`/api/payments/create-checkout?tier=${t.key}&billing=yearly${prefill}`} className="btn-secondary">
                       Yearly
                     </a>
                   ) : null}
@@ -59,7 +73,7 @@ export default function PricingPage() {
         ))}
       </ul>
       <p className="mt-8 text-sm text-slate-600">
-        Already have an account?{" "}
+        {signedIn?.email ? <>Signed in as {signedIn.email}: a purchase here is added to this account. </> : "Already have an account? "}
         <Link href="/dashboard/billing" className="link">
           Manage your plan in the dashboard
         </Link>

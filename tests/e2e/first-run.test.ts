@@ -94,4 +94,34 @@ describe("first run", () => {
     expect(mailbox.status).toBe(200);
     expect(await mailbox.text()).toContain('href="/dashboard"');
   });
+
+  it("a signed-in visitor buys from the pricing page with their own email, and the plan lands on their account", async () => {
+    const client = new Client(server.baseUrl);
+    await client.signIn("pricing-buyer@example.com");
+    const html = await (await client.fetch("/pricing")).text();
+    expect(html).toMatch(/Signed in as (<!-- -->)?pricing-buyer@example\.com/);
+    const link = /href="(\/api\/payments\/create-checkout\?tier=pro&amp;billing=monthly[^"]*)"/.exec(html)?.[1].replaceAll("&amp;", "&");
+    expect(link).toContain("email=pricing-buyer%40example.com");
+
+    const checkout = await fetch(`${server.baseUrl}${link}`, { redirect: "manual" });
+    expect(checkout.status).toBe(302);
+    const location = checkout.headers.get("location")!;
+    const page = await (await fetch(location)).text();
+    expect(page).toContain("Account: <strong>pricing-buyer@example.com</strong>");
+
+    const done = await fetch(`${server.baseUrl}/api/simulator/checkout`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ id: location.split("/").pop()! }).toString(),
+      redirect: "manual",
+    });
+    expect(done.status).toBe(303);
+    const usage = await client.json<{ tier: string }>("/api/ai/usage");
+    expect(usage.body.tier).toBe("pro");
+
+    // Subscribed now: the pricing page offers the dashboard's plan change, never a second checkout.
+    const after = await (await client.fetch("/pricing")).text();
+    expect(after).not.toContain("/api/payments/create-checkout");
+    expect(after).toMatch(/href="\/dashboard\/billing"[^>]*>Your plan/);
+  });
 });
