@@ -32,6 +32,8 @@ export interface ContainerRun {
   command?: string[];
 }
 
+const HOST_ONLY = new Set(["DATA_DIR", "PATH", "HOME", "TMPDIR", "USER", "SHELL"]);
+
 /** `<engine> run` arguments: host network, the given environment only, removed when it exits. */
 export function containerCommand(image: string, run: ContainerRun): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const [command, ...flags] = engine();
@@ -43,8 +45,9 @@ export function containerCommand(image: string, run: ContainerRun): { command: s
     args.push("--volume", `${run.dataDir}:/data`);
   }
   for (const [key, value] of Object.entries(run.env)) {
-    // The image sets DATA_DIR=/data (the mounted volume); a host path would mean nothing inside.
-    if (value !== undefined && key !== "DATA_DIR" && key !== "PATH" && key !== "HOME") args.push("--env", `${key}=${value}`);
+    // The image sets DATA_DIR=/data (the mounted volume) and its own PATH and HOME; the host's paths
+    // and login variables mean nothing inside.
+    if (value !== undefined && !HOST_ONLY.has(key)) args.push("--env", `${key}=${value}`);
   }
   args.push(image, ...(run.command ?? []));
   return { command, args, env: engineEnv() };
