@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
 import { getSessionUser } from "@/lib/auth/session";
-import { currentSubscription } from "@/lib/billing/current-subscription";
+import { runningSubscription } from "@/lib/billing/current-subscription";
 import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 
@@ -20,8 +20,7 @@ export const metadata: Metadata = { title: "Pricing" };
 export default async function PricingPage() {
   const signedIn = await getSessionUser(new Request("http://localhost/pricing", { headers: await headers() }));
   const prefill = signedIn?.email ? `&email=${encodeURIComponent(signedIn.email)}` : "";
-  const running = signedIn ? await currentSubscription(signedIn.id).catch(() => null) : null;
-  const subscribed = running && running.status !== "cancelled" ? running : null;
+  const subscribed = signedIn ? await runningSubscription(signedIn.id).catch(() => null) : null;
   const f = flags();
   const catalog = pricingCatalog();
   const tiers = catalog.tiers.filter((t) => t.key !== "free" || f.freeTier);

@@ -1,7 +1,7 @@
 import { findVariant, isTierKey, tierConfig, type BillingPeriod } from "@/lib/config/pricing";
 import { AppError } from "@/lib/errors";
 import { appBaseUrl, sameOriginUrl } from "./app-url";
-import { currentSubscription } from "./current-subscription";
+import { runningSubscription } from "./current-subscription";
 import { paymentProvider } from "./payment-provider";
 import { requireUser } from "./session-user";
 
@@ -47,9 +47,8 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
   const base = appBaseUrl(input.requestUrl);
   const redirectUrl = returnUrl(input.redirectUrl, DEFAULT_PLAN_REDIRECT, base, "redirectUrl");
   const cancelUrl = returnUrl(input.cancelUrl, "/pricing", base, "cancelUrl");
-  // One running subscription per user: a second checkout would bill twice.
-  const current = await currentSubscription(user.id);
-  if (current && current.status !== "cancelled") {
+  const current = await runningSubscription(user.id);
+  if (current) {
     throw new AppError("validation_failed", `Already subscribed to the ${tierConfig(current.tier).name} plan: use POST /api/payments/change-plan to switch plans`);
   }
   const { url } = await paymentProvider(input.requestUrl).createCheckout({

@@ -16,3 +16,12 @@ export async function currentSubscription(userId: string, reader?: Reader, now =
   });
   return rows.find((s) => !(s.status === "cancelled" && s.endsAt && s.endsAt <= now)) ?? null;
 }
+
+/**
+ * The subscription a new plan checkout would duplicate (one running subscription per user: a second
+ * would bill twice): the current one unless it is cancelled, which may be bought anew or resumed.
+ */
+export async function runningSubscription(userId: string): Promise<Subscription | null> {
+  const current = await currentSubscription(userId);
+  return current && current.status !== "cancelled" ? current : null;
+}
