@@ -75,8 +75,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 function runShippedMigrate(env: Record<string, string | undefined>) {
   if (!DEPLOY_IMAGE) return run(process.execPath, ["scripts/db-migrate.mjs"], appDir, env);
   const c = containerCommand(DEPLOY_IMAGE, { env, dataDir: env.DATA_DIR, command: ["node", "scripts/db-migrate.mjs"] });
-  const result = spawnSync(c.command, c.args, { env: c.env, encoding: "utf8", timeout: 120_000 });
-  return { status: result.status, output: `${result.stdout ?? ""}${result.stderr ?? ""}` };
+  return run(c.command, c.args, ROOT, c.env);
 }
 
 beforeAll(async () => {
