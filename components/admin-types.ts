@@ -14,6 +14,7 @@ import type {
   lockResponse,
   replayResponse,
   summaryResponse,
+  unlinkIdentityResponse,
   userOverviewResponse,
   usersListResponse,
 } from "@/lib/admin/schemas";
@@ -23,6 +24,7 @@ export type AdminUsers = z.infer<typeof usersListResponse>;
 export type AdminUser = z.infer<typeof userOverviewResponse>;
 export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;
+export type AdminUnlink = z.infer<typeof unlinkIdentityResponse>;
 export type AdminDeliveries = z.infer<typeof deliveriesListResponse>;
 export type AdminDelivery = z.infer<typeof deliveryDetailResponse>;
 export type AdminReplay = z.infer<typeof replayResponse>;

@@ -11,6 +11,10 @@ const ERRORS: Record<string, string> = {
   OAuthCallback: "The sign-in provider did not complete the sign-in. Try again.",
   OAuthAccountNotLinked: "This email is already used with another sign-in method.",
   AccessDenied: "Access was denied. Your account may be locked.",
+  AccountLocked: "This account is locked. Contact support.",
+  EmailNotVerified:
+    "The sign-in provider has not verified the email address of this account, so it cannot be used to sign in here. Verify the address with the provider, or sign in another way.",
+  EmailMissing: "The sign-in provider did not share an email address. Allow access to your email address and try again.",
   SessionRequired: "Please sign in to continue.",
 };
 

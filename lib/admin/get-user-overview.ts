@@ -20,6 +20,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
     where: { id: userId },
     include: {
       creditBalance: true,
+      accounts: { orderBy: { createdAt: "asc" } },
       subscriptions: { orderBy: { createdAt: "desc" }, include: { events: { orderBy: { recordedAt: "asc" }, take: 100 } } },
       bonusPurchases: { orderBy: { expiresAt: "asc" }, take: 100 },
       creditTransactions: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 50 },
@@ -49,6 +50,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       lockReason: user.lockReason,
       createdAt: user.createdAt.toISOString(),
     },
+    identities: user.accounts.map((a) => ({ id: a.id, provider: a.provider, providerAccountId: a.providerAccountId, createdAt: a.createdAt.toISOString() })),
     subscriptions: user.subscriptions.map((s) => ({
       id: s.id,
       provider: s.provider,

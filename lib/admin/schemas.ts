@@ -22,7 +22,7 @@ export const usersQuery = listQuery.extend({
 export const DELIVERY_SOURCES = ["identity", "payment", "email"] as const;
 export const DELIVERY_STATUSES = ["received", "processed", "failed", "pending", "ignored"] as const;
 export const EMAIL_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
-export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "webhook.replay", "cron.run"] as const;
+export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "webhook.replay", "cron.run"] as const;
 
 export const webhooksQuery = listQuery.extend({
   source: z.enum(DELIVERY_SOURCES).optional(),
@@ -57,6 +57,12 @@ export const adjustCreditsBody = z.object({
 });
 
 export const reasonBody = z.object({ reason: reasonField });
+
+export const unlinkIdentityResponse = z.object({
+  unlinked: z.boolean(),
+  provider: z.string(),
+  sessionsRevokedAt: iso.meta({ description: "every session of the user signed in until then has ended" }),
+});
 
 // ---- responses -----------------------------------------------------------------------------------
 
@@ -114,6 +120,14 @@ export const userOverviewResponse = z.object({
     lockReason: z.string().nullable(),
     createdAt: iso,
   }),
+  identities: z.array(
+    z.object({
+      id: z.string(),
+      provider: z.string().meta({ description: "sign-in provider id: github, google, oidc" }),
+      providerAccountId: z.string().meta({ description: "the user's id at that provider (OIDC subject)" }),
+      createdAt: iso.meta({ description: "when it was linked (first sign-in with it)" }),
+    }),
+  ),
   subscriptions: z.array(
     z.object({
       id: z.string(),

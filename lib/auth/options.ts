@@ -7,6 +7,7 @@ import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { authSecret } from "@/lib/config/auth-secret";
 import { signInUser } from "./sign-in-user";
+import { githubVerifiedEmail, profileVouchesForEmail, signInWithIdentity } from "./sign-in-with-identity";
 
 const devEmail = z.email();
 
@@ -35,7 +36,25 @@ export function authOptions(): NextAuthOptions {
     );
   }
   if (e.AUTH_GITHUB_ID && e.AUTH_GITHUB_SECRET) {
-    providers.push(GitHubProvider({ clientId: e.AUTH_GITHUB_ID, clientSecret: e.AUTH_GITHUB_SECRET }));
+    providers.push(
+      GitHubProvider({
+        clientId: e.AUTH_GITHUB_ID,
+        clientSecret: e.AUTH_GITHUB_SECRET,
+        // GitHub's profile email may be missing or not the verified one: the account's email is its
+        // primary address, and it counts as verified only when GitHub's address list says so.
+        userinfo: {
+          url: "https://api.github.com/user",
+          async request({ client, tokens }) {
+            const profile = await client.userinfo(tokens.access_token as string);
+            const res = await fetch("https://api.github.com/user/emails", {
+              headers: { Authorization: `Bearer ${tokens.access_token}`, Accept: "application/vnd.github+json" },
+            });
+            const verified = res.ok ? githubVerifiedEmail(await res.json()) : null;
+            return { ...profile, email: verified ?? profile.email, email_verified: verified !== null };
+          },
+        },
+      }),
+    );
   }
   if (e.AUTH_GOOGLE_ID && e.AUTH_GOOGLE_SECRET) {
     providers.push(GoogleProvider({ clientId: e.AUTH_GOOGLE_ID, clientSecret: e.AUTH_GOOGLE_SECRET }));
@@ -63,32 +82,38 @@ export function authOptions(): NextAuthOptions {
     providers,
     pages: { signIn: "/signin" },
     callbacks: {
-      async signIn({ user, account }) {
+      async signIn({ user, account, profile }) {
         if (!account || account.provider === "dev") return true;
-        // OAuth/OIDC: link the identity to our user (by email), creating the user once.
-        if (!user.email) return false;
-        const ours = await signInUser({ email: user.email, name: user.name, image: user.image });
-        if (ours.lockedAt) return false;
-        const prisma = await db();
-        await prisma.account.upsert({
-          where: { provider_providerAccountId: { provider: account.provider, providerAccountId: account.providerAccountId } },
-          create: { userId: ours.id, provider: account.provider, providerAccountId: account.providerAccountId },
-          update: {},
+        // OAuth/OIDC: the identity's user; a new identity is linked by email only when the provider
+        // verified that email (lib/auth/sign-in-with-identity.ts). A refusal shows the sign-in page.
+        const outcome = await signInWithIdentity({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          email: user.email,
+          emailVerified: profileVouchesForEmail(profile),
+          name: user.name,
+          image: user.image,
         });
-        user.id = ours.id;
+        if (!outcome.ok) return `/signin?error=${outcome.reason}`;
+        Object.assign(user, { id: outcome.user.id, email: outcome.user.email, emailVerified: outcome.emailVerified });
         return true;
       },
-      async jwt({ token, user, account, profile }) {
+      async jwt({ token, user, account }) {
         if (user) {
           token.sub = user.id;
           token.email = user.email;
         }
         if (account) {
-          // How this session signed in, and whether the provider vouches for the email (OIDC and
-          // Google say so in email_verified; GitHub gives its verified primary address). The dev
-          // sign-in takes any address typed in: never verified (lib/admin/resolve-operator.ts).
+          // How this session signed in, when, and whether its email is one the provider verified in
+          // this sign-in (never for the dev sign-in, which takes any address typed in): the operator
+          // check relies on it (lib/admin/resolve-operator.ts), and a revocation ends sessions signed
+          // in before it (lib/auth/session.ts).
           token.authMethod = account.provider;
-          token.emailVerified = account.provider !== "dev" && (profile as { email_verified?: unknown } | undefined)?.email_verified !== false;
+          token.emailVerified = account.provider !== "dev" && (user as { emailVerified?: unknown } | undefined)?.emailVerified === true;
+          token.signedInAt = Date.now();
+        } else if (typeof token.signedInAt !== "number" && typeof token.iat === "number") {
+          // A token from before signedInAt existed: a refresh keeps its first issue time, not a new one.
+          token.signedInAt = token.iat * 1000;
         }
         return token;
       },

@@ -1,4 +1,5 @@
 import { getToken } from "next-auth/jwt";
+import { z } from "zod";
 import { authSecret } from "@/lib/config/auth-secret";
 
 export interface SessionUser {
@@ -8,7 +9,23 @@ export interface SessionUser {
   authMethod?: string | null;
   /** Whether the sign-in provider vouched for the email (never for the dev sign-in). */
   emailVerified?: boolean;
+  /** When this session signed in (epoch milliseconds): a revocation after it ends the session. */
+  signedInAt?: number | null;
 }
+
+/**
+ * The claims a session token must carry to be a session: anything else (a `sub` that is not a
+ * string, say) is no session, answered 401 like an expired one, never a 500.
+ */
+const sessionClaims = z.object({
+  sub: z.string().min(1).max(200),
+  email: z.string().max(320).nullish(),
+  authMethod: z.string().max(50).nullish(),
+  emailVerified: z.boolean().nullish(),
+  signedInAt: z.number().int().nonnegative().nullish(),
+  iat: z.number().nullish(),
+  exp: z.number().nullish(),
+});
 
 const COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 
@@ -86,17 +103,20 @@ async function decodeSessionUser(req: Request, cookies: Map<string, string>, sec
         cookieName,
         secureCookie: cookieName.startsWith("__Secure-"),
       });
-      if (token?.sub) {
-        return {
-          user: {
-            id: token.sub,
-            email: (token.email as string | undefined) ?? null,
-            authMethod: typeof token.authMethod === "string" ? token.authMethod : null,
-            emailVerified: token.emailVerified === true,
-          },
-          expiresAt: typeof token.exp === "number" ? token.exp * 1000 : Date.now() + DECODED_TTL_MS,
-        };
-      }
+      if (!token) continue;
+      const claims = sessionClaims.safeParse(token);
+      if (!claims.success) return null;
+      const c = claims.data;
+      return {
+        user: {
+          id: c.sub,
+          email: c.email ?? null,
+          authMethod: c.authMethod ?? null,
+          emailVerified: c.emailVerified === true,
+          signedInAt: c.signedInAt ?? (typeof c.iat === "number" ? Math.floor(c.iat) * 1000 : null),
+        },
+        expiresAt: typeof c.exp === "number" ? c.exp * 1000 : Date.now() + DECODED_TTL_MS,
+      };
     } catch {
       return null;
     }

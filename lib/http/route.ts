@@ -16,7 +16,7 @@ export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } fr
 async function resolveUser(req: Request) {
   const user = await getSessionUser(req);
   if (!user) return null;
-  const state = await accountState(user.id);
+  const state = await accountState(user.id, user.signedInAt);
   return state ? { ...user, locked: state === "locked" } : null;
 }
 

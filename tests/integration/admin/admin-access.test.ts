@@ -10,6 +10,7 @@ import { GET as userGet } from "@/app/api/admin/users/[id]/route";
 import { POST as creditsPost } from "@/app/api/admin/users/[id]/credits/route";
 import { POST as lockPost } from "@/app/api/admin/users/[id]/lock/route";
 import { POST as unlockPost } from "@/app/api/admin/users/[id]/unlock/route";
+import { POST as unlinkPost } from "@/app/api/admin/users/[id]/identities/[identityId]/unlink/route";
 import { GET as webhooksGet } from "@/app/api/admin/webhooks/route";
 import { GET as webhookGet } from "@/app/api/admin/webhooks/[id]/route";
 import { POST as replayPost } from "@/app/api/admin/webhooks/[id]/replay/route";
@@ -44,6 +45,7 @@ const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandle
   { method: "POST", path: `/api/admin/users/${ID}/credits`, handler: creditsPost, params: { id: ID }, body: { amount: 10, bucket: "subscription", reason: "x-check", idempotencyKey: "k1" } },
   { method: "POST", path: `/api/admin/users/${ID}/lock`, handler: lockPost, params: { id: ID }, body: REASON },
   { method: "POST", path: `/api/admin/users/${ID}/unlock`, handler: unlockPost, params: { id: ID }, body: REASON },
+  { method: "POST", path: `/api/admin/users/${ID}/identities/${ID}/unlink`, handler: unlinkPost, params: { id: ID, identityId: ID }, body: REASON },
   { method: "GET", path: "/api/admin/webhooks?status=failed", handler: webhooksGet },
   { method: "GET", path: `/api/admin/webhooks/${ID}`, handler: webhookGet, params: { id: ID } },
   { method: "POST", path: `/api/admin/webhooks/${ID}/replay`, handler: replayPost, params: { id: ID }, body: REASON },
@@ -63,8 +65,8 @@ describe("operator API: nobody else learns it exists", () => {
   it("covers every admin route file", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
-    expect(files).toHaveLength(13);
-    const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace("expire-bonus-credits", "[job]");
+    expect(files).toHaveLength(14);
+    const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));
   });
 

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmForm } from "@/components/admin/confirm-form";
-import type { AdminAdjustment, AdminLock, AdminUser } from "@/components/admin-types";
+import type { AdminAdjustment, AdminLock, AdminUnlink, AdminUser } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
@@ -183,6 +183,7 @@ export function UserDetail({ id }: { id: string }) {
             onDone={reload}
           />
         </section>
+        <SignInIdentities user={data} onDone={reload} />
         <section className="card text-sm" aria-labelledby="counts-title">
           <h2 id="counts-title">Data</h2>
           <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
@@ -200,6 +201,59 @@ export function UserDetail({ id }: { id: string }) {
         </section>
       </div>
     </>
+  );
+}
+
+/** The user's linked OAuth/OIDC identities, and unlinking one (which ends all of the user's sessions). */
+function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Promise<void> }) {
+  const [chosen, setChosen] = useState("");
+  const identities = user.identities;
+  const selected = identities.find((i) => i.id === chosen) ?? identities[0];
+  return (
+    <section className="card text-sm" aria-labelledby="identities-title">
+      <h2 id="identities-title">Sign-in identities</h2>
+      {identities.length === 0 ? (
+        <p className="mt-2 text-slate-600">None linked: this user signs in by email (or was created by the identity webhook).</p>
+      ) : (
+        <>
+          <ul className="mt-2 space-y-1">
+            {identities.map((i) => (
+              <li key={i.id}>
+                <span className="font-medium">{i.provider}</span> <code className="text-xs">{i.providerAccountId}</code>{" "}
+                <span className="text-xs text-slate-500">linked {formatDate(i.createdAt, true)}</span>
+              </li>
+            ))}
+          </ul>
+          <div className="mt-4">
+            <ConfirmForm
+              title="Unlink an identity"
+              fields={
+                <div>
+                  <label htmlFor="unlink-identity" className="field-label">
+                    Identity
+                  </label>
+                  <select id="unlink-identity" className="input" value={selected?.id ?? ""} onChange={(e) => setChosen(e.target.value)}>
+                    {identities.map((i) => (
+                      <option key={i.id} value={i.id}>
+                        {i.provider} · {i.providerAccountId}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              }
+              summary={`Unlink ${selected?.provider ?? ""} ${selected?.providerAccountId ?? ""} from ${user.user.email ?? user.user.id}: it no longer signs in as this user, and every session of theirs ends now.`}
+              confirmLabel="Confirm unlink"
+              danger
+              run={async (reason) => {
+                const r = await apiJson<AdminUnlink>(`/api/admin/users/${user.user.id}/identities/${selected?.id}/unlink`, { method: "POST", json: { reason } });
+                return `Unlinked ${r.provider}; sessions signed in before ${formatDate(r.sessionsRevokedAt, true)} have ended.`;
+              }}
+              onDone={onDone}
+            />
+          </div>
+        </>
+      )}
+    </section>
   );
 }
 

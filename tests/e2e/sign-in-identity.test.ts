@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "./client";
+import { removeDir, startServer, type RunningServer } from "./server";
+import { startOidcStub, type OidcClaims, type OidcStub } from "../helpers/oidc-stub";
+
+/**
+ * Single sign-on as an attacker would try it, through the real production server and a real OIDC
+ * flow (discovery, authorization code + PKCE, RS256 id_token) against a local OpenID provider: an
+ * identity is linked to an existing account by email only when the provider verified that email.
+ */
+const ADMIN_TOKEN = "e2e-admin-api-token-0123456789abcdef0123";
+let server: RunningServer;
+let oidc: OidcStub;
+
+beforeAll(async () => {
+  oidc = await startOidcStub();
+  server = await startServer(
+    {
+      AUTH_OIDC_ISSUER: oidc.issuer,
+      AUTH_OIDC_ID: oidc.clientId,
+      AUTH_OIDC_SECRET: oidc.clientSecret,
+      AUTH_OIDC_NAME: "Test SSO",
+      ADMIN_EMAILS: "boss@example.com",
+      ADMIN_API_TOKEN: ADMIN_TOKEN,
+    },
+    { dataDirPrefix: "svc-sso-" },
+  );
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await oidc?.close();
+  if (server) removeDir(server.dataDir);
+});
+
+/** The whole browser dance: csrf, POST signin/oidc, the provider's authorize, our callback. Returns where it lands. */
+async function oidcSignIn(client: Client, claims: OidcClaims): Promise<string> {
+  oidc.queue(claims);
+  const { body } = await client.json<{ csrfToken: string }>("/api/auth/csrf");
+  const start = await client.fetch("/api/auth/signin/oidc", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ csrfToken: body.csrfToken, callbackUrl: `${server.baseUrl}/dashboard` }).toString(),
+  });
+  expect(start.status).toBe(302);
+  const authorize = start.headers.get("location") as string;
+  expect(authorize.startsWith(`${oidc.issuer}/authorize?`)).toBe(true);
+  const back = await fetch(authorize, { redirect: "manual" });
+  const callback = new URL(back.headers.get("location") as string);
+  const done = await client.fetch(`${callback.pathname}${callback.search}`);
+  expect([302, 303]).toContain(done.status);
+  return new URL(done.headers.get("location") as string, server.baseUrl).toString();
+}
+
+async function sessionOf(client: Client): Promise<{ id?: string; email?: string } | undefined> {
+  const { body } = await client.json<{ user?: { id: string; email: string } } | null>("/api/auth/session");
+  return body?.user;
+}
+
+const admin = (path: string, init: RequestInit = {}) =>
+  fetch(`${server.baseUrl}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  });
+
+async function overview(userId: string) {
+  const res = await admin(`/api/admin/users/${userId}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { identities: { id: string; provider: string; providerAccountId: string }[] };
+}
+
+async function findUser(email: string): Promise<string | null> {
+  const res = await admin(`/api/admin/users?q=${encodeURIComponent(email)}`);
+  const { users } = (await res.json()) as { users: { id: string; email: string }[] };
+  return users.find((u) => u.email === email)?.id ?? null;
+}
+
+describe("OIDC sign-in and account linking", () => {
+  it("refuses to link an existing customer's account to an identity whose email the provider did not verify (false, absent)", async () => {
+    const victim = new Client(server.baseUrl);
+    await victim.signIn("victim@example.com");
+    const victimId = (await sessionOf(victim))?.id as string;
+    expect(victimId).toBeTruthy();
+
+    for (const claims of [
+      { sub: "attacker-1", email: "victim@example.com", email_verified: false },
+      { sub: "attacker-2", email: "Victim@Example.com" },
+      { sub: "attacker-3", email: "victim@example.com", email_verified: "false" },
+    ] as OidcClaims[]) {
+      const attacker = new Client(server.baseUrl);
+      const landed = await oidcSignIn(attacker, claims);
+      expect(landed).toBe(`${server.baseUrl}/signin?error=EmailNotVerified`);
+      expect(await sessionOf(attacker)).toBeUndefined();
+      expect([...attacker.cookies.keys()].some((k) => k.includes("session-token"))).toBe(false);
+    }
+    expect((await overview(victimId)).identities).toEqual([]);
+
+    // The page the attacker lands on says why, in words.
+    const page = await (await fetch(`${server.baseUrl}/signin?error=EmailNotVerified`)).text();
+    expect(page).toContain("has not verified");
+  });
+
+  it("creates nothing for an unverified email nobody uses yet", async () => {
+    const landed = await oidcSignIn(new Client(server.baseUrl), { sub: "squatter", email: "future-customer@example.com", email_verified: false });
+    expect(landed).toContain("error=EmailNotVerified");
+    expect(await findUser("future-customer@example.com")).toBeNull();
+  });
+
+  it("links a verified email to the existing account once, then the identity signs in as that user whatever email it shows", async () => {
+    const owner = new Client(server.baseUrl);
+    await owner.signIn("owner@example.com");
+    const ownerId = (await sessionOf(owner))?.id;
+
+    const sso = new Client(server.baseUrl);
+    expect(await oidcSignIn(sso, { sub: "owner-sso", email: "owner@example.com", email_verified: true, name: "Owner" })).toBe(`${server.baseUrl}/dashboard`);
+    expect((await sessionOf(sso))?.id).toBe(ownerId);
+    const { identities } = await overview(ownerId as string);
+    expect(identities).toMatchObject([{ provider: "oidc", providerAccountId: "owner-sso" }]);
+
+    // Later the same subject comes back with another, unverified address: still the owner, no new user.
+    const again = new Client(server.baseUrl);
+    expect(await oidcSignIn(again, { sub: "owner-sso", email: "someone-else@example.com" })).toBe(`${server.baseUrl}/dashboard`);
+    expect(await sessionOf(again)).toMatchObject({ id: ownerId, email: "owner@example.com" });
+    expect(await findUser("someone-else@example.com")).toBeNull();
+
+    // A verified "true" string (some issuers send one) creates a new user for a new address.
+    const fresh = new Client(server.baseUrl);
+    expect(await oidcSignIn(fresh, { sub: "newcomer", email: "newcomer@example.com", email_verified: "true" })).toBe(`${server.baseUrl}/dashboard`);
+    expect((await sessionOf(fresh))?.email).toBe("newcomer@example.com");
+  });
+
+  it("counts an email as verified for the operator check only when the provider said so in that sign-in", async () => {
+    const verified = new Client(server.baseUrl);
+    await oidcSignIn(verified, { sub: "boss-sso", email: "boss@example.com", email_verified: true });
+    expect((await verified.fetch("/api/admin/metrics/summary")).status).toBe(200);
+
+    // The same linked identity, now without the claim: signed in, but not an operator.
+    const unvouched = new Client(server.baseUrl);
+    expect(await oidcSignIn(unvouched, { sub: "boss-sso", email: "boss@example.com" })).toBe(`${server.baseUrl}/dashboard`);
+    expect((await sessionOf(unvouched))?.email).toBe("boss@example.com");
+    expect((await unvouched.fetch("/api/admin/metrics/summary")).status).toBe(404);
+  });
+
+  it("lets an operator unlink an identity: it no longer signs in as the user, and the user's sessions end", async () => {
+    const user = new Client(server.baseUrl);
+    await oidcSignIn(user, { sub: "unlink-me", email: "unlink@example.com", email_verified: true });
+    const userId = (await sessionOf(user))?.id as string;
+    expect((await user.fetch("/api/user/status")).status).toBe(200);
+    const [identity] = (await overview(userId)).identities;
+
+    expect((await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({}) })).status).toBe(400);
+    const res = await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({ reason: "not the customer's identity" }) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ unlinked: true, provider: "oidc" });
+    expect((await overview(userId)).identities).toEqual([]);
+    expect((await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({ reason: "twice" }) })).status).toBe(404);
+
+    // The session opened before the unlink is over, even after a refresh of its token.
+    expect((await user.fetch("/api/user/status")).status).toBe(401);
+    await user.fetch("/api/auth/session");
+    expect((await user.fetch("/api/user/status")).status).toBe(401);
+
+    const audit = await (await admin(`/api/admin/audit?action=user.identity.unlink&targetId=${userId}`)).json();
+    expect(audit.actions).toMatchObject([{ action: "user.identity.unlink", reason: "not the customer's identity" }]);
+
+    // Signing in again (verified) links it afresh and works.
+    const back = new Client(server.baseUrl);
+    await oidcSignIn(back, { sub: "unlink-me", email: "unlink@example.com", email_verified: true });
+    expect((await back.fetch("/api/user/status")).status).toBe(200);
+  });
+});
