@@ -4,7 +4,6 @@ import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
 import { z } from "zod";
 import { env } from "@/lib/config/env";
-import { db } from "@/lib/db/client";
 import { authSecret } from "@/lib/config/auth-secret";
 import { signInUser } from "./sign-in-user";
 import { githubVerifiedEmail, profileVouchesForEmail, signInWithIdentity } from "./sign-in-with-identity";
