@@ -35,7 +35,8 @@
  * leave docs/BENCHMARKS.md alone, BENCH_SKIP_BUILD=true to reuse .next-bench as is,
  * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring
  * (BENCH_SECTION names the section, default "AI gateway"),
- * BENCH_OBSERVABILITY=false to skip the metrics/tracing overhead run (bench/observability.ts, run last),
+ * BENCH_OVERHEAD=false to skip the pricing, key and routing overheads (bench/ai-overhead.ts, run after the
+ * scenarios), BENCH_OBSERVABILITY=false to skip the metrics/tracing overhead run (bench/observability.ts, run last),
  * BENCH_DATABASES=postgres (or embedded) to run one scenario only, BENCH_PORTKEY=false to leave the
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
@@ -716,7 +717,23 @@ async function main(): Promise<void> {
     writeSection(path.join(root, "docs", "BENCHMARKS.md"), "AI gateway", report(results, startedAt, steps, stubKeepAliveMs));
     console.log("wrote the AI gateway section of docs/BENCHMARKS.md");
   }
+  if (process.env.BENCH_OVERHEAD !== "false") runOverhead();
   if (process.env.BENCH_OBSERVABILITY !== "false") runObservability();
+}
+
+/**
+ * What metered pricing adds over flat (1 KB and 100 KB prompts) and the back-to-back row
+ * (bench/ai-overhead.ts, its own process and servers of this build), in its own section.
+ */
+function runOverhead(): void {
+  console.log("[overhead] bench/ai-overhead.ts ...");
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join("bench", "ai-overhead.ts")], {
+    cwd: process.cwd(),
+    env: { ...process.env, BENCH_SKIP_BUILD: "true" },
+    stdio: "inherit",
+    timeout: 1_200_000,
+  });
+  if (r.status !== 0) console.log(`[overhead] failed (exit ${r.status})`);
 }
 
 /**

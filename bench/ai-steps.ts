@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       settle: async () => {
         const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } });
         const t = performance.now();
-        await settleReservation(r, { model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9, cached: false });
+        await settleReservation(r, { amount: 15, costMicros: 6, metadata: { model: "gpt-4o-mini", promptTokens: 5, completionTokens: 9 } });
         return performance.now() - t;
       },
       provider: () => provider.chat({ model: "gpt-4o-mini", messages }),

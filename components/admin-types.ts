@@ -15,6 +15,7 @@ import type {
   replayResponse,
   summaryResponse,
   unlinkIdentityResponse,
+  usageReportResponse,
   userOverviewResponse,
   usersListResponse,
 } from "@/lib/admin/schemas";
@@ -25,6 +26,7 @@ export type AdminUser = z.infer<typeof userOverviewResponse>;
 export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;
 export type AdminUnlink = z.infer<typeof unlinkIdentityResponse>;
+export type AdminUsage = z.infer<typeof usageReportResponse>;
 export type AdminDeliveries = z.infer<typeof deliveriesListResponse>;
 export type AdminDelivery = z.infer<typeof deliveryDetailResponse>;
 export type AdminReplay = z.infer<typeof replayResponse>;

@@ -24,16 +24,29 @@ export type ErrorCode =
   | "unavailable"
   | "internal";
 
+export interface AppErrorOptions {
+  cause?: unknown;
+  /** Extra response headers (for example Retry-After on rate_limited). */
+  headers?: Record<string, string>;
+  /** The request field the error is about ("messages", "maxTokens"), when there is one. */
+  param?: string;
+  /** Figures behind the message, for callers that reword it (never secrets). */
+  details?: Record<string, number | string>;
+}
+
 export class AppError extends Error {
   readonly code: ErrorCode;
-  /** Extra response headers (for example Retry-After on rate_limited). */
   readonly headers?: Record<string, string>;
+  readonly param?: string;
+  readonly details?: Record<string, number | string>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+  constructor(code: ErrorCode, message: string, options?: AppErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
     this.code = code;
     this.headers = options?.headers;
+    this.param = options?.param;
+    this.details = options?.details;
   }
 }
 

@@ -11,6 +11,7 @@ export const metadata: Metadata = { title: { default: "Operator console", templa
 const ITEMS: NavItem[] = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/users", label: "Users" },
+  { href: "/admin/usage", label: "AI usage" },
   { href: "/admin/webhooks", label: "Webhooks" },
   { href: "/admin/cron", label: "Cron" },
   { href: "/admin/emails", label: "Emails" },

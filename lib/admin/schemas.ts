@@ -38,6 +38,12 @@ export const auditQuery = listQuery.extend({
   targetId: z.string().trim().max(200).optional(),
 });
 
+export const usageQuery = z.object({
+  from: z.string().trim().max(10).optional().meta({ description: "first day (UTC, YYYY-MM-DD); default 29 days before `to`" }),
+  to: z.string().trim().max(10).optional().meta({ description: "last day, included (UTC, YYYY-MM-DD); default today" }),
+  userId: z.string().trim().max(100).optional().meta({ description: "one user's usage" }),
+});
+
 export const cronQuery = z.object({ job: z.string().trim().max(100).optional(), cursor, limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 export const adjustCreditsBody = z.object({
@@ -235,4 +241,24 @@ export const auditListResponse = z.object({
     }),
   ),
   nextCursor: z.string().nullable(),
+});
+
+const usageFigures = {
+  calls: z.number(),
+  credits: z.number().meta({ description: "credits charged (after settlement)" }),
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  costUsd: z.number().meta({ description: "what the calls cost upstream (provider list prices)" }),
+  soldUsd: z.number().meta({ description: "credits x the credit's value" }),
+  marginUsd: z.number().meta({ description: "soldUsd - costUsd" }),
+};
+
+export const usageReportResponse = z.object({
+  from: z.string(),
+  to: z.string(),
+  userId: z.string().nullable(),
+  creditValueUsd: z.number(),
+  totals: z.object({ calls: z.number(), credits: z.number(), costUsd: z.number(), soldUsd: z.number(), marginUsd: z.number() }),
+  byModel: z.array(z.object({ model: z.string(), ...usageFigures })),
+  byUser: z.array(z.object({ userId: z.string(), email: z.string().nullable(), ...usageFigures })),
 });

@@ -189,7 +189,45 @@ function webmDuration(b: Uint8Array): AudioDuration {
       }
     }
   }
-  return duration !== null ? exact((duration * scale) / 1e9) : unknown;
+  // Recordings from a browser's MediaRecorder carry no Duration: the last cluster's timecode plus its
+  // last block's offset is where the audio ends (and a Duration that claims less is not believed).
+  const clusters = lastClusterEnd(b);
+  const ticks = Math.max(duration ?? 0, clusters ?? 0);
+  return duration !== null || clusters !== null ? exact((ticks * scale) / 1e9) : unknown;
+}
+
+/** The timecode (in ticks) of the last block of a WebM file: last Cluster Timecode + its blocks' offsets. */
+function lastClusterEnd(b: Uint8Array): number | null {
+  let clusterTime: number | null = null;
+  let end: number | null = null;
+  for (let at = 0; at + 8 < b.length; at++) {
+    if (b[at] === 0x1f && b[at + 1] === 0x43 && b[at + 2] === 0xb6 && b[at + 3] === 0x75) {
+      const size = readVint(b, at + 4);
+      const child = at + 4 + (size?.length ?? 1);
+      // The Timecode (0xE7) comes first in a cluster.
+      if (b[child] === 0xe7) {
+        const len = readVint(b, child + 1);
+        if (len && len.value >= 1 && len.value <= 8) {
+          let n = 0;
+          for (let i = 0; i < len.value; i++) n = n * 256 + (b[child + 1 + len.length + i] ?? 0);
+          clusterTime = n;
+          end = Math.max(end ?? 0, n);
+        }
+      }
+    } else if (clusterTime !== null && b[at] === 0xa3) {
+      // SimpleBlock: size, track number (vint), then a signed 16-bit offset from the cluster's time.
+      const size = readVint(b, at + 1);
+      if (!size) continue;
+      const track = readVint(b, at + 1 + size.length);
+      if (!track || track.value > 127) continue;
+      const t = at + 1 + size.length + track.length;
+      if (t + 2 > b.length) continue;
+      const offset = (b[t] << 8) | b[t + 1];
+      const signed = offset > 0x7fff ? offset - 0x10000 : offset;
+      if (signed > 0 && signed < 30_000) end = Math.max(end ?? 0, clusterTime + signed);
+    }
+  }
+  return end;
 }
 
 const MP3_BITRATES: Record<string, number[]> = {
@@ -226,6 +264,29 @@ function mp3Duration(b: Uint8Array): AudioDuration {
   }
   const seconds = ((b.length - at) * 8) / (kbps * 1000);
   return { seconds, how: "estimate" };
+}
+
+/**
+ * The most bits per second each format can plausibly carry: a file whose header claims a shorter
+ * recording than its size at this rate allows is counted at this rate instead (a doctored header
+ * must not make a long recording look short).
+ */
+const MAX_BITS_PER_SECOND: Record<AudioFormat, number> = {
+  webm: 512_000,
+  ogg: 512_000,
+  mp3: 320_000,
+  m4a: 512_000,
+  flac: 9_216_000,
+  wav: 9_216_000,
+};
+
+/**
+ * The seconds a recording is priced at before the provider has seen it: its duration as the file
+ * states it, and at least what its size implies at the format's highest plausible bit rate.
+ */
+export function billableAudioSeconds(format: AudioFormat, bytes: Uint8Array): number {
+  const stated = audioDuration(format, bytes).seconds ?? 0;
+  return Math.max(stated, (bytes.length * 8) / MAX_BITS_PER_SECOND[format]);
 }
 
 export function audioDuration(format: AudioFormat, bytes: Uint8Array): AudioDuration {

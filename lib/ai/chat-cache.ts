@@ -21,7 +21,7 @@ export async function readCachedChat(userId: string, key: string): Promise<ChatR
 export async function writeCachedChat(userId: string, key: string, result: ChatResult, ttlSeconds: number): Promise<void> {
   const prisma = await db();
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-  const response = { text: result.text, model: result.model, usage: result.usage };
+  const response = { text: result.text, model: result.model, usage: { ...result.usage } } as Record<string, unknown> as object;
   await prisma.aiResponseCache.upsert({
     where: { key },
     create: { key, userId, response, expiresAt },

@@ -1,36 +1,41 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 import type { Logger } from "@/lib/log";
+import { openCharge } from "./ai-charge";
 import { startChargedStream, type StreamFraming } from "./charged-stream";
 import { buildContentPrompt, checkTemplateFields, type ContentBody } from "./content-templates";
-import { aiProvider } from "./provider";
+import { pricedModel } from "./models";
+import { aiProvider, type ChatMessage } from "./provider";
+import { quoteChat } from "./quote-call";
 import { aiSettings } from "./settings";
 
 /**
- * POST /api/ai/generate-content: a template prompt streamed as SSE (25 credits): content chunks, then
- * the meta event, then [DONE]. The upstream call is bounded by the 60-second maximum duration.
+ * POST /api/ai/generate-content: a template prompt streamed as SSE (flat: 25 credits; metered: the
+ * usage's cost): content chunks, then the meta event, then [DONE]. The upstream call is bounded by the
+ * 60-second maximum duration.
  */
 export async function generateContent(input: { userId: string; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   checkTemplateFields(input.body);
   const provider = aiProvider();
   const settings = aiSettings();
   const prompt = buildContentPrompt(input.body);
-  const { body } = await startChargedStream({
+  const messages: ChatMessage[] = [
+    { role: "system", content: prompt.system },
+    { role: "user", content: prompt.user },
+  ];
+  const model = pricedModel(settings.chatModel, "chat");
+  const quote = quoteChat({ model, messages, flat: CREDIT_COSTS.contentGeneration, field: "fields" });
+  const charge = await openCharge({
     userId: input.userId,
-    cost: CREDIT_COSTS.contentGeneration,
     operation: "content_generation",
+    quote,
+    metadata: { provider: provider.name, template: input.body.template, language: input.body.language },
+  });
+  return startChargedStream({
+    charge,
     provider,
-    request: {
-      model: settings.chatModel,
-      messages: [
-        { role: "system", content: prompt.system },
-        { role: "user", content: prompt.user },
-      ],
-      timeoutMs: settings.longTimeoutMs,
-    },
+    request: { model: model.id, messages, maxTokens: quote.maxOutputTokens, timeoutMs: settings.longTimeoutMs },
     clientSignal: input.signal,
     framing: input.framing,
-    metadata: { template: input.body.template, language: input.body.language },
     log: input.log,
   });
-  return body;
 }

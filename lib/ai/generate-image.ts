@@ -1,8 +1,11 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { refundReservation, reserveCredits, settleReservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
+import { openCharge, refundCharge, settleCharge } from "./ai-charge";
+import { pricedModel } from "./models";
 import { OFFLINE_MODEL_PREFIX, aiProvider } from "./provider";
+import { countTokens } from "./tokens";
+import { dearestImage, quoteImage } from "./quote-call";
 import type { ImageBody } from "./schemas";
 import { aiSettings } from "./settings";
 
@@ -20,23 +23,27 @@ export interface ImageAnswer {
 const MIME = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" } as const;
 
 /**
- * POST /api/ai/image-gen: 80 credits reserved first (402 without an upstream call), refunded when the
- * provider fails, times out (60 s) or refuses (content policy -> 400).
+ * POST /api/ai/image-gen: the image's worst case (quality and size "auto" count as the dearest) is
+ * quoted and reserved first (flat: 80 credits, refusing what 80 credits do not pay for; 402 without an
+ * upstream call), refunded when the provider fails, times out (60 s) or refuses (content policy ->
+ * 400), and settled at the price of what was rendered.
  */
 export async function generateImage(input: { userId: string; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
   const provider = aiProvider();
   const settings = aiSettings();
   const { body } = input;
   const providerModel = settings.imageModels[body.model];
-  const cost = CREDIT_COSTS.imageGeneration;
-  const reservation = await reserveCredits({
+  const model = pricedModel(providerModel, "image");
+  const quote = quoteImage({ model, prompt: body.prompt, size: body.size, quality: body.quality, flat: CREDIT_COSTS.imageGeneration });
+  const charge = await openCharge({
     userId: input.userId,
-    amount: cost,
     operation: "image_generation",
-    metadata: { model: body.model, providerModel, provider: provider.name },
+    quote,
+    metadata: { publicModel: body.model, provider: provider.name },
   });
+  let result;
   try {
-    const result = await provider.generateImage({
+    result = await provider.generateImage({
       prompt: body.prompt,
       model: providerModel,
       size: body.size,
@@ -46,20 +53,22 @@ export async function generateImage(input: { userId: string; body: ImageBody; si
       signal: input.signal,
       timeoutMs: settings.longTimeoutMs,
     });
-    await settleReservation(reservation, { format: result.format });
-    return {
-      image: `data:${MIME[result.format]};base64,${result.b64}`,
-      model: provider.offline ? `${OFFLINE_MODEL_PREFIX}${body.model}` : body.model,
-      size: provider.offline && body.size === "auto" ? "1024x1024" : body.size,
-      quality: body.quality,
-      format: result.format,
-      revised_prompt: result.revisedPrompt,
-      credits_used: reservation.charged ? cost : 0,
-      credits_remaining: reservation.remaining,
-    };
   } catch (error) {
-    await refundReservation(reservation, { reason: isAppError(error) ? error.code : "aborted" });
+    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
     if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
     throw error;
   }
+  // Priced as rendered: what the provider reports, else what was asked ("auto": the dearest).
+  const rendered = dearestImage(model, result.quality ?? body.quality, result.size ?? body.size);
+  const settled = await settleCharge(charge, { promptTokens: countTokens(body.prompt), images: { ...rendered, count: 1 } }, { metadata: { format: result.format } });
+  return {
+    image: `data:${MIME[result.format]};base64,${result.b64}`,
+    model: provider.offline ? `${OFFLINE_MODEL_PREFIX}${body.model}` : body.model,
+    size: provider.offline && body.size === "auto" ? "1024x1024" : body.size,
+    quality: body.quality,
+    format: result.format,
+    revised_prompt: result.revisedPrompt,
+    credits_used: settled.credits,
+    credits_remaining: settled.remaining,
+  };
 }

@@ -242,6 +242,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           usage: {
             promptTokens: completion.usage?.prompt_tokens ?? 0,
             completionTokens: completion.usage?.completion_tokens ?? 0,
+            ...(completion.usage?.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: completion.usage.prompt_tokens_details.cached_tokens } : {}),
           },
         };
       });
@@ -273,7 +274,13 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
                 yield { type: "text", text: delta.content };
               }
               if (chunk.usage) {
-                yield { type: "usage", model, promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+                yield {
+                  type: "usage",
+                  model,
+                  promptTokens: chunk.usage.prompt_tokens ?? 0,
+                  completionTokens: chunk.usage.completion_tokens ?? 0,
+                  ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
+                };
               }
             }
             // An aborted answer can end its iteration quietly: report why it ended.
@@ -353,6 +360,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
         return {
           b64,
           format: ((res as { output_format?: string }).output_format as ImageResult["format"]) ?? req.outputFormat,
+          ...((res as { quality?: string }).quality ? { quality: (res as { quality?: string }).quality } : {}),
+          ...((res as { size?: string }).size ? { size: (res as { size?: string }).size } : {}),
           revisedPrompt: item?.revised_prompt ?? req.prompt,
           model: req.model,
         };

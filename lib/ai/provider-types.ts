@@ -25,15 +25,20 @@ export interface ChatRequest {
   timeoutMs?: number;
 }
 
+/** Token counts as the provider reported them (cachedPromptTokens: of the prompt, served from its prompt cache). */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedPromptTokens?: number;
+}
+
 export interface ChatResult {
   text: string;
   model: string;
-  usage: { promptTokens: number; completionTokens: number };
+  usage: TokenUsage;
 }
 
-export type StreamPart =
-  | { type: "text"; text: string }
-  | { type: "usage"; model: string; promptTokens: number; completionTokens: number };
+export type StreamPart = { type: "text"; text: string } | ({ type: "usage"; model: string } & TokenUsage);
 
 export interface TranscribeRequest {
   audio: Uint8Array;
@@ -78,6 +83,9 @@ export interface ImageResult {
   format: ImageFormat;
   revisedPrompt: string;
   model: string;
+  /** The quality and size the provider says it rendered (a request for "auto" learns them here). */
+  quality?: string;
+  size?: string;
 }
 
 export interface AiProvider {

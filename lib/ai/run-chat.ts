@@ -1,10 +1,12 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { flushSettlements, queueSettlement, refundReservation, reserveCredits, settleReservation, type Reservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { isAbortError } from "./abort";
+import { openCharge, priceUsage, refundCharge, settleCharge, type AiCharge } from "./ai-charge";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
+import { pricedModel } from "./models";
 import { aiProvider, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult } from "./provider";
+import { quoteChat, type Quote } from "./quote-call";
 import { DEFAULT_CACHE_TTL_SECONDS, type ChatBody } from "./schemas";
 import { resolveChatModel } from "./settings";
 
@@ -21,6 +23,14 @@ export function toChatRequest(body: ChatBody): ChatRequest {
   if (body.context) messages.push({ role: "system", content: `Context for the conversation:\n${body.context}` });
   for (const m of body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
   return { model: resolveChatModel(body.model), messages, temperature: body.temperature, maxTokens: body.maxTokens };
+}
+
+/** The request and its worst-case quote; the request's output cap becomes the quote's. 400s name the field. */
+function prepare(body: ChatBody, field = "messages"): { req: ChatRequest; quote: Quote } {
+  const req = toChatRequest(body);
+  const model = pricedModel(req.model as string, "chat");
+  const quote = quoteChat({ model, messages: req.messages, maxTokens: body.maxTokens, flat: CREDIT_COSTS.chat, field });
+  return { req: { ...req, maxTokens: quote.maxOutputTokens }, quote };
 }
 
 /** Runs one chat request whose credits are already reserved; never charges. */
@@ -45,66 +55,76 @@ function clientGone(): AppError {
 }
 
 /**
- * POST /api/ai/chat, single mode: 15 credits reserved before anything else (402 without an upstream
- * call), refunded when the provider fails or refuses. A cache hit is charged like any other answer.
- * The settlement (model and token counts on the ledger row) is written by `after`, once the answer
- * is on its way: the credits were taken by the reservation, so nothing the client gets depends on it.
+ * POST /api/ai/chat, single mode: the call's worst case is quoted (a 400 names what is too large)
+ * and reserved before anything else (402 without an upstream call), refunded when the provider fails
+ * or refuses, and settled at its price (flat: 15 credits; metered: the usage's cost) before the
+ * answer is returned, so `cost` is what was charged.
  */
-export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal; after?: (task: () => Promise<unknown>) => Promise<void> }): Promise<ChatAnswer> {
+export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
   const provider = aiProvider();
-  const req = toChatRequest(input.body);
-  const cost = CREDIT_COSTS.chat;
-  const reservation = await reserveCredits({ userId: input.userId, amount: cost, operation: "chat", metadata: { model: req.model, provider: provider.name } });
+  const { req, quote } = prepare(input.body);
+  const charge = await openCharge({ userId: input.userId, operation: "chat", quote, metadata: { provider: provider.name } });
+  let outcome: { result: ChatResult; cached: boolean };
   try {
-    const { result, cached } = await answer(provider, input.userId, input.body, req, input.signal);
-    const metadata = { model: result.model, promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens, cached };
-    if (input.after) {
-      queueSettlement(reservation, metadata);
-      await input.after(flushSettlements);
-    } else {
-      await settleReservation(reservation, metadata);
-    }
-    return { ...result, cost: reservation.charged ? cost : 0, cached };
+    outcome = await answer(provider, input.userId, input.body, req, input.signal);
   } catch (error) {
-    await refundReservation(reservation, { reason: isAppError(error) ? error.code : "aborted" });
+    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
     if (isAbortError(error)) throw clientGone();
     throw error;
   }
+  const { result, cached } = outcome;
+  const settled = await settleCharge(charge, result.usage, { cached, model: result.model });
+  return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached };
 }
 
 export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string };
 
 /**
- * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. The whole batch
- * (15 x n) is reserved first (402 if not enough, no upstream call); each failed item is refunded (one
- * partial refund once all items settled). `cost` is what was finally charged.
+ * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. Every item is quoted
+ * first (a 400 names the item's field), the sum of their worst cases is reserved as one charge (402 if
+ * not enough, no upstream call), and the charge is settled at the sum of the answered items' prices:
+ * failed items cost nothing. `cost` is what was finally charged.
  */
 export async function runChatBatch(input: { userId: string; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
   const provider = aiProvider();
-  const prepared = input.requests.map((body) => ({ body, req: toChatRequest(body) }));
-  const unit = CREDIT_COSTS.chat;
-  const reservation: Reservation = await reserveCredits({
-    userId: input.userId,
-    amount: unit * prepared.length,
-    operation: "chat_batch",
-    metadata: { items: prepared.length, provider: provider.name },
+  const prepared = input.requests.map((body, i) => ({ body, ...prepare(body, `requests.${i}.messages`) }));
+  const batchQuote: Quote = {
+    ...prepared[0].quote,
+    reserve: prepared.reduce((sum, p) => sum + p.quote.reserve, 0),
+    worstMicros: prepared.reduce((sum, p) => sum + p.quote.worstMicros, 0),
+  };
+  const charge: AiCharge = await openCharge({ userId: input.userId, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
+  const outcomes = await Promise.allSettled(prepared.map(({ body, req }) => answer(provider, input.userId, body, req, input.signal)));
+  const priced = outcomes.map((o, i) => {
+    if (o.status === "rejected") return null;
+    return priceUsage({ ...charge, quote: prepared[i].quote }, o.value.result.usage, { cached: o.value.cached });
   });
-  const settledItems = await Promise.allSettled(prepared.map(({ body, req }) => answer(provider, input.userId, body, req, input.signal)));
-  const charged = reservation.charged ? unit : 0;
-  const results: BatchItem[] = settledItems.map((s) =>
-    s.status === "fulfilled"
-      ? { text: s.value.result.text, model: s.value.result.model, usage: s.value.result.usage, cost: charged, cached: s.value.cached }
-      : { error: itemError(s.reason) },
-  );
-  const failed = results.filter((r) => "error" in r).length;
-  if (failed === results.length) {
-    await refundReservation(reservation, { reason: "batch_failed" });
+  const answered = priced.filter((p) => p !== null).length;
+  if (answered === 0) {
+    await refundCharge(charge, "batch_failed");
     if (input.signal?.aborted) throw clientGone();
-  } else {
-    if (failed > 0) await refundReservation(reservation, { amount: unit * failed, reason: "batch_items_failed" });
-    await settleReservation(reservation, { items: results.length, failed });
   }
-  return { results, cost: charged * (results.length - failed) };
+  const credits = priced.reduce((sum, p) => sum + (p?.credits ?? 0), 0);
+  const micros = priced.reduce((sum, p) => sum + (p?.micros ?? 0), 0);
+  const usage = outcomes.reduce(
+    (u, o) => (o.status === "fulfilled" ? { promptTokens: u.promptTokens + o.value.result.usage.promptTokens, completionTokens: u.completionTokens + o.value.result.usage.completionTokens } : u),
+    { promptTokens: 0, completionTokens: 0 },
+  );
+  const charged = charge.reservation.charged;
+  if (answered > 0) {
+    await settleCharge(charge, usage, { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered } });
+  }
+  const results: BatchItem[] = outcomes.map((o, i) =>
+    o.status === "fulfilled"
+      ? { text: o.value.result.text, model: o.value.result.model, usage: specUsage(o.value.result.usage), cost: charged ? (priced[i]?.credits ?? 0) : 0, cached: o.value.cached }
+      : { error: itemError(o.reason) },
+  );
+  return { results, cost: charged ? credits : 0 };
+}
+
+/** The answer's `usage` as SPEC §4.4 shapes it (the cached share is recorded on the ledger, not answered). */
+function specUsage(u: ChatResult["usage"]): { promptTokens: number; completionTokens: number } {
+  return { promptTokens: u.promptTokens, completionTokens: u.completionTokens };
 }
 
 function itemError(error: unknown): string {

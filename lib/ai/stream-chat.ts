@@ -1,8 +1,11 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 import type { Logger } from "@/lib/log";
+import { openCharge } from "./ai-charge";
 import { creditAllowanceHeaders } from "./credit-allowance";
 import { startChargedStream, type StreamFraming } from "./charged-stream";
+import { pricedModel } from "./models";
 import { aiProvider, type ChatMessage } from "./provider";
+import { quoteChat } from "./quote-call";
 import type { StreamBody } from "./schemas";
 import { resolveChatModel } from "./settings";
 
@@ -12,28 +15,32 @@ export function hasImagePart(body: StreamBody): boolean {
 }
 
 /**
- * POST /api/ai/stream: a charged SSE chat stream (20 credits, 30 with an image part). Answers the
- * body and the X-RateLimit-* headers describing the user's credit allowance after this charge.
+ * POST /api/ai/stream: a charged SSE chat stream (flat: 20 credits, 30 with an image part; metered:
+ * the usage's cost). Answers the body and the X-RateLimit-* headers describing the user's credit
+ * allowance after the reservation.
  */
 export async function streamChat(input: { userId: string; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   const provider = aiProvider();
   const withImage = hasImagePart(input.body);
-  const cost = withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText;
   const messages: ChatMessage[] = [];
   if (input.body.systemPrompt) messages.push({ role: "system", content: input.body.systemPrompt });
   for (const m of input.body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
-  const request = { model: resolveChatModel(input.body.model), messages, temperature: input.body.temperature, maxTokens: input.body.maxTokens };
-  const { body, reservation } = await startChargedStream({
+  const model = pricedModel(resolveChatModel(input.body.model), "chat");
+  const quote = quoteChat({ model, messages, maxTokens: input.body.maxTokens, flat: withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText });
+  const charge = await openCharge({
     userId: input.userId,
-    cost,
     operation: withImage ? "stream_image" : "stream",
+    quote,
+    metadata: { provider: provider.name, withImage },
+  });
+  const body = await startChargedStream({
+    charge,
     provider,
-    request,
+    request: { model: model.id, messages, temperature: input.body.temperature, maxTokens: quote.maxOutputTokens },
     clientSignal: input.signal,
     framing: input.framing,
-    metadata: { withImage },
     log: input.log,
   });
   // From what the charge read under its balance lock: no query of their own.
-  return { body, headers: creditAllowanceHeaders(reservation), cost };
+  return { body, headers: creditAllowanceHeaders(charge.reservation) };
 }

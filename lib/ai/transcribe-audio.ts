@@ -2,11 +2,14 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { refundReservation, reserveCredits, settleReservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
-import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
+import { openCharge, refundCharge, settleCharge } from "./ai-charge";
+import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, billableAudioSeconds, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
+import { pricedModel } from "./models";
 import { aiProvider } from "./provider";
+import { quoteTranscription } from "./quote-call";
+import { aiSettings } from "./settings";
 
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 /** Room for multipart boundaries, part headers and small fields on top of the file itself. */
@@ -114,35 +117,41 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
 }
 
 /**
- * POST /api/ai/speech-to-text: 20 credits reserved after the upload was validated and before the
- * provider call (402 without an upstream call), refunded when the provider fails or refuses.
+ * POST /api/ai/speech-to-text: the recording's length is read from the file (lib/ai/audio.ts, at
+ * least what its size implies) and its price quoted and reserved after the upload was validated and
+ * before the provider call (flat: 20 credits, refusing recordings longer than 20 credits pay for; 402
+ * without an upstream call), refunded when the provider fails or refuses, and settled at the duration
+ * the provider reports (the file's when it reports none).
  */
 export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
   // The upload is validated first: a bad request is a 400 whatever the provider's state.
   const upload = await readAudioUpload(input.req);
   const provider = aiProvider();
-  const cost = CREDIT_COSTS.speechToText;
-  const reservation = await reserveCredits({
+  const model = pricedModel(aiSettings().transcriptionModel, "transcription");
+  const seconds = billableAudioSeconds(upload.format, upload.bytes);
+  const quote = quoteTranscription({ model, seconds, flat: CREDIT_COSTS.speechToText });
+  const charge = await openCharge({
     userId: input.userId,
-    amount: cost,
     operation: "speech_to_text",
+    quote,
     metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name },
   });
+  let result;
   try {
-    const result = await provider.transcribe({
+    result = await provider.transcribe({
       audio: upload.bytes,
       filename: upload.filename,
       mimeType: upload.mimeType,
       language: upload.language,
       signal: input.req.signal,
     });
-    let duration = result.duration;
-    if (!(duration > 0)) duration = audioDuration(upload.format, upload.bytes).seconds ?? 0;
-    await settleReservation(reservation, { model: result.model, duration });
-    return { text: result.text, language: result.language, duration };
   } catch (error) {
-    await refundReservation(reservation, { reason: isAppError(error) ? error.code : "aborted" });
+    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
     if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
     throw error;
   }
+  // The provider bills the duration it decoded; without one, what the file was priced at.
+  await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model });
+  const duration = result.duration > 0 ? result.duration : (audioDuration(upload.format, upload.bytes).seconds ?? 0);
+  return { text: result.text, language: result.language, duration };
 }

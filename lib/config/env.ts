@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { modelOverridesSchema } from "./model-overrides";
 
 /**
  * The one place that reads process.env. Every setting of .env.example is declared here, validated by
@@ -41,6 +42,43 @@ const int = (fallback: number, min = 0) =>
         return z.NEVER;
       }
       return n;
+    });
+
+/** A decimal number (unset or empty: `fallback`, which may be undefined). */
+const decimal = (options: { fallback?: number; min: number; exclusiveMin?: boolean }) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx): number | undefined => {
+      if (v === undefined || v.trim() === "") return options.fallback;
+      const n = Number(v);
+      const tooSmall = options.exclusiveMin ? n <= options.min : n < options.min;
+      if (!Number.isFinite(n) || tooSmall) {
+        ctx.addIssue({ code: "custom", message: `must be a number ${options.exclusiveMin ? ">" : ">="} ${options.min}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+/** A JSON object (unset or empty: undefined), checked by `shape`; its problems are named by path. */
+const jsonObject = <T extends z.ZodType>(shape: T) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx): z.infer<T> | undefined => {
+      if (v === undefined || v.trim() === "") return undefined;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "is not valid JSON" });
+        return z.NEVER;
+      }
+      const result = shape.safeParse(parsed);
+      if (!result.success) {
+        for (const issue of result.error.issues.slice(0, 10)) ctx.addIssue({ code: "custom", message: `${issue.path.join(".") || "(value)"}: ${issue.message}` });
+        return z.NEVER;
+      }
+      return result.data;
     });
 
 const schema = z.object({
@@ -139,6 +177,16 @@ const schema = z.object({
   AI_TRANSCRIPTION_MODEL: optionalText,
   AI_EMBEDDING_MODEL: optionalText,
   AI_TIMEOUT_MS: int(60_000, 1),
+  /** flat: SPEC's fixed credit costs (refusing calls that would cost more than they are worth); metered: priced by model and tokens. */
+  AI_PRICING_MODE: optionalEnum(["flat", "metered"]).transform((v) => v ?? "flat"),
+  /** USD value of one credit; unset: the lowest price a credit is sold at in the pricing catalog. */
+  CREDIT_VALUE_USD: decimal({ min: 0, exclusiveMin: true }),
+  /** Provider cost x markup = what a call sells for (at least 1: never below cost). */
+  AI_MARKUP: decimal({ min: 1, fallback: 1 }),
+  /** Least credits a metered call costs. */
+  AI_MIN_CREDITS_PER_CALL: int(1, 0),
+  /** Model catalog overrides and additions: { "<model id>": { ...fields } } (lib/ai/models.ts). */
+  AI_MODELS: jsonObject(modelOverridesSchema),
 
   // Traces (OpenTelemetry; the SDK also reads its standard OTEL_* variables itself)
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,

@@ -5,6 +5,34 @@ import { z } from "zod";
 const tierPrice = z.object({ key: z.string(), name: z.string(), monthlyPrice: z.number(), yearlyPrice: z.number() });
 const perTier = <T extends z.ZodType>(value: T) => z.record(z.string(), value);
 
+const tokenPrices = z.object({ input: z.number(), cachedInput: z.number().optional(), output: z.number().optional() });
+const chatLimit = z.object({ maxInputTokens: z.number(), maxOutputTokens: z.number() });
+
+/** How AI calls are priced (docs/API-NOTES.md "Pricing"): the mode, a credit's value, and the models in use. */
+export const aiPricing = z.object({
+  mode: z.enum(["flat", "metered"]).meta({ description: "flat: SPEC's fixed costs (flatCosts); metered: provider cost x markup / creditValueUsd, rounded up" }),
+  creditValueUsd: z.number(),
+  markup: z.number(),
+  minCreditsPerCall: z.number(),
+  pricesAsOf: z.string().meta({ description: "date of the list prices" }),
+  flatCosts: z.record(z.string(), z.number()),
+  models: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(["chat", "embedding", "image", "transcription"]),
+      vendor: z.string(),
+      contextWindow: z.number().optional(),
+      maxOutputTokens: z.number().optional(),
+      usdPerMillionTokens: tokenPrices.optional(),
+      longContext: tokenPrices.extend({ above: z.number() }).optional(),
+      usdPerImage: z.record(z.string(), z.record(z.string(), z.number())).optional(),
+      usdPerAudioMinute: z.number().optional(),
+      flatLimits: z.object({ chat: chatLimit, stream: chatLimit }).optional().meta({ description: "flat mode: the largest input (with no output) and output (with a short prompt) each flat price accepts" }),
+      flatBudgetUsd: z.number().optional(),
+    }),
+  ),
+});
+
 /** GET /api/config/public (SPEC §2 "Pricing configuration"): creditBased or classicSaas by model. */
 export const publicConfigResponse = z.object({
   model: z.enum(["credit_based", "classic_saas"]),
@@ -29,6 +57,7 @@ export const publicConfigResponse = z.object({
       bonusMonthlyLimits: perTier(z.number()),
       bonusExpiryDays: z.number(),
       userToggleEnabled: z.boolean(),
+      aiPricing: aiPricing.optional(),
     })
     .optional(),
   classicSaas: z.object({ trialDays: z.number(), yearlyPrices: perTier(z.number()) }).optional(),

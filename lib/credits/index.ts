@@ -5,8 +5,8 @@
 export type { CreditAllowance, Reservation } from "./types";
 export { UNLIMITED_CREDITS } from "./types";
 export { reserveCredits, type ReserveInput } from "./reserve-credits";
-export { flushSettlements, queueSettlement, settleReservation } from "./settle-reservation";
-export { settleStaleReservations, STALE_RESERVATION_MS } from "./settle-stale-reservations";
+export { drainSettlements, settleReservation, type SettleInput, type Settlement } from "./settle-reservation";
+export { refundStaleReservations, staleReservationMs } from "./refund-stale-reservations";
 export { refundReservation } from "./refund-reservation";
 export { getCreditSummary, type CreditSummary } from "./get-credit-summary";
 export { applyMonthlyAllocation, freeCycleKey, rolloverFreeAllocationIfDue, type MonthlyAllocationInput } from "./apply-monthly-allocation";
@@ -16,5 +16,6 @@ export { expireBonusPurchases } from "./expire-bonus-purchases";
 export { initializeCredits } from "./initialize-credits";
 export { getAiUsage, type AiUsage } from "./get-ai-usage";
 export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
+export { exportCreditHistory } from "./export-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";
 export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";

@@ -48,7 +48,9 @@ export async function queryPrepared<T>(name: string, text: string, params: unkno
 
 /** The spec's insufficient-credits error (→ 402). */
 export function insufficientCredits(cost: number, available: number): AppError {
-  return new AppError("insufficient_credits", `Insufficient credits: this operation costs ${cost}, you have ${available} available`);
+  return new AppError("insufficient_credits", `Insufficient credits: this operation costs ${cost}, you have ${available} available`, {
+    details: { cost, available },
+  });
 }
 
 interface BalanceRow {
@@ -135,25 +137,27 @@ export async function insertOperationOnce(
 }
 
 /**
- * A charge as recorded: a credit_operations row (charges with an idempotency key or drawing on bonus
- * purchases; the draws are in its details) or, for the plain one-statement charge, its single usage
- * ledger row (whose id is the reservation id).
+ * A charge as recorded: its credit_operations row (the draws are in its details; locked FOR UPDATE)
+ * or, for a plain charge made before every charge had that row, its single usage ledger row (whose
+ * id is the reservation id; such a charge counts as reserved).
  */
 export async function loadCharge(
   tx: Tx,
   reservation: { id: string; userId: string },
-): Promise<{ amount: number; details: ChargeDetails; operationRow: boolean } | null> {
-  const op = await tx.creditOperation.findFirst({ where: { id: reservation.id, userId: reservation.userId, kind: "charge" } });
+): Promise<{ amount: number; status: string; details: ChargeDetails } | null> {
+  const [op] = await tx.$queryRaw<{ amount: number; status: string; details: unknown }[]>`
+    SELECT amount, status, details FROM credit_operations
+    WHERE id = ${reservation.id}::text AND user_id = ${reservation.userId}::text AND kind = 'charge' FOR UPDATE`;
   if (op) {
-    const details = (op.details ?? { operation: "unknown", draws: [] }) as unknown as ChargeDetails;
-    return { amount: op.amount, details, operationRow: true };
+    const details = (op.details ?? { operation: "unknown", draws: [] }) as ChargeDetails;
+    return { amount: Number(op.amount), status: op.status, details };
   }
   const row = await tx.creditTransaction.findFirst({ where: { id: reservation.id, userId: reservation.userId, type: "usage", operationId: null } });
   if (!row) return null;
   const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : undefined;
   return {
     amount: -row.amount,
+    status: "reserved",
     details: { operation: row.operation, draws: [{ bonusPurchaseId: row.bonusPurchaseId, amount: -row.amount }], metadata },
-    operationRow: false,
   };
 }

@@ -6,24 +6,19 @@ import { bonusSpendable, heldBonusCredits, insertLedgerRows, insertOperationOnce
 import { UNLIMITED_CREDITS, type Draw, type Reservation } from "./types";
 
 /** refundReservation, in a "credits.refund" span (lib/tracing). */
-export function refundReservation(reservation: Reservation, options: { amount?: number; reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
-  return withSpan("credits.refund", { "credits.amount": options.amount ?? reservation.amount }, () => refundReservationUntraced(reservation, options));
+export function refundReservation(reservation: Reservation, options: { reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
+  return withSpan("credits.refund", { "credits.amount": reservation.amount }, () => refundReservationUntraced(reservation, options));
 }
 
 /**
- * Returns a reservation's credits (all, or `amount` of them) to the buckets they came from, writing
- * `refund` ledger rows, in one transaction under the balance row lock. Idempotent: the refund is keyed
- * `refund:<reservation id>`, so a second call refunds nothing. A partial refund returns the
- * last-drawn credits first (bonus before subscription), as if the charge had been that much smaller.
+ * Returns a reserved charge's credits to the buckets they came from (the work it paid for failed),
+ * writing `refund` ledger rows, in one transaction under the balance row lock. Only a charge still
+ * `reserved` is refunded: one that was settled (its answer went out) or refunded before is left as it
+ * is, so a refund racing a settlement never returns credits twice. Keyed `refund:<reservation id>`.
  * Credits returned to a bonus purchase keep its expiry (the expiry job expires them if it has passed).
  */
-async function refundReservationUntraced(
-  reservation: Reservation,
-  options: { amount?: number; reason?: string } = {},
-): Promise<{ refunded: number; remaining: number }> {
+async function refundReservationUntraced(reservation: Reservation, options: { reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
   if (!reservation.charged || !reservation.id) return { refunded: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS };
-  const requested = options.amount ?? reservation.amount;
-  if (!Number.isInteger(requested) || requested < 0) throw new AppError("bad_request", `Refund amount must be a non-negative integer, got ${requested}`);
   const { userId } = reservation;
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
@@ -34,8 +29,9 @@ async function refundReservationUntraced(
 
     const charge = await loadCharge(tx, reservation);
     if (!charge) throw new AppError("not_found", "Reservation not found");
+    if (charge.status !== "reserved") return { refunded: 0, remaining: await usable() };
     const { details } = charge;
-    const total = Math.min(requested, charge.amount);
+    const total = charge.amount;
 
     // Plan: walk the draws backwards (last drawn, first returned).
     const returns: Draw[] = [];

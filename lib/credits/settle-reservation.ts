@@ -1,95 +1,132 @@
-import { log } from "@/lib/log";
+import { flags } from "@/lib/config/flags";
+import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
-import { queryPrepared } from "./ledger";
-import type { Reservation } from "./types";
+import { bonusSpendable, queryPrepared } from "./ledger";
+import { UNLIMITED_CREDITS, type Reservation } from "./types";
+
+export interface SettleInput {
+  /**
+   * What the work really cost, in credits (default: the reserved amount). Less returns the rest to
+   * the buckets it came from; more draws the difference, never below zero (what cannot be drawn is
+   * recorded as uncollected).
+   */
+  amount?: number;
+  /** Merged into the charge's ledger rows: model, token counts, provider cost. */
+  metadata?: Record<string, unknown>;
+  /** What the call cost upstream, in USD millionths (the operator's usage report). */
+  costMicros?: number;
+}
+
+export interface Settlement {
+  /** False when the charge was not reserved any more (settled or refunded before) or nothing was charged. */
+  settled: boolean;
+  /** Credits finally charged. */
+  charged: number;
+  /** Usable credits after the settlement. */
+  remaining: number;
+}
+
+interface SettleRow {
+  item: number;
+  outcome: "settled" | "not_reserved";
+  charged: number | null;
+  subscription_credits: number | null;
+  bonus_held: number | null;
+  auto_use: boolean | null;
+}
+
+interface Waiting {
+  reservation: Reservation;
+  input: SettleInput;
+  resolve: (s: Settlement) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
- * Settles reservations through the `settle_credits` database function (migration
- * 20261125000100_credit_functions): each is marked settled and its metadata (the model used, token
- * counts) merged into its ledger rows and operation row, several in one round trip.
+ * Settles reserved charges through the `settle_charges` database function (migration
+ * 20261126000100_metered_settlement): the charge becomes its final amount (the unused part returned,
+ * or the rest drawn), its usage recorded, in one statement. Group commit, as for reservations: the
+ * first settlement waits one event-loop turn, those arriving while a statement is written wait for the
+ * next, and each group goes out in one statement sorted by user (the same lock order everywhere).
+ * Callers await it before answering: a charge is `settled` exactly when its answer went out, so the
+ * record tells a delivered answer from one a crash cut off (refunded by the cleanup).
  */
-const SETTLE = "SELECT settle_credits($1::text[], $2::text[], $3::jsonb[]) AS settled";
-
-interface Settlement {
-  id: string;
-  userId: string;
-  metadata: string | null;
-}
-
-function settlementOf(reservation: Reservation, metadata?: Record<string, unknown>): Settlement | null {
-  if (!reservation.charged || !reservation.id) return null;
-  return { id: reservation.id, userId: reservation.userId, metadata: metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : null };
-}
-
-async function write(batch: Settlement[]): Promise<void> {
-  await queryPrepared("credits_settle_v2", SETTLE, [batch.map((s) => s.id), batch.map((s) => s.userId), batch.map((s) => s.metadata)]);
-}
+const SETTLE = `SELECT item, outcome, charged, subscription_credits, bonus_held, auto_use
+  FROM settle_charges($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::boolean)`;
+const MAX_BATCH = 50;
+const waiting: Waiting[] = [];
+let writing = false;
+let current: Promise<void> = Promise.resolve();
 
 /** settleReservation, in a "credits.settle" span (lib/tracing). */
-export function settleReservation(reservation: Reservation, metadata?: Record<string, unknown>): Promise<void> {
-  return withSpan("credits.settle", { "credits.amount": reservation.amount }, async () => {
-    const s = settlementOf(reservation, metadata);
-    if (s) await write([s]);
-  });
-}
-
-/**
- * Settlements waiting to be written (queueSettlement), per process. Settling changes nothing the
- * client's answer depends on (the credits were taken by the reservation), so the AI routes settle
- * after the response is sent, and concurrent requests' settlements go out in one statement.
- */
-const queue: Settlement[] = [];
-
-/**
- * Queues a settlement; `flushSettlements()` writes it (the route runs it after the response). A
- * process that dies first loses only this: the charge stands (balance and ledger row were written by
- * the reservation); an operation row left `reserved` is settled by the daily cleanup
- * (settleStaleReservations), and a plain charge's ledger row keeps the metadata it was reserved with.
- */
-export function queueSettlement(reservation: Reservation, metadata?: Record<string, unknown>): void {
-  const s = settlementOf(reservation, metadata);
-  if (s) queue.push(s);
-}
-
-/**
- * How long a flush waits for more settlements before writing: concurrent requests' settlements then
- * go out in one statement, whose fixed cost dominates (on the embedded database, four settlements in
- * one statement cost about what one costs alone). Nothing waits on it but the settlement itself.
- */
-const GATHER_MS = 10;
-/** A queue this long is written at once. */
-const GATHER_MAX = 100;
-
-let draining: Promise<void> | null = null;
-let wake: (() => void) | null = null;
-
-/**
- * Writes the queued settlements: after GATHER_MS (or at once when GATHER_MAX are queued), one
- * statement for everything queued, then again for what arrived while it was written, until the queue
- * is empty. Concurrent callers (each request's after()) share that drain and each resolves once its
- * own settlement is written. A failure is logged: those settlements are left to the cleanup.
- */
-export function flushSettlements(): Promise<void> {
-  if (queue.length >= GATHER_MAX) wake?.();
-  draining ??= drain().finally(() => {
-    draining = null;
-  });
-  return draining;
-}
-
-async function drain(): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, GATHER_MS);
-    wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-  wake = null;
-  while (queue.length > 0) {
-    const batch = queue.splice(0, queue.length);
-    await withSpan("credits.settle", { "credits.settlements": batch.length }, () => write(batch)).catch((error) =>
-      log.error("settlements not written; the daily cleanup settles their operations", { count: batch.length, error }),
-    );
+export function settleReservation(reservation: Reservation, input: SettleInput = {}): Promise<Settlement> {
+  if (!reservation.charged || !reservation.id) {
+    return Promise.resolve({ settled: false, charged: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS });
   }
+  if (input.amount !== undefined && (!Number.isInteger(input.amount) || input.amount < 0)) {
+    return Promise.reject(new Error(`settlement amount must be a non-negative integer, got ${input.amount}`));
+  }
+  return withSpan("credits.settle", { "credits.amount": input.amount ?? reservation.amount }, () => {
+    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, resolve, reject }));
+    if (!writing) {
+      writing = true;
+      current = new Promise<void>((started) => setImmediate(started)).then(writeWaiting);
+    }
+    return settled;
+  });
+}
+
+/** Resolves once every settlement queued so far is written (shutdown, tests). */
+export async function drainSettlements(): Promise<void> {
+  while (writing) await current;
+}
+
+async function writeWaiting(): Promise<void> {
+  try {
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0, MAX_BATCH);
+      batch.sort((a, b) => (a.reservation.userId < b.reservation.userId ? -1 : a.reservation.userId > b.reservation.userId ? 1 : 0));
+      let rows: SettleRow[];
+      try {
+        rows = await write(batch);
+      } catch {
+        // Nothing of the batch was written: each one again, alone, with its own outcome or error.
+        for (const w of batch) await write([w]).then((one) => deliver([w], one), w.reject);
+        continue;
+      }
+      deliver(batch, rows);
+    }
+  } finally {
+    // Set in the same turn as the last check of the queue: a settlement queued later starts a new writer.
+    writing = false;
+  }
+}
+
+function write(batch: Waiting[]): Promise<SettleRow[]> {
+  const bonusAlways = !flags().creditsUserToggle;
+  return queryPrepared<SettleRow>("credits_settle_charges_v1", SETTLE, [
+    batch.map((w) => w.reservation.id),
+    batch.map((w) => w.reservation.userId),
+    batch.map((w) => w.input.amount ?? null),
+    batch.map((w) => (w.input.metadata && Object.keys(w.input.metadata).length ? JSON.stringify(w.input.metadata) : null)),
+    batch.map((w) => (w.input.costMicros === undefined ? null : Math.round(w.input.costMicros))),
+    bonusAlways,
+  ]);
+}
+
+function deliver(batch: Waiting[], rows: SettleRow[]): void {
+  const byItem = new Map(rows.map((r) => [Number(r.item), r]));
+  const toggle = flags().creditsUserToggle;
+  batch.forEach((w, i) => {
+    const row = byItem.get(i + 1);
+    if (!row) return w.reject(new Error("settle_charges returned no row for an item"));
+    const usableBonus = bonusSpendable(Boolean(row.auto_use), toggle) ? Number(row.bonus_held ?? 0) : 0;
+    const remaining = row.subscription_credits === null ? w.reservation.remaining : Number(row.subscription_credits) + usableBonus;
+    if (row.outcome !== "settled") return w.resolve({ settled: false, charged: 0, remaining });
+    const charged = Number(row.charged ?? 0);
+    const returned = w.reservation.amount - charged;
+    if (returned > 0) metrics().creditsRefunded.inc({ operation: w.reservation.operation ?? "unknown" }, returned);
+    else if (returned < 0) metrics().creditsCharged.inc({ operation: w.reservation.operation ?? "unknown" }, -returned);
+    w.resolve({ settled: true, charged, remaining });
+  });
 }

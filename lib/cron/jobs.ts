@@ -2,7 +2,7 @@ import { expireTrials } from "@/lib/billing/expire-trials";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";
-import { expireBonusPurchases, settleStaleReservations } from "@/lib/credits";
+import { expireBonusPurchases, refundStaleReservations } from "@/lib/credits";
 import { sweepAbandonedUploads } from "@/lib/storage";
 import type { JobOutcome } from "./run-job";
 
@@ -36,8 +36,8 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
     active: () => flags().pricingModel === "classic_saas" || syncInCron(),
     inactiveMessage: "Skipped: trial expiry applies only in classic_saas mode",
     // Every day in either pricing mode: what a stopped process left behind (unfinished uploads,
-    // charges it answered but did not get to settle).
-    housekeeping: () => Promise.all([sweepAbandonedUploads(), settleStaleReservations()]),
+    // charges whose answer it never sent).
+    housekeeping: () => Promise.all([sweepAbandonedUploads(), refundStaleReservations()]),
     run: async () => {
       const trials = flags().pricingModel === "classic_saas" ? await expireTrials() : null;
       const sync = syncInCron() ? await syncBilling() : null;

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "@/lib/ai/provider";
 import type { RetrievedChunk } from "./search-chunks";
-import { countTokens } from "./tokens";
+import { countTokens } from "@/lib/ai/tokens";
 
 export const SYSTEM_INSTRUCTIONS = [
   "You answer questions using the numbered context passages below: this service's documentation and the user's own documents.",

@@ -9,6 +9,7 @@ export { indexUploadedFile } from "./index-uploaded-file";
 export { chunkText, type Chunk } from "./chunk-text";
 export { retrieveChunks, fullTextSearch, vectorSearch, fuseByRank, type RetrievedChunk } from "./search-chunks";
 export { askQuestion, streamQuestion, type AskAnswer, type AskStream, type RagSource } from "./ask-question";
+export { conversationTitle } from "./prepare-ask";
 export { resolveQuestion } from "./resolve-question";
 export { listConversations, getConversation, deleteConversation } from "./conversations";
 export { RAG, ragCreditCost } from "./settings";

@@ -19,6 +19,15 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     throw error;
   }
 
+  const { checkAiConfig } = await import("@/lib/ai/check-ai-config");
+  const ai = checkAiConfig();
+  if (ai.problems.length > 0) {
+    console.error(`Invalid configuration:\n${ai.problems.map((p) => `  - ${p}`).join("\n")}\nFix these settings (see .env.example) and start again.`);
+    exit(1);
+    return;
+  }
+  logAiPricing(ai.limits);
+
   const started = Date.now();
   try {
     const { db, dbKind } = await import("@/lib/db/client");
@@ -31,6 +40,37 @@ export async function startServer(options: { exit?: (code: number) => never } = 
 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
   void sweepUploadsInBackground();
+  refundStaleReservationsEvery(RESERVATION_SWEEP_MS);
+}
+
+/** How often each server refunds charges a stopped process left reserved (lib/credits/refund-stale-reservations.ts). */
+const RESERVATION_SWEEP_MS = 5 * 60_000;
+
+function refundStaleReservationsEvery(ms: number): void {
+  const sweep = async () => {
+    try {
+      const { refundStaleReservations } = await import("@/lib/credits");
+      await refundStaleReservations();
+    } catch (error) {
+      log.error("refunding stale reservations failed", { error: (error as Error).message });
+    }
+  };
+  void sweep();
+  setInterval(() => void sweep(), ms).unref();
+}
+
+/** The pricing in force and, in flat mode, the largest call each flat price accepts per model. */
+function logAiPricing(limits: import("@/lib/ai/check-ai-config").FlatLimit[]): void {
+  const e = env();
+  log.info("AI pricing", { mode: e.AI_PRICING_MODE, markup: e.AI_MARKUP });
+  for (const l of limits) {
+    const what = l.maxInputTokens !== undefined
+      ? `up to ${l.maxInputTokens.toLocaleString("en-US")} input tokens (no output) or ${l.maxOutputTokens?.toLocaleString("en-US")} output tokens (a short prompt)`
+      : l.largestImage !== undefined
+        ? `images up to ${l.largestImage}`
+        : `recordings up to ${l.maxMinutes} minutes`;
+    log.info(`flat price limit: ${l.operation} on ${l.model} (${l.credits} credits = $${l.budgetUsd.toFixed(4)} of usage) accepts ${what}`, { ...l });
+  }
 }
 
 /** Uploads a killed process left unfinished (lib/storage/sweep-abandoned-uploads.ts). */

@@ -75,6 +75,8 @@ export interface OpenAiStub {
   transcription: { text: string; language: string; duration: number };
   /** Delay between streamed chunks in ms (default 0). */
   chunkDelayMs: number;
+  /** Token usage every chat answer reports (JSON and the stream's usage chunk) instead of the stub's estimate. */
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number } | null;
   /** Stream accounting: opened, finished normally, closed early by the client. */
   streams: { opened: number; completed: number; clientClosed: number; active: number };
   /** Requests under a "hang" behaviour that the client closed (gave up or aborted). */
@@ -165,6 +167,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     setDefault: (endpoint, behaviour) => void defaults.set(endpoint, behaviour),
     transcription: { text: "stub transcription of the audio", language: "english", duration: 1.5 },
     chunkDelayMs: options.chunkDelayMs ?? 0,
+    usage: null,
     streams: { opened: 0, completed: 0, clientClosed: 0, active: 0 },
     abandoned: 0,
     waitForClientClose(n, ms = 5000) {
@@ -183,6 +186,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       stub.abandoned = 0;
       stub.transcription = { text: "stub transcription of the audio", language: "english", duration: 1.5 };
       stub.chunkDelayMs = options.chunkDelayMs ?? 0;
+      stub.usage = null;
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections?.();
@@ -234,8 +238,14 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
   async function chat(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const model = body.model ?? "stub-model";
     const text = behaviour?.kind === "reply" ? behaviour.text : `stub reply to: ${lastUserText(body)}`;
-    const promptTokens = Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
-    const completionTokens = Math.max(1, text.split(/\s+/).filter(Boolean).length);
+    const promptTokens = stub.usage?.promptTokens ?? Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
+    const completionTokens = stub.usage?.completionTokens ?? Math.max(1, text.split(/\s+/).filter(Boolean).length);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      ...(stub.usage?.cachedTokens ? { prompt_tokens_details: { cached_tokens: stub.usage.cachedTokens } } : {}),
+    };
     const id = `chatcmpl-${createHash("sha1").update(String(Date.now() + Math.random())).digest("hex").slice(0, 12)}`;
     const created = Math.floor(Date.now() / 1000);
 
@@ -251,7 +261,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       sendJson(res, 200, {
         id, object: "chat.completion", created, model,
         choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        usage,
       });
       return;
     }
@@ -299,7 +309,7 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     }
     frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
     if (body.stream_options?.include_usage) {
-      frame({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } });
+      frame({ ...base, choices: [], usage });
     }
     res.write("data: [DONE]\n\n");
     finished = true;

@@ -220,6 +220,21 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
   );
 }
 
+/** What an AI call's row recorded: tokens (or images, audio), and what it cost upstream. */
+function usageOf(m: Record<string, unknown> | undefined): string {
+  if (!m) return "—";
+  const num = (v: unknown) => (typeof v === "number" ? v.toLocaleString("en") : null);
+  const parts = [
+    num(m.promptTokens) !== null ? `${num(m.promptTokens)} in` : null,
+    num(m.cachedPromptTokens) ? `${num(m.cachedPromptTokens)} cached` : null,
+    num(m.completionTokens) !== null ? `${num(m.completionTokens)} out` : null,
+    typeof m.images === "number" ? `${m.images} image${m.images === 1 ? "" : "s"}` : null,
+    typeof m.audioSeconds === "number" ? `${m.audioSeconds} s audio` : null,
+    typeof m.costMicros === "number" ? `$${(m.costMicros / 1e6).toFixed(4)} upstream` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(" · ") : "—";
+}
+
 function HistorySection() {
   const thisYear = new Date().getUTCFullYear();
   const [year, setYear] = useState(thisYear);
@@ -235,7 +250,11 @@ function HistorySection() {
     <section className="card mt-6" aria-labelledby="history-heading">
       <div className="flex flex-wrap items-end justify-between gap-3">
         <h2 id="history-heading">History</h2>
-        <div>
+        <div className="flex items-end gap-3">
+          <a className="btn-secondary" href={`/api/credits/history?year=${year}&format=csv`} download>
+            Download CSV
+          </a>
+          <div>
           <label htmlFor="history-year" className="field-label">
             Year
           </label>
@@ -254,6 +273,7 @@ function HistorySection() {
               </option>
             ))}
           </select>
+          </div>
         </div>
       </div>
       <div className="mt-4" aria-live="polite" aria-busy={loading}>
@@ -271,7 +291,8 @@ function HistorySection() {
                   <th scope="col" className="py-2 pr-4 font-medium">Operation</th>
                   <th scope="col" className="py-2 pr-4 text-right font-medium">Amount</th>
                   <th scope="col" className="py-2 pr-4 text-right font-medium">Balance</th>
-                  <th scope="col" className="py-2 font-medium">Model</th>
+                  <th scope="col" className="py-2 pr-4 font-medium">Model</th>
+                  <th scope="col" className="py-2 font-medium">Usage</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -285,7 +306,8 @@ function HistorySection() {
                       {t.amount.toLocaleString("en")}
                     </td>
                     <td className="py-2 pr-4 text-right tabular-nums">{t.balanceAfter.toLocaleString("en")}</td>
-                    <td className="py-2 text-slate-500">{typeof t.metadata?.model === "string" ? t.metadata.model : "—"}</td>
+                    <td className="py-2 pr-4 text-slate-500">{typeof t.metadata?.model === "string" ? t.metadata.model : "—"}</td>
+                    <td className="py-2 text-xs text-slate-500">{usageOf(t.metadata)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -83,9 +83,12 @@ describe("POST /api/ai/chat (single)", () => {
     expect(stub.requests[0].headers.authorization).toBe("Bearer sk-test-stub");
   });
 
-  it("uses AI_CHAT_MODEL when no model is given", async () => {
+  it("uses AI_CHAT_MODEL when no model is given (a model of the catalog, here one added by AI_MODELS)", async () => {
     const { cookie } = await signIn();
-    const undo = setEnv({ AI_CHAT_MODEL: "my-default-model" });
+    const undo = setEnv({
+      AI_CHAT_MODEL: "my-default-model",
+      AI_MODELS: JSON.stringify({ "my-default-model": { kind: "chat", vendor: "openai", contextWindow: 8000, maxOutputTokens: 1000, perMillionTokens: { input: 1, output: 2 } } }),
+    });
     try {
       const res = await chat(cookie, hello);
       expect(res.status).toBe(200);

@@ -55,9 +55,13 @@ describe("POST /api/ai/image-gen", () => {
     expect((await ledger(user.id)).map((r) => [r.type, r.amount, r.operation])).toEqual([["usage", -80, "image_generation"]]);
   });
 
-  it("passes every option and maps public model names to provider ids (AI_IMAGE_MODEL_MAP)", async () => {
+  it("passes every option and maps public model names to provider ids (AI_IMAGE_MODEL_MAP, priced by AI_MODELS)", async () => {
     const { cookie } = await signIn();
-    const undo = setEnv({ AI_IMAGE_MODEL_MAP: "image-model-1-mini=my-mini-model" });
+    const prices = { "1024x1024": 0.01, "1536x1024": 0.02, "1024x1536": 0.02 };
+    const undo = setEnv({
+      AI_IMAGE_MODEL_MAP: "image-model-1-mini=my-mini-model",
+      AI_MODELS: JSON.stringify({ "my-mini-model": { kind: "image", vendor: "openai", perMillionTokens: { input: 1 }, perImage: { low: prices, medium: prices, high: prices } } }),
+    });
     try {
       const res = await gen(cookie, { prompt: "logo", model: "image-model-1-mini", size: "1536x1024", quality: "high", output_format: "webp", background: "transparent" });
       expect(res.status).toBe(200);

@@ -160,7 +160,7 @@ describe("POST /api/ai/stream", () => {
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("sends an error event and refunds when the upstream stream breaks mid-way", async () => {
+  it("sends an error event and charges only what was delivered when the upstream stream breaks mid-way", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "break", afterChunks: 2 });
     const res = await stream(cookie, hello);
@@ -169,11 +169,15 @@ describe("POST /api/ai/stream", () => {
     expect(events.filter((e) => e.json?.type === "text")).toHaveLength(2);
     expect(events.at(-1)?.json).toEqual({ type: "error", error: expect.stringMatching(/AI provider/) });
     expect(events.some((e) => e.data === "[DONE]" || e.event === "meta")).toBe(false);
-    expect(await balanceOf(user.id)).toBe(200);
-    expect((await ledger(user.id)).map((r) => r.type)).toEqual(["usage", "refund"]);
+    // Two chunks delivered: their price (a fraction of a credit) rounds up to the least charge, 1.
+    expect(await balanceOf(user.id)).toBe(199);
+    expect((await ledger(user.id)).map((r) => [r.type, r.amount])).toEqual([
+      ["usage", -20],
+      ["refund", 19],
+    ]);
   });
 
-  it("aborts the upstream request when the client disconnects mid-stream (charge stands)", async () => {
+  it("aborts the upstream request when the client disconnects mid-stream (charged for what was delivered)", async () => {
     const { user, cookie } = await signIn();
     stub.chunkDelayMs = 40;
     stub.next("stream", { kind: "reply", text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") });
@@ -188,7 +192,8 @@ describe("POST /api/ai/stream", () => {
     await stub.waitForClientClose(1, 3000);
     expect(stub.streams.completed).toBe(0);
     expect(stub.streams.active).toBe(0);
-    expect(await balanceOf(user.id)).toBe(180);
+    // Never the whole flat price for a few words, never zero for text received.
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
   it("refunds when the client disconnects before any content arrived", async () => {
@@ -219,7 +224,7 @@ describe("POST /api/ai/stream", () => {
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("sends an error event and refunds when the upstream stalls past AI_TIMEOUT_MS mid-stream", async () => {
+  it("sends an error event and charges what was delivered when the upstream stalls past AI_TIMEOUT_MS mid-stream", async () => {
     const { user, cookie } = await signIn();
     const undo = setEnv({ AI_TIMEOUT_MS: "400" });
     try {
@@ -232,7 +237,7 @@ describe("POST /api/ai/stream", () => {
       undo();
     }
     await stub.waitForClientClose(1);
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
   it("streams a labelled offline answer in several chunks without OPENAI_API_KEY", async () => {

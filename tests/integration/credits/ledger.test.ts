@@ -44,28 +44,32 @@ describe("new user", () => {
 });
 
 describe("reserveCredits", () => {
-  it("charges subscription credits with one usage row and returns the usable remainder", async () => {
+  it("charges subscription credits with one usage row, records the charge as reserved, and returns the usable remainder", async () => {
     const userId = await newUser();
     const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-test" } });
     expect(r).toMatchObject({ userId, amount: 15, charged: true, remaining: 185 });
-    const row = await (await db()).creditTransaction.findFirstOrThrow({ where: { userId, type: "usage" } });
-    // The plain one-statement charge: its ledger row is the whole record, and its id the reservation's.
-    expect(row).toMatchObject({ id: r.id, amount: -15, balanceAfter: 185, operation: "chat", metadata: { model: "gpt-test" }, bonusPurchaseId: null, operationId: null });
+    const prisma = await db();
+    const row = await prisma.creditTransaction.findFirstOrThrow({ where: { userId, type: "usage" } });
+    expect(row).toMatchObject({ amount: -15, balanceAfter: 185, operation: "chat", metadata: { model: "gpt-test" }, bonusPurchaseId: null, operationId: r.id });
+    // Every charge has its operation row, so one a crash left unsettled can be found and refunded.
+    expect(await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).toMatchObject({ kind: "charge", status: "reserved", amount: 15, model: "gpt-test" });
     await expectLedgerBalances(userId);
   });
 
-  it("settles and refunds a plain charge from its ledger row, once", async () => {
+  it("refunds a reserved charge once, even when refunds race; a settled charge is never refunded", async () => {
     const userId = await newUser();
     const r = await reserveCredits({ userId, amount: 20, operation: "stream", metadata: { model: "a" } });
-    await settleReservation(r, { model: "b", tokens: 12 });
+    const results = await Promise.all([refundReservation(r, { reason: "failed" }), refundReservation(r), refundReservation(r)]);
+    expect(results.map((x) => x.refunded).sort()).toEqual([0, 0, 20]);
     const prisma = await db();
-    expect((await prisma.creditTransaction.findUniqueOrThrow({ where: { id: r.id } })).metadata).toEqual({ model: "b", tokens: 12 });
-    const results = await Promise.all([refundReservation(r, { amount: 5, reason: "partial" }), refundReservation(r), refundReservation(r)]);
-    expect(results.map((x) => x.refunded).sort()).toEqual([0, 0, 5]);
-    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(185);
     const refund = await prisma.creditTransaction.findFirstOrThrow({ where: { userId, type: "refund" } });
-    expect(refund).toMatchObject({ amount: 5, balanceAfter: 185, operation: "stream", bonusPurchaseId: null });
-    expect(refund.metadata).toMatchObject({ model: "b", reservationId: r.id, reason: "partial" });
+    expect(refund).toMatchObject({ amount: 20, balanceAfter: 200, operation: "stream", bonusPurchaseId: null });
+    expect(refund.metadata).toMatchObject({ model: "a", reservationId: r.id, reason: "failed" });
+
+    const settledOne = await reserveCredits({ userId, amount: 15, operation: "chat" });
+    expect(await settleReservation(settledOne, { metadata: { model: "b" } })).toMatchObject({ settled: true, charged: 15, remaining: 185 });
+    expect((await refundReservation(settledOne)).refunded).toBe(0);
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(185);
     await expectLedgerBalances(userId);
   });
 
@@ -177,29 +181,48 @@ describe("reserveCredits", () => {
   });
 });
 
-describe("settle and partial refund", () => {
-  it("settle merges metadata; a partial refund returns the last-drawn credits first, once", async () => {
+describe("settlement at the final amount", () => {
+  it("settles once, merging metadata; less than reserved returns the last-drawn credits first as refund rows", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 10);
     const p = await grantBonusPurchase({ userId, orderId: `o-${userId}`, variantId: "v", credits: 30 });
     const r = await reserveCredits({ userId, amount: 30, operation: "batch_chat" });
-    await settleReservation(r, { model: "m1" });
+    const settled = await settleReservation(r, { amount: 5, costMicros: 1234, metadata: { model: "m1", promptTokens: 10 } });
+    // 20 came back to the bonus purchase (drawn last), 5 to the subscription.
+    expect(settled).toEqual({ settled: true, charged: 5, remaining: 35 });
     const prisma = await db();
     const op = await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } });
-    expect(op.status).toBe("settled");
-    expect((op.details as { metadata?: unknown }).metadata).toEqual({ model: "m1" });
-    await settleReservation(r, { model: "m2" });
-    // Settling again changes nothing more: the operation is no longer reserved.
-    expect((await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).details).toEqual(op.details);
-    const usage = await prisma.creditTransaction.findMany({ where: { operationId: r.id } });
-    expect(usage.every((u) => (u.metadata as { model?: string }).model === "m1")).toBe(true);
-    const refund = await refundReservation(r, { amount: 25 });
-    expect(refund.refunded).toBe(25);
-    // 20 came from the bonus purchase (drawn last), 5 from the subscription.
+    expect(op).toMatchObject({ status: "settled", amount: 5, model: "m1", costMicros: BigInt(1234) });
+    expect((op.details as { metadata?: unknown }).metadata).toEqual({ model: "m1", promptTokens: 10 });
+    expect((op.details as { draws: unknown }).draws).toEqual([{ bonusPurchaseId: null, amount: 5 }]);
     expect((await prisma.bonusPurchase.findUniqueOrThrow({ where: { id: p.purchaseId } })).remaining).toBe(30);
     expect((await getCreditSummary(userId)).subscriptionCredits).toBe(5);
-    expect((await refundReservation(r, { amount: 5 })).refunded).toBe(0);
+    const refunds = await prisma.creditTransaction.findMany({ where: { userId, type: "refund" }, orderBy: { createdAt: "asc" } });
+    expect(refunds.map((x) => [x.amount, x.bonusPurchaseId])).toEqual([
+      [20, p.purchaseId],
+      [5, null],
+    ]);
+    expect(refunds[0].metadata).toMatchObject({ model: "m1", reason: "unused_reservation", reservationId: r.id });
+    // Settling again, or refunding, changes nothing: the charge is no longer reserved.
+    expect(await settleReservation(r, { amount: 1, metadata: { model: "m2" } })).toMatchObject({ settled: false });
+    expect((await refundReservation(r)).refunded).toBe(0);
+    const usage = await prisma.creditTransaction.findMany({ where: { operationId: r.id, type: "usage" } });
+    expect(usage.every((u) => (u.metadata as { model?: string }).model === "m1")).toBe(true);
     await expectLedgerBalances(userId);
+  });
+
+  it("draws the rest when the work cost more than reserved, never below zero, recording what it could not draw", async () => {
+    const userId = await newUser();
+    const r = await reserveCredits({ userId, amount: 10, operation: "chat" });
+    expect(await settleReservation(r, { amount: 25 })).toEqual({ settled: true, charged: 25, remaining: 175 });
+    const r2 = await reserveCredits({ userId, amount: 100, operation: "chat" });
+    await setSubscriptionCredits(userId, 5);
+    expect(await settleReservation(r2, { amount: 130 })).toEqual({ settled: true, charged: 105, remaining: 0 });
+    const prisma = await db();
+    const op = await prisma.creditOperation.findUniqueOrThrow({ where: { id: r2.id } });
+    expect(op.amount).toBe(105);
+    expect((op.details as { uncollected?: number }).uncollected).toBe(25);
+    expect((await getCreditSummary(userId)).subscriptionCredits).toBe(0);
   });
 });
 

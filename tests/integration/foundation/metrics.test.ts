@@ -19,7 +19,12 @@ let restore: () => void;
 beforeAll(async () => {
   await db();
   stub = await startOpenAiStub();
-  restore = setEnv({ OPENAI_API_KEY: "sk-test-metrics", OPENAI_BASE_URL: stub.url, AI_CHAT_MODEL: "gpt-test" });
+  restore = setEnv({
+    OPENAI_API_KEY: "sk-test-metrics",
+    OPENAI_BASE_URL: stub.url,
+    AI_CHAT_MODEL: "gpt-test",
+    AI_MODELS: JSON.stringify({ "gpt-test": { kind: "chat", vendor: "openai", contextWindow: 8000, maxOutputTokens: 1000, perMillionTokens: { input: 1, output: 2 } } }),
+  });
 });
 
 afterAll(async () => {

@@ -427,7 +427,7 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     }
   });
 
-  it("sends an error event and refunds when the provider breaks mid-stream", async () => {
+  it("sends an error event, charges what was delivered and stores nothing when the provider breaks mid-stream", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
     stub.next("stream", { kind: "break", afterChunks: 2 });
@@ -435,9 +435,9 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(res.status).toBe(200);
     const events = sseEvents(await res.text());
     expect(events.some((e) => e.json?.type === "text")).toBe(true);
-    expect(events.find((e) => e.json?.type === "error")?.json.error).toMatch(/refunded/);
+    expect(events.find((e) => e.json?.type === "error")?.json.error).toMatch(/AI provider/);
     expect(events.some((e) => e.event === "meta")).toBe(false);
-    expect(await balanceOf(user.id)).toBe(before);
+    expect(await balanceOf(user.id)).toBe(before - 1);
     const prisma = await db();
     expect(await prisma.ragConversation.count({ where: { userId: user.id } })).toBe(0);
   });

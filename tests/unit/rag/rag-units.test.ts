@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
-import { conversationTitle } from "@/lib/rag/ask-question";
+import { conversationTitle } from "@/lib/rag/prepare-ask";
 import { extractText, isIndexableType } from "@/lib/rag/extract-text";
 import { contentHash } from "@/lib/rag/index-document";
 import { documentTitle } from "@/lib/rag/index-knowledge";

@@ -196,6 +196,10 @@ export function UserDetail({ id }: { id: string }) {
             Downgrades during trial: {u.downgradeCount} · trial used: {u.hasUsedTrial ? "yes" : "no"} ·{" "}
             <Link className="link" href={`/admin/audit?targetId=${u.id}`}>
               audit log
+            </Link>{" "}
+            ·{" "}
+            <Link className="link" href={`/admin/usage?userId=${u.id}`}>
+              AI usage and cost
             </Link>
           </p>
         </section>

@@ -22,9 +22,9 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [402, 429],
       response: chatResponse,
     },
-    async ({ user, body, req, setHeader, after }) => {
+    async ({ user, body, req, setHeader }) => {
       if (body.batch) return runChatBatch({ userId: user.id, requests: body.requests, signal: req.signal });
-      const { cached, ...result } = await runChat({ userId: user.id, body: body.request, signal: req.signal, after });
+      const { cached, ...result } = await runChat({ userId: user.id, body: body.request, signal: req.signal });
       setHeader("X-Cache", cached ? "HIT" : "MISS");
       return result;
     },

@@ -1,4 +1,4 @@
-import { publicConfig } from "@/lib/config/public-config";
+import { publicConfigWithAiPricing } from "@/lib/ai/public-pricing";
 import { edgeRoute, methods } from "@/lib/http/edge-route";
 import { publicConfigResponse } from "@/lib/config/schemas";
 
@@ -12,10 +12,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       auth: "none",
       cache: "publicHour",
       summary: "Public pricing configuration",
-      description: "Pricing model, currency, tiers, feature flags and tier visibility; creditBased or classicSaas details by model.",
+      description:
+        "Pricing model, currency, tiers, feature flags and tier visibility; creditBased or classicSaas details by model. creditBased.aiPricing: how AI calls are priced (flat or metered), a credit's USD value, and each model's list prices and flat limits.",
       tags: ["configuration"],
       response: publicConfigResponse,
     },
-    () => publicConfig(),
+    () => publicConfigWithAiPricing(),
   ),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listCreditHistory } from "@/lib/credits";
+import { exportCreditHistory, listCreditHistory } from "@/lib/credits";
 import { methods, route } from "@/lib/http/route";
 import { creditHistoryResponse } from "@/lib/credits/schemas";
 
@@ -28,6 +28,7 @@ const query = z.object({
   limit: intParam(1, () => 100, () => 50, "1 to 100, default 50"),
   offset: intParam(0, () => Number.MAX_SAFE_INTEGER, () => 0, ">= 0, default 0"),
   year: intParam(2000, () => thisYear() + 1, thisYear, "2000 to the current year + 1, default the current year"),
+  format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json").meta({ description: "csv: the whole year as a CSV file (limit and offset ignored)" }),
 });
 
 
@@ -38,10 +39,20 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       rateLimit: "api",
       cache: "privateMinute",
       query,
-      summary: "Credit transactions of one year, newest first",
+      summary: "Credit transactions of one year, newest first (JSON pages, or the whole year as CSV)",
+      description:
+        "Each AI call's rows carry in `metadata`: model, promptTokens, cachedPromptTokens, completionTokens (or images, audioSeconds), costMicros (provider cost, USD millionths) and credits. `format=csv` answers text/csv with one line per row and those fields as columns.",
       tags: ["credits"],
+      produces: ["application/json", "text/csv"],
       response: creditHistoryResponse,
     },
-    ({ user, query }) => listCreditHistory(user.id, query),
+    ({ user, query }) => {
+      if (query.format === "csv") {
+        return new Response(exportCreditHistory(user.id, query.year), {
+          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="credits-${query.year}.csv"` },
+        });
+      }
+      return listCreditHistory(user.id, query);
+    },
   ),
 });

@@ -1,7 +1,7 @@
 import { countTokens as countBpe, decode, encode as encodeBpe } from "gpt-tokenizer";
 
 /**
- * Token counts with the chat model family's tokenizer (o200k_base, gpt-tokenizer): chunk sizes,
+ * Token counts with the o200k_base tokenizer (gpt-tokenizer; OpenAI gpt-4o/4.1): worst-case prices, chunk sizes,
  * context budgets, the credit formula and the persisted message token counts all use it.
  *
  * BPE time grows with the square of a "word"'s length (a run without whitespace): 200,000 letters

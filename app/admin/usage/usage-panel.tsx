@@ -1,0 +1,122 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { AdminUsage } from "@/components/admin-types";
+import { ErrorNotice } from "@/components/error-notice";
+import { EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
+import { useApi } from "@/components/use-api";
+
+const n = (v: number) => v.toLocaleString("en-US");
+const usd = (v: number) => `$${v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 })}`;
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const PERIODS: { label: string; days: number }[] = [
+  { label: "Last 7 days", days: 7 },
+  { label: "Last 30 days", days: 30 },
+  { label: "Last 90 days", days: 90 },
+];
+
+/** AI usage, provider cost and margin over a period, per model and per user (GET /api/admin/usage). */
+export function UsagePanel({ userId }: { userId: string }) {
+  const [days, setDays] = useState(30);
+  const to = new Date();
+  const from = new Date(to.getTime() - (days - 1) * 24 * 3600_000);
+  const params = new URLSearchParams({ from: day(from), to: day(to) });
+  if (userId) params.set("userId", userId);
+  const { data, error, loading } = useApi<AdminUsage>(`/api/admin/usage?${params}`);
+  return (
+    <>
+      <PageHeader
+        title="AI usage"
+        description={`${userId ? "One user's" : "All"} AI calls: what they cost upstream, the credits charged for them at $${data ? data.creditValueUsd.toPrecision(4) : "…"} a credit, and the margin.`}
+      />
+      <div className="mb-4 max-w-xs">
+        <label htmlFor="usage-period" className="field-label">
+          Period (UTC)
+        </label>
+        <select id="usage-period" className="input" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+          {PERIODS.map((p) => (
+            <option key={p.days} value={p.days}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {error ? <ErrorNotice error={error} /> : null}
+      {loading && !data ? <Spinner /> : null}
+      {data ? (
+        <>
+          <section className="card mb-4" aria-labelledby="usage-totals">
+            <h2 id="usage-totals">
+              {data.from} to {data.to}
+            </h2>
+            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-5">
+              <Stat label="Calls" value={n(data.totals.calls)} />
+              <Stat label="Credits charged" value={n(data.totals.credits)} />
+              <Stat label="Credits' value" value={usd(data.totals.soldUsd)} />
+              <Stat label="Provider cost" value={usd(data.totals.costUsd)} />
+              <Stat label="Margin" value={usd(data.totals.marginUsd)} />
+            </dl>
+          </section>
+          {data.byModel.length === 0 ? <EmptyState title="No AI call in this period" /> : null}
+          {data.byModel.length > 0 ? <UsageTable title="Per model" rows={data.byModel.map((m) => ({ key: m.model, label: m.model, ...m }))} /> : null}
+          {data.byUser.length > 0 && !userId ? (
+            <UsageTable
+              title="Per user (the 50 who cost the most)"
+              rows={data.byUser.map((u) => ({ key: u.userId, label: u.email ?? u.userId, href: `/admin/users/${u.userId}`, ...u }))}
+            />
+          ) : null}
+        </>
+      ) : null}
+    </>
+  );
+}
+
+interface UsageRow {
+  key: string;
+  label: string;
+  href?: string;
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  credits: number;
+  costUsd: number;
+  soldUsd: number;
+  marginUsd: number;
+}
+
+function UsageTable({ title, rows }: { title: string; rows: UsageRow[] }) {
+  return (
+    <section className="card mb-4 overflow-x-auto p-0" aria-label={title}>
+      <h2 className="px-4 pt-4">{title}</h2>
+      <table className="mt-2 w-full text-sm">
+        <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            <th scope="col" className="px-4 py-2"></th>
+            <th scope="col" className="px-4 py-2 text-right">Calls</th>
+            <th scope="col" className="px-4 py-2 text-right">Input tokens</th>
+            <th scope="col" className="px-4 py-2 text-right">Output tokens</th>
+            <th scope="col" className="px-4 py-2 text-right">Credits</th>
+            <th scope="col" className="px-4 py-2 text-right">Value</th>
+            <th scope="col" className="px-4 py-2 text-right">Provider cost</th>
+            <th scope="col" className="px-4 py-2 text-right">Margin</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key} className="border-t border-slate-100">
+              <td className="px-4 py-2">{r.href ? <Link className="link" href={r.href}>{r.label}</Link> : r.label}</td>
+              <td className="px-4 py-2 text-right">{n(r.calls)}</td>
+              <td className="px-4 py-2 text-right">{n(r.promptTokens)}</td>
+              <td className="px-4 py-2 text-right">{n(r.completionTokens)}</td>
+              <td className="px-4 py-2 text-right">{n(r.credits)}</td>
+              <td className="px-4 py-2 text-right">{usd(r.soldUsd)}</td>
+              <td className="px-4 py-2 text-right">{usd(r.costUsd)}</td>
+              <td className={`px-4 py-2 text-right ${r.marginUsd < 0 ? "font-medium text-red-700" : ""}`}>{usd(r.marginUsd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,149 @@
+import { refundReservation, reserveCredits, settleReservation, type Reservation } from "@/lib/credits";
+import { AppError, isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { costMicros, creditsForCost, type CallUsage } from "./price-call";
+import { pricingSettings } from "./pricing-settings";
+import type { Quote } from "./quote-call";
+
+/**
+ * An AI call's charge from reservation to settlement (docs/API-NOTES.md "Pricing"): the quote's
+ * credits are reserved before the provider is called (402 without an upstream call), and settled at
+ * what the usage costs (metered) or at the flat price, in the same step that answers the client. A
+ * failure before any content refunds everything.
+ */
+export interface AiCharge {
+  reservation: Reservation;
+  quote: Quote;
+  operation: string;
+  /** Metadata every ledger row of the call carries (provider, and what the caller adds). */
+  metadata: Record<string, unknown>;
+}
+
+export interface OpenChargeInput {
+  userId: string;
+  operation: string;
+  quote: Quote;
+  metadata?: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+/** Reserves the quote's credits; a 402 says what the call may cost and what to lower. */
+export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
+  const { quote } = input;
+  const metadata = { model: quote.model.id, pricing: quote.flatCredits === null ? "metered" : "flat", ...input.metadata };
+  try {
+    const reservation = await reserveCredits({
+      userId: input.userId,
+      amount: quote.reserve,
+      operation: input.operation,
+      idempotencyKey: input.idempotencyKey,
+      metadata: { ...metadata, reserved: quote.reserve },
+    });
+    return { reservation, quote, operation: input.operation, metadata };
+  } catch (error) {
+    if (isAppError(error) && error.code === "insufficient_credits" && quote.flatCredits === null) throw meteredShortfall(quote, error);
+    throw error;
+  }
+}
+
+function meteredShortfall(quote: Quote, error: AppError): AppError {
+  const available = Number(error.details?.available ?? 0);
+  const w = quote.worst;
+  const parts = [
+    w.promptTokens ? `about ${w.promptTokens.toLocaleString("en-US")} input tokens` : null,
+    w.completionTokens ? `up to ${w.completionTokens.toLocaleString("en-US")} output tokens` : null,
+    w.images ? `a ${w.images.quality}-quality ${w.images.size} image` : null,
+    w.audioSeconds ? `${(w.audioSeconds / 60).toFixed(1)} minutes of audio` : null,
+  ].filter(Boolean);
+  let advice = "lower the input";
+  if (w.completionTokens) {
+    // The output that the balance covers with this input, if any.
+    const s = pricingSettings();
+    const perToken = costMicros(quote.model, { promptTokens: w.promptTokens, completionTokens: 1 }) - costMicros(quote.model, { promptTokens: w.promptTokens });
+    const spendable = (available * s.creditValueUsd * 1e6) / s.markup - costMicros(quote.model, { promptTokens: w.promptTokens });
+    const fits = perToken > 0 ? Math.floor(spendable / perToken) : 0;
+    advice = fits >= 1 ? `lower maxTokens (at most ${fits.toLocaleString("en-US")} fits your balance) or the input` : "lower the input";
+  } else if (w.images) advice = "choose a lower quality or a smaller size";
+  return new AppError(
+    "insufficient_credits",
+    `Insufficient credits: this call may cost up to ${quote.reserve} credits (${quote.model.id}: ${parts.join(", ")}) and you have ${available} available; ${advice}`,
+    { details: { cost: quote.reserve, available }, param: w.completionTokens ? "maxTokens" : undefined },
+  );
+}
+
+export interface UsagePrice {
+  credits: number;
+  micros: number;
+}
+
+/**
+ * What a call's usage is charged. Metered: its cost in credits. Flat: the flat price; a stream cut
+ * short (`partial`) costs what its delivered part would cost metered, at most the flat price. An
+ * answer from the answer cache costs nothing upstream: the flat price in flat mode (SPEC's per-request
+ * cost), the minimum per call in metered mode.
+ */
+export function priceUsage(charge: AiCharge, usage: CallUsage, options: { partial?: boolean; cached?: boolean; extraMicros?: number } = {}): UsagePrice {
+  const s = pricingSettings();
+  // extraMicros: upstream cost outside this model's usage (a RAG answer's question embedding).
+  const micros = options.cached ? 0 : costMicros(charge.quote.model, usage) + (options.extraMicros ?? 0);
+  const flat = charge.quote.flatCredits;
+  if (flat === null) return { credits: options.cached ? s.minCreditsPerCall : creditsForCost(micros, s), micros };
+  return { credits: options.partial ? Math.min(flat, creditsForCost(micros, s)) : flat, micros };
+}
+
+export interface SettledCharge {
+  /** Credits finally charged (0 when the credit system is off). */
+  credits: number;
+  /** Usable credits after the settlement. */
+  remaining: number;
+}
+
+/**
+ * Settles the charge at the usage's price, recording model, tokens (or images, audio seconds),
+ * provider cost and credits on its ledger rows. A settlement that cannot be written leaves the charge
+ * reserved (logged): the cleanup refunds it, so a database failure here errs toward the user.
+ */
+export async function settleCharge(
+  charge: AiCharge,
+  usage: CallUsage,
+  options: { partial?: boolean; cached?: boolean; extraMicros?: number; model?: string; metadata?: Record<string, unknown>; price?: UsagePrice } = {},
+): Promise<SettledCharge> {
+  // A batch settles at the sum of its items' prices, each priced by its own quote.
+  const { credits, micros } = options.price ?? priceUsage(charge, usage, options);
+  const metadata: Record<string, unknown> = {
+    ...charge.metadata,
+    ...(options.model && options.model !== charge.quote.model.id ? { providerModel: options.model } : {}),
+    ...usageFields(usage),
+    costMicros: micros,
+    credits,
+    ...(options.cached ? { cached: true } : {}),
+    ...(options.partial ? { partial: true } : {}),
+    ...options.metadata,
+  };
+  try {
+    const settled = await settleReservation(charge.reservation, { amount: credits, costMicros: micros, metadata });
+    return { credits: charge.reservation.charged ? (settled.settled ? settled.charged : charge.reservation.amount) : 0, remaining: settled.remaining };
+  } catch (error) {
+    log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: charge.reservation.id, error });
+    return { credits: charge.reservation.charged ? charge.reservation.amount : 0, remaining: charge.reservation.remaining };
+  }
+}
+
+function usageFields(u: CallUsage): Record<string, unknown> {
+  return {
+    ...(u.promptTokens !== undefined ? { promptTokens: u.promptTokens } : {}),
+    ...(u.cachedPromptTokens ? { cachedPromptTokens: u.cachedPromptTokens } : {}),
+    ...(u.completionTokens !== undefined ? { completionTokens: u.completionTokens } : {}),
+    ...(u.images ? { images: u.images.count, imageQuality: u.images.quality, imageSize: u.images.size } : {}),
+    ...(u.audioSeconds !== undefined ? { audioSeconds: Math.round(u.audioSeconds * 100) / 100 } : {}),
+  };
+}
+
+/** Refunds the whole charge (the call failed before any content); never throws. */
+export async function refundCharge(charge: AiCharge, reason: string): Promise<void> {
+  try {
+    await refundReservation(charge.reservation, { reason });
+  } catch (error) {
+    log.error("refund after a failed AI call failed; the cleanup refunds the charge", { reservationId: charge.reservation.id, error });
+  }
+}

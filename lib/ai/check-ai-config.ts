@@ -1,0 +1,83 @@
+import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { IMAGE_QUALITIES, IMAGE_SIZES } from "./model-catalog";
+import { findModel, modelCatalog, type ModelKind } from "./models";
+import { costBudgetMicros, flatChatLimits } from "./price-call";
+import { pricingSettings } from "./pricing-settings";
+import { aiSettings, PUBLIC_IMAGE_MODELS } from "./settings";
+
+/**
+ * The AI configuration checked at start-up (lib/server/start-server.ts): every model a client may
+ * use must be in the model catalog (a model that cannot be priced would be refused on every call), and
+ * the overrides must be complete. `limits` is what each flat price accepts per model, logged at start.
+ */
+export interface AiConfigReport {
+  problems: string[];
+  limits: FlatLimit[];
+}
+
+export interface FlatLimit {
+  model: string;
+  operation: string;
+  credits: number;
+  /** USD of upstream usage those credits pay for at the markup. */
+  budgetUsd: number;
+  maxInputTokens?: number;
+  maxOutputTokens?: number;
+  /** Image models: the dearest image that fits. */
+  largestImage?: string;
+  /** Transcription models: the longest recording. */
+  maxMinutes?: number;
+}
+
+export function checkAiConfig(): AiConfigReport {
+  const catalog = modelCatalog();
+  const settings = aiSettings();
+  const problems = [...catalog.problems];
+  const need = (id: string, kind: ModelKind, setting: string) => {
+    const m = findModel(id);
+    if (!m) problems.push(`${setting}: "${id}" is not in the model catalog (add it to AI_MODELS with its prices)`);
+    else if (m.kind !== kind) problems.push(`${setting}: "${id}" is a ${m.kind} model, not a ${kind} model`);
+  };
+  for (const id of settings.allowedModels) need(id, "chat", id === settings.chatModel ? "AI_CHAT_MODEL" : "AI_ALLOWED_MODELS");
+  for (const name of PUBLIC_IMAGE_MODELS) need(settings.imageModels[name], "image", `AI_IMAGE_MODEL_MAP (${name})`);
+  need(settings.transcriptionModel, "transcription", "AI_TRANSCRIPTION_MODEL");
+  need(settings.embeddingModel, "embedding", "AI_EMBEDDING_MODEL");
+  return { problems, limits: problems.length ? [] : flatLimits() };
+}
+
+/** What each flat price accepts, per model in use (empty in metered mode). */
+export function flatLimits(): FlatLimit[] {
+  const s = pricingSettings();
+  if (s.mode !== "flat") return [];
+  const settings = aiSettings();
+  const limits: FlatLimit[] = [];
+  const budgetUsd = (credits: number) => costBudgetMicros(credits, s) / 1e6;
+  const chatPrices: [string, number][] = [
+    ["chat", CREDIT_COSTS.chat],
+    ["stream", CREDIT_COSTS.streamText],
+    ["stream_image", CREDIT_COSTS.streamImage],
+    ["content_generation", CREDIT_COSTS.contentGeneration],
+  ];
+  for (const id of settings.allowedModels) {
+    const model = findModel(id);
+    if (!model) continue;
+    for (const [operation, credits] of chatPrices) {
+      if (operation === "content_generation" && id !== settings.chatModel) continue;
+      limits.push({ model: id, operation, credits, budgetUsd: budgetUsd(credits), ...flatChatLimits(model, credits, s) });
+    }
+  }
+  for (const name of PUBLIC_IMAGE_MODELS) {
+    const model = findModel(settings.imageModels[name]);
+    if (!model?.perImage) continue;
+    const budget = costBudgetMicros(CREDIT_COSTS.imageGeneration, s);
+    let largest = "none";
+    for (const q of IMAGE_QUALITIES) for (const z of IMAGE_SIZES) if (model.perImage[q][z] * 1e6 <= budget) largest = `${q} ${z}`;
+    limits.push({ model: model.id, operation: "image_generation", credits: CREDIT_COSTS.imageGeneration, budgetUsd: budgetUsd(CREDIT_COSTS.imageGeneration), largestImage: largest });
+  }
+  const transcription = findModel(settings.transcriptionModel);
+  if (transcription?.perAudioMinute) {
+    const credits = CREDIT_COSTS.speechToText;
+    limits.push({ model: transcription.id, operation: "speech_to_text", credits, budgetUsd: budgetUsd(credits), maxMinutes: Math.floor((budgetUsd(credits) / transcription.perAudioMinute) * 10) / 10 });
+  }
+  return limits;
+}

@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/**
+ * The shape of AI_MODELS: per model id, fields that replace the built-in catalog's (lib/ai/model-catalog.ts)
+ * or describe a new model. Prices are USD (per million tokens, per image, per audio minute). Checked
+ * at start-up with every other setting; a new model must also say its kind, vendor and prices
+ * (lib/ai/models.ts checks completeness). Edge-safe.
+ */
+const usd = z.number().nonnegative().max(1_000_000);
+const tokenPrices = z.strictObject({ input: usd, cachedInput: usd.optional(), output: usd.optional() });
+const byQuality = z.strictObject({ "1024x1024": usd, "1536x1024": usd, "1024x1536": usd });
+
+export const modelOverrideSchema = z.strictObject({
+  kind: z.enum(["chat", "embedding", "image", "transcription"]).optional(),
+  vendor: z.string().min(1).max(50).optional(),
+  contextWindow: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  perMillionTokens: tokenPrices.optional(),
+  longContext: tokenPrices.extend({ above: z.number().int().positive() }).optional(),
+  perImage: z.strictObject({ low: byQuality, medium: byQuality, high: byQuality }).optional(),
+  perAudioMinute: usd.optional(),
+  imageInputTokens: z.number().int().nonnegative().optional(),
+  tokenizerMargin: z.number().min(1).max(10).optional(),
+});
+
+export const modelOverridesSchema = z.record(z.string().regex(/^[\w.:/-]{1,100}$/, "model ids are 1-100 letters, digits and . _ : / -"), modelOverrideSchema);
+export type ModelOverrides = z.infer<typeof modelOverridesSchema>;

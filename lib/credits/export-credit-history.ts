@@ -1,0 +1,84 @@
+import { db } from "@/lib/db/client";
+
+/** The columns of the CSV export: the ledger row, then the AI usage it recorded (empty when none). */
+const COLUMNS = [
+  "id",
+  "createdAt",
+  "type",
+  "operation",
+  "amount",
+  "balanceAfter",
+  "model",
+  "promptTokens",
+  "cachedPromptTokens",
+  "completionTokens",
+  "images",
+  "audioSeconds",
+  "costUsd",
+  "credits",
+  "reason",
+] as const;
+
+const PAGE = 1000;
+
+/** One CSV field: quoted when needed; text starting like a formula is prefixed so spreadsheets show it as text. */
+function field(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function line(row: { id: string; createdAt: Date; type: string; operation: string; amount: number; balanceAfter: number; metadata: unknown }): string {
+  const m = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : {};
+  const cost = typeof m.costMicros === "number" ? (m.costMicros / 1e6).toFixed(6) : undefined;
+  const values: Record<(typeof COLUMNS)[number], unknown> = {
+    id: row.id,
+    createdAt: row.createdAt.toISOString(),
+    type: row.type,
+    operation: row.operation,
+    amount: row.amount,
+    balanceAfter: row.balanceAfter,
+    model: m.model,
+    promptTokens: m.promptTokens,
+    cachedPromptTokens: m.cachedPromptTokens,
+    completionTokens: m.completionTokens,
+    images: m.images,
+    audioSeconds: m.audioSeconds,
+    costUsd: cost,
+    credits: m.credits,
+    reason: m.reason,
+  };
+  return `${COLUMNS.map((c) => field(values[c])).join(",")}\r\n`;
+}
+
+/**
+ * The user's ledger of one calendar year (UTC) as CSV (RFC 4180, CRLF lines, a header row), newest
+ * first, streamed in pages so a busy year never sits in memory whole.
+ */
+export function exportCreditHistory(userId: string, year: number): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const where = { userId, createdAt: { gte: new Date(Date.UTC(year, 0, 1)), lt: new Date(Date.UTC(year + 1, 0, 1)) } };
+  let cursor: { id: string } | undefined;
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(`${COLUMNS.join(",")}\r\n`));
+        return;
+      }
+      const prisma = await db();
+      const rows = await prisma.creditTransaction.findMany({
+        where,
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: PAGE,
+        ...(cursor ? { cursor, skip: 1 } : {}),
+        select: { id: true, amount: true, balanceAfter: true, type: true, operation: true, metadata: true, createdAt: true },
+      });
+      if (rows.length > 0) controller.enqueue(encoder.encode(rows.map(line).join("")));
+      if (rows.length < PAGE) controller.close();
+      else cursor = { id: rows[rows.length - 1].id };
+    },
+  });
+}
