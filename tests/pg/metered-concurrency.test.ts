@@ -1,0 +1,88 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { POST as chatPost } from "@/app/api/ai/chat/route";
+import { findModel } from "@/lib/ai/models";
+import { costMicros, creditsForCost } from "@/lib/ai/price-call";
+import { pricingSettings } from "@/lib/ai/pricing-settings";
+import { closeDb, db, dbKind } from "@/lib/db/client";
+import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
+import { useFreshPostgres } from "@/tests/helpers/pg";
+import { setBalance, useStubProvider } from "@/tests/integration/ai/ai-test-kit";
+import { expectLedgerBalances } from "@/tests/integration/credits/invariant";
+
+/**
+ * Metered charging under concurrency on a real PostgreSQL: 64 chat calls of mixed sizes at once,
+ * each reserved at its worst case and settled at its usage. The ledger adds up to exactly the sum of
+ * the calls' computed prices, no balance goes negative, every reservation ends settled or refunded.
+ */
+process.env.DATABASE_POOL_MAX = "32";
+await useFreshPostgres();
+const { stub, restore } = await useStubProvider();
+const undoEnv = setEnv({ AI_PRICING_MODE: "metered", CREDIT_VALUE_USD: "0.00001", AI_MARKUP: "1.25" });
+afterAll(async () => {
+  undoEnv();
+  restore();
+  await stub.close();
+  await closeDb();
+});
+
+const CALLS = 64;
+const sizes = (i: number) => "tell me about credits ".repeat(1 + ((i * 37) % 400));
+
+async function settledOps(userId: string) {
+  return (await db()).creditOperation.findMany({ where: { userId, kind: "charge" } });
+}
+
+describe("metered charges under concurrency (PostgreSQL)", () => {
+  it("runs on PostgreSQL", async () => {
+    expect(await dbKind()).toBe("postgres");
+  });
+
+  it("64 concurrent calls of mixed sizes: the ledger equals the sum of their computed prices", async () => {
+    const { user, cookie } = await signIn("metered-pg@example.com");
+    await setBalance(user.id, 50_000_000);
+    const prisma = await db();
+    await prisma.creditTransaction.create({ data: { userId: user.id, amount: 50_000_000 - 200, balanceAfter: 50_000_000, type: "adjustment", operation: "test_setup" } });
+    const results = await Promise.all(
+      Array.from({ length: CALLS }, (_, i) =>
+        call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: sizes(i) }], model: i % 2 ? "gpt-4o" : "gpt-4o-mini", maxTokens: 50 + i * 10 } }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(CALLS).fill(200));
+    const ops = await settledOps(user.id);
+    expect(ops).toHaveLength(CALLS);
+    expect(ops.every((o) => o.status === "settled")).toBe(true);
+    const s = pricingSettings();
+    let expected = 0;
+    for (const op of ops) {
+      const m = (op.details as { metadata: { promptTokens: number; completionTokens: number } }).metadata;
+      const micros = costMicros(findModel(op.model as string) as NonNullable<ReturnType<typeof findModel>>, m);
+      expect(Number(op.costMicros)).toBe(micros);
+      expect(op.amount).toBe(creditsForCost(micros, s));
+      expected += op.amount;
+    }
+    expect(results.reduce((sum, r) => sum + r.body.cost, 0)).toBe(expected);
+    const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    expect(balance.subscriptionCredits).toBe(50_000_000 - expected);
+    await expectLedgerBalances(user.id);
+  });
+
+  it("64 concurrent calls against a balance that covers a few worst cases: refused calls cost nothing, nothing goes negative", async () => {
+    const { user, cookie } = await signIn("metered-pg-tight@example.com");
+    // Each gpt-4o call with maxTokens 1,000 is reserved at about 10,000 micros x 1.25 / 10 = 1,250 credits.
+    await setBalance(user.id, 6_000);
+    const results = await Promise.all(
+      Array.from({ length: CALLS }, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o", maxTokens: 1000 } })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(4);
+    expect(results.every((r) => r.status === 200 || r.status === 402)).toBe(true);
+    const ops = await settledOps(user.id);
+    expect(ops).toHaveLength(ok.length);
+    expect(ops.every((o) => o.status === "settled")).toBe(true);
+    const charged = ok.reduce((sum, r) => sum + r.body.cost, 0);
+    const balance = await (await db()).creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    expect(balance.subscriptionCredits).toBe(6_000 - charged);
+    expect(balance.subscriptionCredits).toBeGreaterThanOrEqual(0);
+  });
+});
