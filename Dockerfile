@@ -5,7 +5,8 @@
 #   docker compose run --rm migrate          (or: docker run --rm -e DATABASE_URL=... IMAGE node scripts/db-migrate.mjs)
 # Build:  docker build -t subscription-ai-backend .      Run: see compose.yaml and docs/DEPLOY.md
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24 (the current LTS; 22 also works: --build-arg NODE_IMAGE=node:22-bookworm-slim).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- dependencies: exactly the lock (dependency install scripts are not needed; the Prisma client
 # is generated offline by our own script) ----

@@ -5,7 +5,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ["node_modules/**", ".next/**", ".next-*/**", ".data/**", "lib/generated/**", "next-env.d.ts", "docs/**", "coverage/**", "bench/results/**", "tests/unit/architecture/fixture/**"],
+    ignores: ["node_modules/**", ".next/**", ".next-*/**", ".data/**", "lib/generated/**", "next-env.d.ts", "docs/**", "coverage/**", "bench/results/**", "tests/unit/architecture/fixture/**", "tmp/**"],
   },
   {
     // Test helpers such as useFreshPostgres() are not React hooks; tests read free-form JSON bodies.

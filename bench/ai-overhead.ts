@@ -79,7 +79,9 @@ async function main(): Promise<void> {
   };
   try {
     const cookies = { flat: (await signInUsers(servers.flat.baseUrl, 1, "overhead-flat"))[0], metered: (await signInUsers(servers.metered.baseUrl, 1, "overhead-metered"))[0] };
-    const body = (size: "1k" | "100k", model = true) => JSON.stringify({ ...(model ? { model: MODEL } : {}), messages: [{ role: "user", content: PROMPTS[size] }] });
+    // A message holds at most 100,000 characters: the 100 KB prompt is two user messages.
+    const messages = (size: "1k" | "100k") => (PROMPTS[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content }));
+    const body = (size: "1k" | "100k", model = true) => JSON.stringify({ ...(model ? { model: MODEL } : {}), messages: messages(size) });
     const chat = (mode: "flat" | "metered", size: "1k" | "100k"): Target => ({
       url: `${servers[mode].baseUrl}/api/ai/chat`,
       headers: { cookie: cookies[mode] },

@@ -47,7 +47,7 @@ function metricsCostMicros(iterations = 200_000): { perRequestUs: number; scrape
     m.httpRequests.inc(labels);
     m.httpDuration.observe(labels, 0.004);
     m.creditsCharged.inc({ operation: "chat" }, 15);
-    m.aiDuration.observe({ model: MODEL, endpoint: "chat", outcome: "ok" }, 0.002);
+    m.aiDuration.observe({ provider: "openai", model: MODEL, endpoint: "chat", outcome: "ok" }, 0.002);
   }
   const perRequestUs = ((performance.now() - t0) * 1000) / iterations;
   return { perRequestUs, scrapeMs: 0 };

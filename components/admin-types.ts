@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type {
   adjustCreditsResponse,
+  aiRoutesResponse,
   auditListResponse,
   cronOverviewResponse,
   cronRunNowResponse,
@@ -27,6 +28,7 @@ export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;
 export type AdminUnlink = z.infer<typeof unlinkIdentityResponse>;
 export type AdminUsage = z.infer<typeof usageReportResponse>;
+export type AdminAiRoutes = z.infer<typeof aiRoutesResponse>;
 export type AdminDeliveries = z.infer<typeof deliveriesListResponse>;
 export type AdminDelivery = z.infer<typeof deliveryDetailResponse>;
 export type AdminReplay = z.infer<typeof replayResponse>;

@@ -7,9 +7,9 @@
 # (needs TEST_DATABASE_URL and TEST_REDIS_PORT), or by hand:
 #   eval "$(scripts/test-services.sh start)" && scripts/container-check.sh
 #
-# Base image: docker.io/library/node:20-bookworm-slim when it can be pulled. A machine without access
+# Base image: docker.io/library/node:24-bookworm-slim when it can be pulled. A machine without access
 # to a container registry (this project's CI reaches only the npm and Debian registries) gets a
-# stand-in under the same name: Debian bookworm (debootstrap, minimal) with this machine's Node.js
+# stand-in under the same name: Debian bookworm (debootstrap, minimal) with the Node.js in use (CI: 24)
 # and npm in /usr/local, and its CA bundle (NODE_EXTRA_CA_CERTS), so the image's `npm ci` reaches the
 # registry the way the host does.
 #
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE="${CONTAINER_IMAGE:-localhost/subscription-ai-backend:check}"
-BASE="docker.io/library/node:20-bookworm-slim"
+BASE="docker.io/library/node:24-bookworm-slim"
 WORK="$(mktemp -d /tmp/container-check.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -51,7 +51,8 @@ else
   debootstrap --variant=minbase bookworm "$rootfs" "${mirror:-http://deb.debian.org/debian}" >"$WORK/debootstrap.log" 2>&1 ||
     { tail -20 "$WORK/debootstrap.log"; exit 1; }
   node_bin="$(readlink -f "$(command -v node)")"
-  npm_dir="$(npm root -g)/npm"
+  # npm's own folder (npm-cli.js lives in <npm>/bin), wherever the Node in use came from.
+  npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
   mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/lib/node_modules" "$rootfs/etc/ssl/certs"
   cp "$node_bin" "$rootfs/usr/local/bin/node"
   cp -r "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"

@@ -12,6 +12,7 @@ const ITEMS: NavItem[] = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/users", label: "Users" },
   { href: "/admin/usage", label: "AI usage" },
+  { href: "/admin/ai-routes", label: "AI routes" },
   { href: "/admin/webhooks", label: "Webhooks" },
   { href: "/admin/cron", label: "Cron" },
   { href: "/admin/emails", label: "Emails" },

@@ -262,3 +262,29 @@ export const usageReportResponse = z.object({
   byModel: z.array(z.object({ model: z.string(), ...usageFigures })),
   byUser: z.array(z.object({ userId: z.string(), email: z.string().nullable(), ...usageFigures })),
 });
+
+const routeStats = z.object({
+  calls: z.number(),
+  errors: z.number(),
+  errorRate: z.number(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+  lastError: z.object({ at: z.string(), message: z.string() }).nullable(),
+  windowMinutes: z.number(),
+});
+
+export const aiRoutesResponse = z.object({
+  instance: z.string().meta({ description: "the host and process whose recent calls the stats describe" }),
+  offline: z.boolean(),
+  attempts: z.number(),
+  routeTimeoutMs: z.number(),
+  timeoutMs: z.number(),
+  providers: z.array(z.object({ name: z.string(), type: z.string(), host: z.string().nullable() })),
+  models: z.array(
+    z.object({
+      model: z.string(),
+      kind: z.string(),
+      routes: z.array(z.object({ provider: z.string(), model: z.string(), upstreamModel: z.string(), stats: routeStats })),
+    }),
+  ),
+});

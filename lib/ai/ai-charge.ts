@@ -1,7 +1,9 @@
-import { refundReservation, reserveCredits, settleReservation, type Reservation } from "@/lib/credits";
+import { refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { findModel } from "./models";
 import { costMicros, creditsForCost, type CallUsage } from "./price-call";
+import type { AnsweredBy } from "./provider-types";
 import { pricingSettings } from "./pricing-settings";
 import type { Quote } from "./quote-call";
 
@@ -82,10 +84,12 @@ export interface UsagePrice {
  * answer from the answer cache costs nothing upstream: the flat price in flat mode (SPEC's per-request
  * cost), the minimum per call in metered mode.
  */
-export function priceUsage(charge: AiCharge, usage: CallUsage, options: { partial?: boolean; cached?: boolean; extraMicros?: number } = {}): UsagePrice {
+export function priceUsage(charge: AiCharge, usage: CallUsage, options: { partial?: boolean; cached?: boolean; extraMicros?: number; answeredBy?: AnsweredBy } = {}): UsagePrice {
   const s = pricingSettings();
-  // extraMicros: upstream cost outside this model's usage (a RAG answer's question embedding).
-  const micros = options.cached ? 0 : costMicros(charge.quote.model, usage) + (options.extraMicros ?? 0);
+  // Priced at the route that answered (a fallback may be another model); extraMicros: upstream cost
+  // outside this model's usage (a RAG answer's question embedding).
+  const model = (options.answeredBy && findModel(options.answeredBy.model)) || charge.quote.model;
+  const micros = options.cached ? 0 : costMicros(model, usage) + (options.extraMicros ?? 0);
   const flat = charge.quote.flatCredits;
   if (flat === null) return { credits: options.cached ? s.minCreditsPerCall : creditsForCost(micros, s), micros };
   return { credits: options.partial ? Math.min(flat, creditsForCost(micros, s)) : flat, micros };
@@ -100,19 +104,32 @@ export interface SettledCharge {
 
 /**
  * Settles the charge at the usage's price, recording model, tokens (or images, audio seconds),
- * provider cost and credits on its ledger rows. A settlement that cannot be written leaves the charge
- * reserved (logged): the cleanup refunds it, so a database failure here errs toward the user.
+ * provider cost and credits on its ledger rows. `background`: the caller answers without waiting for
+ * the statement (its price and the balance after it are known now); otherwise the settlement is
+ * written first (a stream's closing event reports it). A settlement that cannot be written leaves the
+ * charge reserved (logged): the cleanup refunds it, so a database failure here errs toward the user.
  */
 export async function settleCharge(
   charge: AiCharge,
   usage: CallUsage,
-  options: { partial?: boolean; cached?: boolean; extraMicros?: number; model?: string; metadata?: Record<string, unknown>; price?: UsagePrice } = {},
+  options: {
+    partial?: boolean;
+    cached?: boolean;
+    extraMicros?: number;
+    model?: string;
+    /** The route that answered: its provider is recorded and its model priced. */
+    answeredBy?: AnsweredBy;
+    metadata?: Record<string, unknown>;
+    price?: UsagePrice;
+    background?: boolean;
+  } = {},
 ): Promise<SettledCharge> {
   // A batch settles at the sum of its items' prices, each priced by its own quote.
   const { credits, micros } = options.price ?? priceUsage(charge, usage, options);
   const metadata: Record<string, unknown> = {
     ...charge.metadata,
-    ...(options.model && options.model !== charge.quote.model.id ? { providerModel: options.model } : {}),
+    ...(options.answeredBy ? { provider: options.answeredBy.provider, model: options.answeredBy.model } : {}),
+    ...(options.model && options.model !== (options.answeredBy?.model ?? charge.quote.model.id) ? { providerModel: options.model } : {}),
     ...usageFields(usage),
     costMicros: micros,
     credits,
@@ -120,12 +137,20 @@ export async function settleCharge(
     ...(options.partial ? { partial: true } : {}),
     ...options.metadata,
   };
+  const { reservation } = charge;
+  if (!reservation.charged) return { credits: 0, remaining: reservation.remaining };
+  const input = { amount: credits, costMicros: micros, metadata };
+  if (options.background) {
+    settleInBackground(reservation, input);
+    // The balance after it: what the reservation left, plus the part returned (or minus the rest drawn).
+    return { credits, remaining: Math.max(0, reservation.remaining + reservation.amount - credits) };
+  }
   try {
-    const settled = await settleReservation(charge.reservation, { amount: credits, costMicros: micros, metadata });
-    return { credits: charge.reservation.charged ? (settled.settled ? settled.charged : charge.reservation.amount) : 0, remaining: settled.remaining };
+    const settled = await settleReservation(reservation, input);
+    return { credits: settled.settled ? settled.charged : reservation.amount, remaining: settled.remaining };
   } catch (error) {
-    log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: charge.reservation.id, error });
-    return { credits: charge.reservation.charged ? charge.reservation.amount : 0, remaining: charge.reservation.remaining };
+    log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error });
+    return { credits: reservation.amount, remaining: reservation.remaining };
   }
 }
 

@@ -3,7 +3,7 @@ import { log as rootLog, type Logger } from "@/lib/log";
 import { isAbortError } from "./abort";
 import { refundCharge, settleCharge, type AiCharge } from "./ai-charge";
 import type { CallUsage } from "./price-call";
-import type { AiProvider, ChatRequest, StreamPart, TokenUsage } from "./provider";
+import type { AiProvider, AnsweredBy, ChatRequest, StreamPart, TokenUsage } from "./provider";
 import { countTokens } from "./tokens";
 
 /** The SSE framing (lib/http/sse.ts), passed in by the route so domain code never imports lib/http. */
@@ -72,6 +72,7 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
 
   const iterator = input.provider.streamChat({ ...input.request, signal: upstream.signal })[Symbol.asyncIterator]();
   let usage: Extract<StreamPart, { type: "usage" }> | null = null;
+  let answeredBy: AnsweredBy | null = null;
   let delivered = "";
   let first: string | null = null;
 
@@ -81,6 +82,7 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
       const r = await iterator.next();
       if (r.done) break;
       if (r.value.type === "usage") usage = r.value;
+      else if (r.value.type === "route") answeredBy = r.value;
       else if (r.value.text) {
         first = r.value.text;
         break;
@@ -103,6 +105,7 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
       const settled = await settleCharge(charge, billed, {
         partial,
         model,
+        answeredBy: answeredBy ?? undefined,
         extraMicros: input.extraMicros,
         metadata: { ...input.metadata, ...(partial ? { delivered: delivered.length > 0 } : {}) },
       });
@@ -147,6 +150,10 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
           }
           if (r.value.type === "usage") {
             usage = r.value;
+            continue;
+          }
+          if (r.value.type === "route") {
+            answeredBy = r.value;
             continue;
           }
           if (r.value.text) {

@@ -1,6 +1,8 @@
+import { flags } from "@/lib/config/flags";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 import { IMAGE_QUALITIES, IMAGE_SIZES } from "./model-catalog";
 import { findModel, modelCatalog, type ModelKind } from "./models";
+import { routesFor, routing } from "./routes";
 import { costBudgetMicros, flatChatLimits } from "./price-call";
 import { pricingSettings } from "./pricing-settings";
 import { aiSettings, PUBLIC_IMAGE_MODELS } from "./settings";
@@ -32,16 +34,26 @@ export interface FlatLimit {
 export function checkAiConfig(): AiConfigReport {
   const catalog = modelCatalog();
   const settings = aiSettings();
-  const problems = [...catalog.problems];
-  const need = (id: string, kind: ModelKind, setting: string) => {
+  const r = routing();
+  const problems = [...catalog.problems, ...r.problems];
+  if (r.providers.size === 0) {
+    problems.push("AI provider: none is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or AI_PROVIDERS (or AI_OFFLINE=true to serve labelled offline answers in production on purpose)");
+  }
+  // A model in use must be priced; one whose feature is on must also be served (embeddings are
+  // optional: without them RAG retrieves by full text).
+  const need = (id: string, kind: ModelKind, setting: string, served: boolean) => {
     const m = findModel(id);
     if (!m) problems.push(`${setting}: "${id}" is not in the model catalog (add it to AI_MODELS with its prices)`);
     else if (m.kind !== kind) problems.push(`${setting}: "${id}" is a ${m.kind} model, not a ${kind} model`);
+    else if (served && r.providers.size > 0 && routesFor(id).length === 0) {
+      problems.push(`${setting}: no configured provider serves "${id}" (its vendor is ${m.vendor}: set its key, route it with AI_ROUTES, or switch its feature off)`);
+    }
   };
-  for (const id of settings.allowedModels) need(id, "chat", id === settings.chatModel ? "AI_CHAT_MODEL" : "AI_ALLOWED_MODELS");
-  for (const name of PUBLIC_IMAGE_MODELS) need(settings.imageModels[name], "image", `AI_IMAGE_MODEL_MAP (${name})`);
-  need(settings.transcriptionModel, "transcription", "AI_TRANSCRIPTION_MODEL");
-  need(settings.embeddingModel, "embedding", "AI_EMBEDDING_MODEL");
+  const f = flags();
+  for (const id of settings.allowedModels) need(id, "chat", id === settings.chatModel ? "AI_CHAT_MODEL" : "AI_ALLOWED_MODELS", f.aiChat || f.aiContent || f.aiRag);
+  for (const name of PUBLIC_IMAGE_MODELS) need(settings.imageModels[name], "image", `AI_IMAGE_MODEL_MAP (${name})`, f.aiImage);
+  need(settings.transcriptionModel, "transcription", "AI_TRANSCRIPTION_MODEL", f.aiAudio);
+  need(settings.embeddingModel, "embedding", "AI_EMBEDDING_MODEL", false);
   return { problems, limits: problems.length ? [] : flatLimits() };
 }
 

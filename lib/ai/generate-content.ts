@@ -3,9 +3,8 @@ import type { Logger } from "@/lib/log";
 import { openCharge } from "./ai-charge";
 import { startChargedStream, type StreamFraming } from "./charged-stream";
 import { buildContentPrompt, checkTemplateFields, type ContentBody } from "./content-templates";
-import { pricedModel } from "./models";
 import { aiProvider, type ChatMessage } from "./provider";
-import { quoteChat } from "./quote-call";
+import { quoteChatRoutes } from "./quote-routes";
 import { aiSettings } from "./settings";
 
 /**
@@ -22,8 +21,8 @@ export async function generateContent(input: { userId: string; body: ContentBody
     { role: "system", content: prompt.system },
     { role: "user", content: prompt.user },
   ];
-  const model = pricedModel(settings.chatModel, "chat");
-  const quote = quoteChat({ model, messages, flat: CREDIT_COSTS.contentGeneration, field: "fields" });
+  const model = settings.chatModel;
+  const quote = quoteChatRoutes(model, { messages, flat: CREDIT_COSTS.contentGeneration, field: "fields" });
   const charge = await openCharge({
     userId: input.userId,
     operation: "content_generation",
@@ -33,7 +32,7 @@ export async function generateContent(input: { userId: string; body: ContentBody
   return startChargedStream({
     charge,
     provider,
-    request: { model: model.id, messages, maxTokens: quote.maxOutputTokens, timeoutMs: settings.longTimeoutMs },
+    request: { model, messages, maxTokens: quote.maxOutputTokens, timeoutMs: settings.longTimeoutMs },
     clientSignal: input.signal,
     framing: input.framing,
     log: input.log,

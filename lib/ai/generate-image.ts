@@ -2,10 +2,11 @@ import { CREDIT_COSTS } from "@/lib/config/pricing";
 import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
 import { openCharge, refundCharge, settleCharge } from "./ai-charge";
-import { pricedModel } from "./models";
+import { findModel } from "./models";
 import { OFFLINE_MODEL_PREFIX, aiProvider } from "./provider";
 import { countTokens } from "./tokens";
-import { dearestImage, quoteImage } from "./quote-call";
+import { dearestImage } from "./quote-call";
+import { quoteImageRoutes } from "./quote-routes";
 import type { ImageBody } from "./schemas";
 import { aiSettings } from "./settings";
 
@@ -33,8 +34,7 @@ export async function generateImage(input: { userId: string; body: ImageBody; si
   const settings = aiSettings();
   const { body } = input;
   const providerModel = settings.imageModels[body.model];
-  const model = pricedModel(providerModel, "image");
-  const quote = quoteImage({ model, prompt: body.prompt, size: body.size, quality: body.quality, flat: CREDIT_COSTS.imageGeneration });
+  const quote = quoteImageRoutes(providerModel, { prompt: body.prompt, size: body.size, quality: body.quality, flat: CREDIT_COSTS.imageGeneration });
   const charge = await openCharge({
     userId: input.userId,
     operation: "image_generation",
@@ -58,9 +58,15 @@ export async function generateImage(input: { userId: string; body: ImageBody; si
     if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
     throw error;
   }
-  // Priced as rendered: what the provider reports, else what was asked ("auto": the dearest).
+  // Priced as rendered, by the route that answered: the quality and size the provider reports, else
+  // what was asked ("auto": the dearest).
+  const model = findModel(result.route?.model ?? providerModel) ?? quote.model;
   const rendered = dearestImage(model, result.quality ?? body.quality, result.size ?? body.size);
-  const settled = await settleCharge(charge, { promptTokens: countTokens(body.prompt), images: { ...rendered, count: 1 } }, { metadata: { format: result.format } });
+  const settled = await settleCharge(
+    charge,
+    { promptTokens: countTokens(body.prompt), images: { ...rendered, count: 1 } },
+    { answeredBy: result.route, metadata: { format: result.format }, background: true },
+  );
   return {
     image: `data:${MIME[result.format]};base64,${result.b64}`,
     model: provider.offline ? `${OFFLINE_MODEL_PREFIX}${body.model}` : body.model,

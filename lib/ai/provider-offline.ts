@@ -129,6 +129,7 @@ export function createOfflineProvider(settings: AiSettings): AiProvider {
   return {
     name: "offline",
     offline: true,
+    capabilities: { chat: true, embeddings: false, images: true, transcription: true },
 
     async chat(req: ChatRequest): Promise<ChatResult> {
       if (req.signal?.aborted) throw abortError();
@@ -167,7 +168,7 @@ export function createOfflineProvider(settings: AiSettings): AiProvider {
         text: `${OFFLINE_TEXT_PREFIX} Speech recognition is not available offline. Received a ${label} recording ${length}, ${kb} KB.`,
         language: req.language ?? "en",
         duration: d.seconds === null ? 0 : Math.round(d.seconds * 1000) / 1000,
-        model: model(settings.transcriptionModel),
+        model: model(req.model ?? settings.transcriptionModel),
       };
     },
 

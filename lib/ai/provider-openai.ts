@@ -1,10 +1,11 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from "openai";
 import { AppError } from "@/lib/errors";
-import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
 import { createWireClient, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
+import { callDeadline, failureKind, observeProviderCall, type Deadline } from "./provider-call";
+import { parseRetryAfter, upstreamError } from "./upstream-error";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
 
@@ -18,6 +19,8 @@ import type { AiSettings } from "./settings";
  * SDK would; uploads, images and embeddings use the SDK.
  */
 export interface OpenAiProviderOptions {
+  /** The provider's name in routes and metrics: "openai", or an OpenAI-compatible provider's own (AI_PROVIDERS). */
+  name?: string;
   apiKey: string;
   baseURL?: string;
   settings: AiSettings;
@@ -58,35 +61,6 @@ function textOnly(m: ChatMessage): string {
   return typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
 }
 
-interface Deadline {
-  signal: AbortSignal;
-  timedOut: () => boolean;
-  callerAborted: () => boolean;
-  dispose: () => void;
-}
-
-/** One signal that fires on the caller's abort or after `ms` (covers the whole body, streams included). */
-function deadline(caller: AbortSignal | undefined, ms: number): Deadline {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error("timeout"));
-  }, ms);
-  const onAbort = () => controller.abort(caller?.reason);
-  if (caller?.aborted) onAbort();
-  else caller?.addEventListener("abort", onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    callerAborted: () => Boolean(caller?.aborted),
-    dispose: () => {
-      clearTimeout(timer);
-      caller?.removeEventListener("abort", onAbort);
-    },
-  };
-}
-
 /** An HTTP failure answered by the provider, from the SDK (APIError) or from the chat client. */
 type HttpFailure = { status: number; code?: string | null | number; type?: string | null; message: string; headers?: { get(name: string): string | null } | null };
 
@@ -101,89 +75,38 @@ function httpFailure(error: unknown): HttpFailure | null {
 /** The connection failed before any answer (SDK or chat client). */
 const isConnectionFailure = (error: unknown) => error instanceof UpstreamConnectionError || (error instanceof APIError && error.status === undefined);
 
-function isContentPolicy(error: HttpFailure): boolean {
-  const code = String(error.code ?? "");
-  const text = `${code} ${error.message ?? ""}`.toLowerCase();
-  return (
-    code === "content_policy_violation" ||
-    code === "content_filter" ||
-    code === "moderation_blocked" ||
-    /content[ _-]?polic|safety system|content[ _-]?filter|moderation/.test(text)
-  );
-}
-
 function isOutOfQuota(error: HttpFailure): boolean {
   return error.code === "insufficient_quota" || error.type === "insufficient_quota";
-}
-
-/** The provider's Retry-After (seconds or an HTTP date), bounded to 1..3600; 30 when it gives none. */
-function retryAfterSeconds(error: HttpFailure): number {
-  const raw = error.headers?.get?.("retry-after") ?? null;
-  if (raw) {
-    const seconds = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : (Date.parse(raw) - Date.now()) / 1000;
-    if (Number.isFinite(seconds)) return Math.min(3600, Math.max(1, Math.ceil(seconds)));
-  }
-  return 30;
 }
 
 /** Maps any error of an upstream call to an AppError (or AiAbortError when the caller aborted). */
 export function mapUpstreamError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
   if (d.callerAborted()) return new AiAbortError();
-  if (d.timedOut() || error instanceof APIConnectionTimeoutError) {
-    return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, { cause: error });
-  }
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (error instanceof APIUserAbortError) return new AiAbortError();
   const http = httpFailure(error);
   if (http) {
-    if (http.status === 400 && isContentPolicy(http)) {
-      return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause: error });
-    }
-    if (http.status === 429 && !isOutOfQuota(http)) {
-      // The provider throttles us: the caller may retry later, so this is the client's 429, not a 500.
-      return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${retryAfterSeconds(http)} seconds (${what})`, {
-        cause: error,
-        headers: { "retry-after": String(retryAfterSeconds(http)) },
-      });
-    }
-    const reason =
-      http.status === 401 || http.status === 403
-        ? "rejected the configured API key"
-        : http.status === 404
-          ? "does not know the requested model or endpoint"
-          : http.status === 429
-            ? "is out of quota (check the provider account's billing)"
-            : http.status >= 500
-              ? `failed with status ${http.status}`
-              : `rejected the request with status ${http.status}`;
-    return new AppError("upstream_failed", `AI provider ${reason} (${what})`, { cause: error });
+    return upstreamError(
+      {
+        kind: "http",
+        status: http.status,
+        code: http.code === null || http.code === undefined ? null : String(http.code),
+        message: http.message,
+        retryAfterMs: parseRetryAfter(http.headers?.get?.("retry-after")),
+        outOfQuota: isOutOfQuota(http),
+      },
+      what,
+      timeoutMs,
+      error,
+    );
   }
-  if (isConnectionFailure(error)) {
-    return new AppError("upstream_failed", `AI provider could not be reached (${what})`, { cause: error });
-  }
-  return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, { cause: error });
-}
-
-/** The kind of an upstream failure, for ai_provider_errors_total. */
-function failureKind(error: unknown, d: Deadline): string {
-  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return "timeout";
-  const http = httpFailure(error);
-  if (http) return http.status === 429 ? "429" : http.status >= 500 ? "5xx" : "4xx";
-  if (isConnectionFailure(error)) return "network";
-  if (error instanceof AppError && error.code === "content_policy") return "content_policy";
-  return "invalid_response";
-}
-
-/** Records one provider call (duration by outcome; a failure by kind). A caller's abort is neither. */
-function observeCall(labels: { model: string; endpoint: string }, started: number, error?: unknown, d?: Deadline, mapped?: Error): void {
-  if (mapped instanceof AiAbortError) return;
-  const m = metrics();
-  m.aiDuration.observe({ ...labels, outcome: error ? "error" : "ok" }, (performance.now() - started) / 1000);
-  if (error && d) m.aiErrors.inc({ model: labels.model, kind: failureKind(error, d) });
+  return upstreamError({ kind: isConnectionFailure(error) ? "network" : "invalid" }, what, timeoutMs, error);
 }
 
 export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider {
   const { settings } = options;
+  const name = options.name ?? "openai";
   // Retries are off: a retry would double the upstream cost and the latency the caller waits for;
   // failures are refunded and reported instead.
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
@@ -204,18 +127,18 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     fn: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     return withSpan(`ai.provider.${labels.endpoint}`, { "ai.model": labels.model }, async (span) => {
-      const d = deadline(signal, timeoutMs);
+      const d = callDeadline(signal, timeoutMs);
       const started = performance.now();
       try {
         const result = await fn(d.signal);
-        observeCall(labels, started);
+        observeProviderCall({ ...labels, provider: name }, started);
         const usage = (result as { usage?: { promptTokens?: number; completionTokens?: number } }).usage;
         span?.setAttributes({ "ai.outcome": "ok", "ai.tokens.prompt": usage?.promptTokens ?? 0, "ai.tokens.completion": usage?.completionTokens ?? 0 });
         return result;
       } catch (error) {
         const mapped = mapUpstreamError(error, what, d, timeoutMs);
-        observeCall(labels, started, error, d, mapped);
-        span?.setAttribute("ai.outcome", mapped instanceof AiAbortError ? "aborted" : failureKind(error, d));
+        observeProviderCall({ ...labels, provider: name }, started, mapped);
+        span?.setAttribute("ai.outcome", mapped instanceof AiAbortError ? "aborted" : failureKind(mapped));
         throw mapped;
       } finally {
         d.dispose();
@@ -224,8 +147,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
   }
 
   return {
-    name: "openai",
+    name,
     offline: false,
+    capabilities: { chat: true, embeddings: true, images: true, transcription: true },
 
     async chat(req: ChatRequest): Promise<ChatResult> {
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
@@ -252,7 +176,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
       return {
         async *[Symbol.asyncIterator]() {
-          const d = deadline(req.signal, timeoutMs);
+          const d = callDeadline(req.signal, timeoutMs);
           const labels = { model: req.model ?? settings.chatModel, endpoint: "chat_stream" };
           const started = performance.now();
           let firstText = true;
@@ -269,7 +193,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
               if (delta?.content) {
                 if (firstText) {
                   firstText = false;
-                  metrics().aiTimeToFirstToken.observe({ model: labels.model }, (performance.now() - started) / 1000);
+                  observeProviderCall({ ...labels, provider: name, firstToken: true }, started);
                 }
                 yield { type: "text", text: delta.content };
               }
@@ -285,10 +209,10 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
             }
             // An aborted answer can end its iteration quietly: report why it ended.
             if (d.signal.aborted) throw new Error("stream aborted");
-            observeCall(labels, started);
+            observeProviderCall({ ...labels, provider: name }, started);
           } catch (error) {
             const mapped = mapUpstreamError(error, "chat stream", d, timeoutMs);
-            observeCall(labels, started, error, d, mapped);
+            observeProviderCall({ ...labels, provider: name }, started, mapped);
             throw mapped;
           } finally {
             // A consumer that stops early exits the for-await above, whose return() closes the upstream answer.
@@ -298,27 +222,28 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
       };
     },
 
-    async embed(texts: string[], signal?: AbortSignal) {
-      if (texts.length === 0) return { model: settings.embeddingModel, vectors: [] };
-      return run("embedding", { model: settings.embeddingModel, endpoint: "embeddings" }, signal, settings.timeoutMs, async (s) => {
+    async embed(texts: string[], signal?: AbortSignal, model = settings.embeddingModel) {
+      if (texts.length === 0) return { model, vectors: [] };
+      return run("embedding", { model, endpoint: "embeddings" }, signal, settings.timeoutMs, async (s) => {
         const res = await client.embeddings.create(
           // "float" explicitly: the SDK would ask for base64, which several OpenAI-compatible servers lack.
-          { model: settings.embeddingModel, input: texts, encoding_format: "float" },
+          { model, input: texts, encoding_format: "float" },
           { signal: s },
         );
         const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
-        return { model: res.model ?? settings.embeddingModel, vectors };
+        return { model: res.model ?? model, vectors };
       });
     },
 
     async transcribe(req: TranscribeRequest) {
       const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
-      return run("transcription", { model: settings.transcriptionModel, endpoint: "transcriptions" }, req.signal, timeoutMs, async (signal) => {
+      const model = req.model ?? settings.transcriptionModel;
+      return run("transcription", { model, endpoint: "transcriptions" }, req.signal, timeoutMs, async (signal) => {
         const file = await toFile(req.audio, req.filename, { type: req.mimeType });
         const res = (await client.audio.transcriptions.create(
           {
             file,
-            model: settings.transcriptionModel,
+            model,
             response_format: "verbose_json",
             ...(req.language ? { language: req.language } : {}),
           },
@@ -328,7 +253,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           text: res.text ?? "",
           language: toIso6391(res.language ?? req.language),
           duration: typeof res.duration === "number" && Number.isFinite(res.duration) ? res.duration : 0,
-          model: settings.transcriptionModel,
+          model,
         };
       });
     },

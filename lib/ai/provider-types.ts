@@ -32,15 +32,28 @@ export interface TokenUsage {
   cachedPromptTokens?: number;
 }
 
+/** Which route answered a call (lib/ai/router.ts): its provider, and the catalog model it is priced by. */
+export interface AnsweredBy {
+  provider: string;
+  model: string;
+}
+
 export interface ChatResult {
   text: string;
   model: string;
   usage: TokenUsage;
+  route?: AnsweredBy;
 }
 
-export type StreamPart = { type: "text"; text: string } | ({ type: "usage"; model: string } & TokenUsage);
+export type StreamPart =
+  | { type: "text"; text: string }
+  | ({ type: "usage"; model: string } & TokenUsage)
+  /** Sent by the router before the first text: the route that answers this stream. */
+  | ({ type: "route" } & AnsweredBy);
 
 export interface TranscribeRequest {
+  /** The transcription model (default AI_TRANSCRIPTION_MODEL). */
+  model?: string;
   audio: Uint8Array;
   filename: string;
   mimeType: string;
@@ -57,6 +70,7 @@ export interface TranscriptionResult {
   /** Seconds. */
   duration: number;
   model: string;
+  route?: AnsweredBy;
 }
 
 export type ImageSize = "1024x1024" | "1536x1024" | "1024x1536" | "auto";
@@ -86,17 +100,20 @@ export interface ImageResult {
   /** The quality and size the provider says it rendered (a request for "auto" learns them here). */
   quality?: string;
   size?: string;
+  route?: AnsweredBy;
 }
 
 export interface AiProvider {
-  /** "openai" (any OpenAI-compatible server) | "offline". */
+  /** The provider's name in routes and metrics: "openai", "anthropic", "gemini", an AI_PROVIDERS name, "offline". */
   name: string;
   offline: boolean;
+  /** What it offers besides chat (a call it cannot make answers a 400 naming the provider). */
+  capabilities?: { chat: boolean; embeddings: boolean; images: boolean; transcription: boolean };
   chat(req: ChatRequest): Promise<ChatResult>;
   /** Aborting req.signal aborts the upstream request. */
   streamChat(req: ChatRequest): AsyncIterable<StreamPart>;
-  /** null = no embeddings (offline). */
-  embed(texts: string[], signal?: AbortSignal): Promise<{ model: string; vectors: number[][] } | null>;
+  /** `model`: default AI_EMBEDDING_MODEL. null = no embeddings (offline). */
+  embed(texts: string[], signal?: AbortSignal, model?: string): Promise<{ model: string; vectors: number[][] } | null>;
   transcribe(req: TranscribeRequest): Promise<TranscriptionResult>;
   generateImage(req: ImageRequest): Promise<ImageResult>;
 }

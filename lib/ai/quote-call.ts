@@ -97,6 +97,17 @@ export function quoteChat(input: { model: ModelSpec; messages: ChatMessage[]; ma
   return quoteFrom(model, { promptTokens: prompt, completionTokens: cap }, s.mode === "flat" ? input.flat : null, s, { maxOutputTokens: cap });
 }
 
+/**
+ * A call that any of several routes may answer (lib/ai/routes.ts), each priced by its own catalog
+ * model: the quote of the dearest route, so whichever answers, the reservation covers it, and an
+ * output cap every route accepts.
+ */
+export function quoteAcross(quotes: Quote[]): Quote {
+  const dearest = quotes.reduce((a, b) => (b.worstMicros > a.worstMicros ? b : a));
+  const caps = quotes.map((q) => q.maxOutputTokens).filter((c): c is number => c !== undefined);
+  return caps.length ? { ...dearest, maxOutputTokens: Math.min(...caps) } : dearest;
+}
+
 /** Image generation: quality and size "auto" count as the dearest the provider may pick. */
 export function quoteImage(input: { model: ModelSpec; prompt: string; size: string; quality: string; flat: number }): Quote {
   const s = pricingSettings();

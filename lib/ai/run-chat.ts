@@ -4,9 +4,9 @@ import { log } from "@/lib/log";
 import { isAbortError } from "./abort";
 import { openCharge, priceUsage, refundCharge, settleCharge, type AiCharge } from "./ai-charge";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
-import { pricedModel } from "./models";
+import { quoteChatRoutes } from "./quote-routes";
 import { aiProvider, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult } from "./provider";
-import { quoteChat, type Quote } from "./quote-call";
+import type { Quote } from "./quote-call";
 import { DEFAULT_CACHE_TTL_SECONDS, type ChatBody } from "./schemas";
 import { resolveChatModel } from "./settings";
 
@@ -25,11 +25,10 @@ export function toChatRequest(body: ChatBody): ChatRequest {
   return { model: resolveChatModel(body.model), messages, temperature: body.temperature, maxTokens: body.maxTokens };
 }
 
-/** The request and its worst-case quote; the request's output cap becomes the quote's. 400s name the field. */
+/** The request and its worst-case quote over its routes; the request's output cap becomes the quote's. 400s name the field. */
 function prepare(body: ChatBody, field = "messages"): { req: ChatRequest; quote: Quote } {
   const req = toChatRequest(body);
-  const model = pricedModel(req.model as string, "chat");
-  const quote = quoteChat({ model, messages: req.messages, maxTokens: body.maxTokens, flat: CREDIT_COSTS.chat, field });
+  const quote = quoteChatRoutes(req.model as string, { messages: req.messages, maxTokens: body.maxTokens, flat: CREDIT_COSTS.chat, field });
   return { req: { ...req, maxTokens: quote.maxOutputTokens }, quote };
 }
 
@@ -72,8 +71,9 @@ export async function runChat(input: { userId: string; body: ChatBody; signal?: 
     if (isAbortError(error)) throw clientGone();
     throw error;
   }
-  const { result, cached } = outcome;
-  const settled = await settleCharge(charge, result.usage, { cached, model: result.model });
+  const { route, ...result } = outcome.result;
+  const { cached } = outcome;
+  const settled = await settleCharge(charge, result.usage, { cached, model: result.model, answeredBy: route, background: true });
   return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached };
 }
 
@@ -97,7 +97,7 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
   const outcomes = await Promise.allSettled(prepared.map(({ body, req }) => answer(provider, input.userId, body, req, input.signal)));
   const priced = outcomes.map((o, i) => {
     if (o.status === "rejected") return null;
-    return priceUsage({ ...charge, quote: prepared[i].quote }, o.value.result.usage, { cached: o.value.cached });
+    return priceUsage({ ...charge, quote: prepared[i].quote }, o.value.result.usage, { cached: o.value.cached, answeredBy: o.value.result.route });
   });
   const answered = priced.filter((p) => p !== null).length;
   if (answered === 0) {
@@ -112,7 +112,7 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
   );
   const charged = charge.reservation.charged;
   if (answered > 0) {
-    await settleCharge(charge, usage, { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered } });
+    await settleCharge(charge, usage, { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered }, background: true });
   }
   const results: BatchItem[] = outcomes.map((o, i) =>
     o.status === "fulfilled"

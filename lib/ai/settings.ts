@@ -1,10 +1,11 @@
 import { fromEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
+import { routedChatModels } from "./routes";
 
 /**
  * AI model settings with their defaults (documented in docs/API-NOTES.md, section AI):
  *   AI_CHAT_MODEL           default chat model                     gpt-4o-mini
- *   AI_ALLOWED_MODELS       comma list a client may request        the chat model + gpt-4o, gpt-4.1-mini, gpt-4.1
+ *   AI_ALLOWED_MODELS       comma list a client may request        the chat model + every chat model some provider serves
  *   AI_IMAGE_MODEL_MAP      public image model -> provider id      image-model-1=gpt-image-1,image-model-1.5=gpt-image-1.5,image-model-1-mini=gpt-image-1-mini
  *   AI_TRANSCRIPTION_MODEL  transcription model (verbose_json)     whisper-1
  *   AI_EMBEDDING_MODEL      embedding model                        text-embedding-3-small
@@ -65,7 +66,7 @@ function parseImageMap(value: string | undefined): Record<PublicImageModel, stri
 export const aiSettings: () => AiSettings = fromEnv((e) => {
   const chatModel = e.AI_CHAT_MODEL ?? "gpt-4o-mini";
   const allowed = parseList(e.AI_ALLOWED_MODELS);
-  const allowedModels = allowed.length ? Array.from(new Set([chatModel, ...allowed])) : Array.from(new Set([chatModel, "gpt-4o", "gpt-4.1-mini", "gpt-4.1"]));
+  const allowedModels = Array.from(new Set([chatModel, ...(allowed.length ? allowed : routedChatModels())]));
   return {
     chatModel,
     allowedModels,

@@ -3,9 +3,8 @@ import type { Logger } from "@/lib/log";
 import { openCharge } from "./ai-charge";
 import { creditAllowanceHeaders } from "./credit-allowance";
 import { startChargedStream, type StreamFraming } from "./charged-stream";
-import { pricedModel } from "./models";
 import { aiProvider, type ChatMessage } from "./provider";
-import { quoteChat } from "./quote-call";
+import { quoteChatRoutes } from "./quote-routes";
 import type { StreamBody } from "./schemas";
 import { resolveChatModel } from "./settings";
 
@@ -25,8 +24,8 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
   const messages: ChatMessage[] = [];
   if (input.body.systemPrompt) messages.push({ role: "system", content: input.body.systemPrompt });
   for (const m of input.body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
-  const model = pricedModel(resolveChatModel(input.body.model), "chat");
-  const quote = quoteChat({ model, messages, maxTokens: input.body.maxTokens, flat: withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText });
+  const model = resolveChatModel(input.body.model);
+  const quote = quoteChatRoutes(model, { messages, maxTokens: input.body.maxTokens, flat: withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText });
   const charge = await openCharge({
     userId: input.userId,
     operation: withImage ? "stream_image" : "stream",
@@ -36,7 +35,7 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
   const body = await startChargedStream({
     charge,
     provider,
-    request: { model: model.id, messages, temperature: input.body.temperature, maxTokens: quote.maxOutputTokens },
+    request: { model, messages, temperature: input.body.temperature, maxTokens: quote.maxOutputTokens },
     clientSignal: input.signal,
     framing: input.framing,
     log: input.log,

@@ -6,9 +6,8 @@ import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
 import { openCharge, refundCharge, settleCharge } from "./ai-charge";
 import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, billableAudioSeconds, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
-import { pricedModel } from "./models";
 import { aiProvider } from "./provider";
-import { quoteTranscription } from "./quote-call";
+import { quoteTranscriptionRoutes } from "./quote-routes";
 import { aiSettings } from "./settings";
 
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -127,9 +126,9 @@ export async function transcribeAudio(input: { userId: string; req: Request }): 
   // The upload is validated first: a bad request is a 400 whatever the provider's state.
   const upload = await readAudioUpload(input.req);
   const provider = aiProvider();
-  const model = pricedModel(aiSettings().transcriptionModel, "transcription");
+  const model = aiSettings().transcriptionModel;
   const seconds = billableAudioSeconds(upload.format, upload.bytes);
-  const quote = quoteTranscription({ model, seconds, flat: CREDIT_COSTS.speechToText });
+  const quote = quoteTranscriptionRoutes(model, { seconds, flat: CREDIT_COSTS.speechToText });
   const charge = await openCharge({
     userId: input.userId,
     operation: "speech_to_text",
@@ -139,6 +138,7 @@ export async function transcribeAudio(input: { userId: string; req: Request }): 
   let result;
   try {
     result = await provider.transcribe({
+      model,
       audio: upload.bytes,
       filename: upload.filename,
       mimeType: upload.mimeType,
@@ -151,7 +151,7 @@ export async function transcribeAudio(input: { userId: string; req: Request }): 
     throw error;
   }
   // The provider bills the duration it decoded; without one, what the file was priced at.
-  await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model });
+  await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model, answeredBy: result.route, background: true });
   const duration = result.duration > 0 ? result.duration : (audioDuration(upload.format, upload.bytes).seconds ?? 0);
   return { text: result.text, language: result.language, duration };
 }

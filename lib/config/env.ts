@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { aiProvidersSchema, aiRoutesSchema } from "./ai-routing";
 import { modelOverridesSchema } from "./model-overrides";
 
 /**
@@ -171,6 +172,22 @@ const schema = z.object({
   // AI
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalUrl,
+  ANTHROPIC_API_KEY: optionalText,
+  /** Anthropic's API base (default https://api.anthropic.com; tests and proxies). */
+  ANTHROPIC_BASE_URL: optionalUrl,
+  GEMINI_API_KEY: optionalText,
+  /** The Gemini API base (default https://generativelanguage.googleapis.com; tests and proxies). */
+  GEMINI_BASE_URL: optionalUrl,
+  /** More providers with their own base URL and key (lib/config/ai-routing.ts). */
+  AI_PROVIDERS: jsonObject(aiProvidersSchema),
+  /** Per model, the ordered providers that serve it (fallback on failure). */
+  AI_ROUTES: jsonObject(aiRoutesSchema),
+  /** Most upstream attempts per call across its routes (0: one per route). */
+  AI_ROUTE_ATTEMPTS: int(0, 0),
+  /** How long one route may take to start answering before the next is tried (0: the call's whole deadline). */
+  AI_ROUTE_TIMEOUT_MS: int(0, 0),
+  /** Serve every model with the offline provider (labelled, deterministic), even in production. */
+  AI_OFFLINE: bool(false),
   AI_CHAT_MODEL: optionalText,
   AI_ALLOWED_MODELS: optionalText,
   AI_IMAGE_MODEL_MAP: optionalText,

@@ -1,4 +1,5 @@
 import { flags } from "@/lib/config/flags";
+import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { bonusSpendable, queryPrepared } from "./ledger";
@@ -48,8 +49,9 @@ interface Waiting {
  * or the rest drawn), its usage recorded, in one statement. Group commit, as for reservations: the
  * first settlement waits one event-loop turn, those arriving while a statement is written wait for the
  * next, and each group goes out in one statement sorted by user (the same lock order everywhere).
- * Callers await it before answering: a charge is `settled` exactly when its answer went out, so the
- * record tells a delivered answer from one a crash cut off (refunded by the cleanup).
+ * A stream awaits it before its closing event; a JSON answer, whose price is known before it leaves,
+ * settles in the background right after (settleInBackground). Either way a charge still `reserved`
+ * long after its call was never shown as delivered, and the cleanup refunds it.
  */
 const SETTLE = `SELECT item, outcome, charged, subscription_credits, bonus_held, auto_use
   FROM settle_charges($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::boolean)`;
@@ -76,9 +78,37 @@ export function settleReservation(reservation: Reservation, input: SettleInput =
   });
 }
 
-/** Resolves once every settlement queued so far is written (shutdown, tests). */
+/** Settlements started by settleInBackground and not yet written. */
+let inBackground = 0;
+
+/**
+ * Settles without making the caller wait: for an answer whose price is already known (its usage
+ * priced in memory), the statement is written right after the answer leaves, in the next group. A
+ * process that dies first leaves the charge reserved and the cleanup refunds it (the crash errs toward
+ * the user). Failures are logged. The route wrapper keeps the request alive until it is written
+ * (pendingSettlements / drainSettlements), and shutdown drains it.
+ */
+export function settleInBackground(reservation: Reservation, input: SettleInput = {}): void {
+  if (!reservation.charged || !reservation.id) return;
+  inBackground++;
+  void settleReservation(reservation, input)
+    .catch((error) => log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error }))
+    .finally(() => {
+      inBackground--;
+    });
+}
+
+/** Settlements queued or being written (the wrapper drains them after the response). */
+export function pendingSettlements(): number {
+  return inBackground + waiting.length;
+}
+
+/** Resolves once every settlement queued so far is written (after a response, shutdown, tests). */
 export async function drainSettlements(): Promise<void> {
-  while (writing) await current;
+  while (writing || inBackground > 0) {
+    if (writing) await current;
+    else await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 async function writeWaiting(): Promise<void> {

@@ -36,8 +36,11 @@ export interface RouteRuntime {
   resolveUser: (req: Request) => Promise<ResolvedUser | null>;
   /** Operator routes only (auth "operator"); absent: nobody is an operator. */
   resolveOperator?: (req: Request) => Promise<Operator | null>;
-  /** Runs work after the response is sent (Next's after()); absent: the work runs before the answer. */
-  after?: (task: () => Promise<unknown>) => Promise<void>;
+  /**
+   * Called once the response is built: keeps the request alive for background work its handler left
+   * (settlements written after the answer), through Next's after(). Absent: nothing is waited for.
+   */
+  afterResponse?: () => void;
   rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
   observe?: (observation: RouteObservation) => void;
 }
@@ -105,11 +108,6 @@ export interface RouteContext<Q, B, A extends AuthMode> {
   setHeader: (name: string, value: string) => void;
   /** How the body arrived ("form" only with bodyFormat "form" and a form content type). */
   bodyFormat: "json" | "form";
-  /**
-   * Runs `task` after the response is sent, when nothing in the answer depends on it (Next's after(),
-   * kept alive by the platform); outside a request (tests, scripts) it runs before this resolves.
-   */
-  after: (task: () => Promise<unknown>) => Promise<void>;
 }
 
 /** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */
@@ -338,7 +336,6 @@ export function createRoute<
         ip,
         setHeader: (name, value) => extraHeaders.set(name, value),
         bodyFormat,
-        after: runtime.after ?? (async (task) => void (await task())),
       });
       response = result instanceof Response ? result : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
@@ -356,6 +353,7 @@ export function createRoute<
       response.headers.set(RATE_LIMIT_HEADER_NAMES.reset, String(rate.reset));
     }
     response.headers.set("x-request-id", requestId);
+    runtime.afterResponse?.();
     try {
       runtime.observe?.({
         kind: "request",

@@ -1,6 +1,7 @@
 import { after } from "next/server";
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
+import { drainSettlements, pendingSettlements } from "@/lib/credits";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/admin/resolve-operator";
@@ -30,16 +31,21 @@ function observe(o: RouteObservation): void {
   m.httpDuration.observe(o.labels, o.seconds);
 }
 
-/** After the response (Next's after(), which the platform keeps alive); without a request scope, now. */
-async function runAfter(task: () => Promise<unknown>): Promise<void> {
+/**
+ * Settlements a handler left to be written after its answer (lib/credits settleInBackground): Next's
+ * after() keeps the request (a serverless function included) alive until they are written. Without a
+ * request scope (tests calling handlers directly) they complete on their own.
+ */
+function afterResponse(): void {
+  if (pendingSettlements() === 0) return;
   try {
-    after(task);
+    after(drainSettlements);
   } catch {
-    await task();
+    // no request scope
   }
 }
 
-const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe, after: runAfter };
+const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe, afterResponse };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<

@@ -36,7 +36,7 @@ export async function askQuestion(input: AskInput): Promise<AskAnswer> {
     throw error;
   }
   const model = result.model || p.model;
-  const settled = await settleCharge(p.charge, result.usage, { model, extraMicros: p.embeddingMicros, metadata: answerMetadata(p) });
+  const settled = await settleCharge(p.charge, result.usage, { model, answeredBy: result.route, extraMicros: p.embeddingMicros, metadata: answerMetadata(p), background: true });
   await persistExchange(p, result.text, model, result.usage.completionTokens);
   return {
     answer: result.text,

@@ -1,4 +1,6 @@
 import { aiProvider, type AiProvider } from "@/lib/ai/provider";
+import { routesFor } from "@/lib/ai/routes";
+import { aiSettings } from "@/lib/ai/settings";
 import type { Db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { EMBEDDING_DIMENSIONS, hasVectorSupport, vectorLiteral } from "./vector-support";
@@ -15,7 +17,8 @@ export async function embeddingProvider(prisma: Db): Promise<AiProvider | null> 
   } catch {
     return null;
   }
-  return provider.offline ? null : provider;
+  // No vectors offline, nor when no route of the embedding model offers embeddings.
+  return provider.offline || routesFor(aiSettings().embeddingModel).length === 0 ? null : provider;
 }
 
 /** Checks a provider answer: one vector per text, each of the column's dimensions. */
@@ -44,6 +47,7 @@ export async function embedChunks(prisma: Db, chunks: { id: string; content: str
       const result = await provider.embed(
         batch.map((c) => c.content),
         signal,
+        aiSettings().embeddingModel,
       );
       if (!result || !usableVectors(result.vectors, batch.length)) return stored;
       const values: string[] = [];

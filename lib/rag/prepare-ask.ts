@@ -4,7 +4,8 @@ import { pricedModel } from "@/lib/ai/models";
 import { aiProvider, type AiProvider, type ChatMessage } from "@/lib/ai/provider";
 import { creditsForCost } from "@/lib/ai/price-call";
 import { pricingSettings } from "@/lib/ai/pricing-settings";
-import { quoteChat, quoteEmbedding, type Quote } from "@/lib/ai/quote-call";
+import { quoteEmbedding, type Quote } from "@/lib/ai/quote-call";
+import { quoteChatRoutes } from "@/lib/ai/quote-routes";
 import { aiSettings } from "@/lib/ai/settings";
 import { countTokens } from "@/lib/ai/tokens";
 import { db } from "@/lib/db/client";
@@ -93,9 +94,8 @@ async function loadHistory(conversationId: string): Promise<{ messages: ChatMess
  * 500 tokens of context, at most 20), refusing what it does not pay for; metered: the usage's cost.
  */
 function quoteAnswer(question: string, chunks: RetrievedChunk[], history: { messages: ChatMessage[]; tokens: number }, contextTokens: number) {
-  const model = pricedModel(aiSettings().chatModel, "chat");
   const messages = buildMessages(question, chunks, history.messages);
-  return { messages, quote: quoteChat({ model, messages, flat: ragCreditCost(contextTokens), field: "question" }) };
+  return { messages, quote: quoteChatRoutes(aiSettings().chatModel, { messages, flat: ragCreditCost(contextTokens), field: "question" }) };
 }
 
 /**
@@ -150,7 +150,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
     input,
     log,
     provider,
-    model: quote.model.id,
+    model: aiSettings().chatModel,
     conversation,
     chunks: retrieval.chunks,
     mode: retrieval.mode,

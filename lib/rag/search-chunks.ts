@@ -142,7 +142,7 @@ export async function retrieveChunks(query: string, scope: SearchScope & { signa
   const [text, vector] = await Promise.all([
     fullTextSearch(prisma, query, candidates),
     provider
-      .embed([query], scope.signal)
+      .embed([query], scope.signal, aiSettings().embeddingModel)
       .then(async (result) => {
         if (!result || !usableVectors(result.vectors, 1)) return null;
         return vectorSearch(prisma, result.vectors[0], result.model || aiSettings().embeddingModel, candidates);

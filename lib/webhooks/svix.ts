@@ -18,13 +18,16 @@ export function verifySvixDelivery(rawBody: string, headers: Headers, secret: st
   if (!secret) throw new AppError("invalid_signature", "Signature verification failed: webhook secret is not configured");
   const values = Object.fromEntries(SVIX_HEADERS.map((h) => [h, headers.get(h) as string]));
   try {
-    const payload = new Webhook(secret).verify(rawBody, values);
-    return { id: values["svix-id"], payload };
+    new Webhook(secret).verify(rawBody, values);
   } catch (error) {
     if (error instanceof WebhookVerificationError) throw new AppError("invalid_signature", "Signature verification failed");
-    // svix parses the body only after the signature matched: a signed body that is not JSON is bad input.
-    if (error instanceof SyntaxError) throw new AppError("bad_request", "Invalid payload: body is not valid JSON");
     // A malformed secret is a configuration problem, but must not leak: still a plain 401 to the sender.
     throw new AppError("invalid_signature", "Signature verification failed", { cause: error });
+  }
+  // Parsed only once the signature matched: a signed body that is not JSON is bad input.
+  try {
+    return { id: values["svix-id"], payload: JSON.parse(rawBody) as unknown };
+  } catch {
+    throw new AppError("bad_request", "Invalid payload: body is not valid JSON");
   }
 }

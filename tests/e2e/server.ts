@@ -169,6 +169,8 @@ export async function startServer(
     // Production on the embedded database is refused unless said explicitly (a suite with
     // DATABASE_URL overrides this with undefined).
     ALLOW_EMBEDDED_DATABASE: "true",
+    // Production needs an AI provider, or the offline one on purpose: offline unless a key is given.
+    AI_OFFLINE: env.OPENAI_API_KEY || env.ANTHROPIC_API_KEY || env.GEMINI_API_KEY || env.AI_PROVIDERS ? undefined : "true",
     RAG_INDEX_ON_START: "false",
     LOG_LEVEL: "warn",
     ...env,

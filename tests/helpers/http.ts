@@ -1,6 +1,7 @@
 import { encode } from "next-auth/jwt";
 import type { NextRouteHandler } from "@/lib/http/route";
 import { signInUser } from "@/lib/auth/sign-in-user";
+import { drainSettlements } from "@/lib/credits";
 
 export interface CallOptions {
   method?: string;
@@ -24,10 +25,14 @@ export interface CallResult<T = any> {
   response: Response;
 }
 
-/** Calls a route handler with a real Request, exactly as Next does (params as a Promise). */
+/**
+ * Calls a route handler with a real Request, exactly as Next does (params as a Promise), and, as
+ * Next's after() does, waits for the work the handler left for after its answer (settlements).
+ */
 export async function call<T = any>(handler: NextRouteHandler, options: CallOptions = {}): Promise<CallResult<T>> {
   const response = await send(handler, options);
   const text = await response.text();
+  await drainSettlements();
   let body: any = text;
   try {
     body = text ? JSON.parse(text) : undefined;

@@ -2,6 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as auditGet } from "@/app/api/admin/audit/route";
 import { GET as usageGet } from "@/app/api/admin/usage/route";
+import { GET as aiRoutesGet } from "@/app/api/admin/ai/routes/route";
 import { GET as cronGet } from "@/app/api/admin/cron/route";
 import * as cronRun from "@/app/api/admin/cron/[job]/run/route";
 import { GET as emailsGet } from "@/app/api/admin/emails/route";
@@ -56,6 +57,7 @@ const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandle
   { method: "GET", path: "/api/admin/metrics/summary", handler: summaryGet },
   { method: "GET", path: "/api/admin/audit", handler: auditGet },
   { method: "GET", path: "/api/admin/usage", handler: usageGet },
+  { method: "GET", path: "/api/admin/ai/routes", handler: aiRoutesGet },
 ];
 
 async function hiddenAnswer(pathname: string) {
@@ -67,7 +69,7 @@ describe("operator API: nobody else learns it exists", () => {
   it("covers every admin route file", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
-    expect(files).toHaveLength(15);
+    expect(files).toHaveLength(16);
     const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));
   });

@@ -137,11 +137,11 @@ describe("POST /api/ai/chat (single)", () => {
     expect(await balanceOf(user.id)).toBe(14);
   });
 
-  it("refunds and answers 500 with a clear message when the provider fails", async () => {
+  it("refunds and answers 503 with a clear message when the provider fails (every route down)", async () => {
     const { user, cookie } = await signIn();
     stub.next("chat", { kind: "error", status: 503 });
     const res = await chat(cookie, hello);
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(res.body.error).toBe("AI provider failed with status 503 (chat completion)");
     expect(await balanceOf(user.id)).toBe(200);
     const rows = await ledger(user.id);
@@ -180,14 +180,14 @@ describe("POST /api/ai/chat (single)", () => {
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("times out after AI_TIMEOUT_MS, answers 500 and refunds", async () => {
+  it("times out after AI_TIMEOUT_MS, answers 503 and refunds", async () => {
     const { user, cookie } = await signIn();
     const undo = setEnv({ AI_TIMEOUT_MS: "300" });
     try {
       stub.next("chat", { kind: "hang" });
       const started = Date.now();
       const res = await chat(cookie, hello);
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
       expect(res.body.error).toBe("AI provider did not answer the chat completion within 300 ms");
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
@@ -248,7 +248,7 @@ describe("POST /api/ai/chat (single)", () => {
     try {
       const res = await chat(cookie, hello);
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "AI provider is not configured: set OPENAI_API_KEY" });
+      expect(res.body).toEqual({ error: "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)" });
     } finally {
       undo();
     }

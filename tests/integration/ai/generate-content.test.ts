@@ -120,7 +120,7 @@ describe("POST /api/ai/generate-content", () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "error", status: 500 });
     const before = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
-    expect(before.status).toBe(500);
+    expect(before.status).toBe(503);
     expect(before.body.error).toBe("AI provider failed with status 500 (chat stream)");
     stub.next("stream", { kind: "break", afterChunks: 1 });
     const during = await readSse(await generate(cookie, email));
@@ -129,7 +129,7 @@ describe("POST /api/ai/generate-content", () => {
     try {
       stub.next("stream", { kind: "hang" });
       const slow = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
-      expect(slow.status).toBe(500);
+      expect(slow.status).toBe(503);
       expect(slow.body.error).toMatch(/did not answer the chat stream within 300 ms/);
     } finally {
       undo();

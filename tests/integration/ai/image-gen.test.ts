@@ -130,17 +130,17 @@ describe("POST /api/ai/image-gen", () => {
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("answers 500 and refunds on a provider failure or timeout", async () => {
+  it("answers 503 and refunds on a provider failure or timeout (every route down)", async () => {
     const { user, cookie } = await signIn();
     stub.next("images", { kind: "error", status: 500 });
     const failed = await gen(cookie, { prompt: "a cat" });
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBe(503);
     expect(failed.body.error).toBe("AI provider failed with status 500 (image generation)");
     const undo = setEnv({ AI_TIMEOUT_MS: "300" });
     try {
       stub.next("images", { kind: "hang" });
       const slow = await gen(cookie, { prompt: "a cat" });
-      expect(slow.status).toBe(500);
+      expect(slow.status).toBe(503);
       expect(slow.body.error).toBe("AI provider did not answer the image generation within 300 ms");
     } finally {
       undo();

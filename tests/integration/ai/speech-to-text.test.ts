@@ -183,11 +183,11 @@ describe("POST /api/ai/speech-to-text", () => {
     expect(stub.count()).toBe(0);
   });
 
-  it("refunds on a provider failure (500) and a refusal (400)", async () => {
+  it("refunds on a provider failure (503: every route down) and a refusal (400)", async () => {
     const { user, cookie } = await signIn();
     stub.next("transcriptions", { kind: "error", status: 500 });
     const failed = await upload(cookie, form(wav(1)));
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBe(503);
     expect(failed.body.error).toBe("AI provider failed with status 500 (transcription)");
     stub.next("transcriptions", { kind: "refuse" });
     const refused = await upload(cookie, form(wav(1)));

@@ -132,11 +132,11 @@ describe("POST /api/ai/stream", () => {
     expect(await balanceOf(user.id)).toBe(25);
   });
 
-  it("answers a JSON 500 and refunds when the provider fails before streaming", async () => {
+  it("answers a JSON 503 and refunds when the provider fails before streaming", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "error", status: 502 });
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat stream)" });
     expect(await balanceOf(user.id)).toBe(200);
   });

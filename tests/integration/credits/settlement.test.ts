@@ -34,10 +34,12 @@ async function bonusOnlyUser(email: string) {
 }
 
 describe("settling with the answer", () => {
-  it("a chat answer is settled before it is returned: operation settled, usage on the ledger rows", async () => {
+  it("a chat answer's price is known when it leaves; its settlement is written right after: operation settled, usage on the ledger rows", async () => {
     const userId = await bonusOnlyUser("bonus-settles@example.com");
     const answer = await runChat({ userId, body });
     expect(answer.cost).toBe(15);
+    // What Next's after() waits for (the route wrapper drains it after the response).
+    await drainSettlements();
     const prisma = await db();
     const op = await prisma.creditOperation.findFirstOrThrow({ where: { userId, kind: "charge" } });
     expect(op).toMatchObject({ status: "settled", amount: 15, model: "gpt-4o-mini" });
@@ -73,6 +75,7 @@ describe("settling with the answer", () => {
   it("settled charges are never touched by the cleanup", async () => {
     const { user } = await signIn("settled-stays@example.com");
     await runChat({ userId: user.id, body });
+    await drainSettlements();
     const before = await balanceOf(user.id);
     await refundStaleReservations(0);
     expect(await balanceOf(user.id)).toEqual(before);

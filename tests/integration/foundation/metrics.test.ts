@@ -72,18 +72,21 @@ describe("GET /api/metrics", () => {
     const http = { route: "/api/ai/chat", method: "POST", status: "200" };
     expect(value(after, "http_requests_total", http) - value(before, "http_requests_total", http)).toBe(1);
     expect(value(after, "credits_charged_total", { operation: "chat" }) - value(before, "credits_charged_total", { operation: "chat" })).toBe(15);
-    const ok = { model: "gpt-test", endpoint: "chat", outcome: "ok" };
+    const ok = { provider: "openai", model: "gpt-test", endpoint: "chat", outcome: "ok" };
     expect(value(after, "ai_provider_request_duration_seconds_count", ok) - value(before, "ai_provider_request_duration_seconds_count", ok)).toBe(1);
   });
 
-  it("a failed provider call: one 5xx error, the charge refunded", async () => {
+  it("a failed provider call: one 5xx error, one route attempt that failed over, the charge refunded", async () => {
     const { cookie } = await signIn();
     const before = await metricsText();
     stub.next("chat", { kind: "error", status: 503 });
     const res = await call(chat, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "fail" }] } });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     const after = await metricsText();
-    expect(value(after, "ai_provider_errors_total", { model: "gpt-test", kind: "5xx" }) - value(before, "ai_provider_errors_total", { model: "gpt-test", kind: "5xx" })).toBe(1);
+    const failed = { provider: "openai", model: "gpt-test", kind: "5xx" };
+    expect(value(after, "ai_provider_errors_total", failed) - value(before, "ai_provider_errors_total", failed)).toBe(1);
+    const attempt = { model: "gpt-test", provider: "openai", outcome: "failover" };
+    expect(value(after, "ai_route_attempts_total", attempt) - value(before, "ai_route_attempts_total", attempt)).toBe(1);
     expect(value(after, "credits_refunded_total", { operation: "chat" }) - value(before, "credits_refunded_total", { operation: "chat" })).toBe(15);
   });
 

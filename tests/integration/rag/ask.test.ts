@@ -362,12 +362,12 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(await balanceOf(user.id)).toBe(5);
   });
 
-  it("refunds everything and persists nothing when the provider fails (500)", async () => {
+  it("refunds everything and persists nothing when the provider fails (503: every route down)", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
     stub.next("chat", { kind: "error", status: 500, message: "boom" });
     const res = await ask(cookie, { question: PRO_QUESTION });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(res.body.error).toMatch(/AI provider/);
     expect(await balanceOf(user.id)).toBe(before);
     expect((await refundRows(user.id)).length).toBe(1);
@@ -396,7 +396,7 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
 
     stub.next("stream", { kind: "error", status: 500 });
     const failed = await call(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true } });
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBe(503);
     expect(failed.body.error).toMatch(/AI provider/);
     expect(await balanceOf(user.id)).toBe(before - meta.creditsUsed);
   });

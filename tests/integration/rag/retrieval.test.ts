@@ -18,7 +18,12 @@ const dir = mkdtempSync(path.join(tmpdir(), "rag-knowledge-"));
 
 beforeAll(async () => {
   embeddings = await startBowEmbeddingsStub();
-  restore = setEnv({ OPENAI_API_KEY: "sk-test-retrieval", OPENAI_BASE_URL: embeddings.url, AI_EMBEDDING_MODEL: "bow-embedding" });
+  restore = setEnv({
+    OPENAI_API_KEY: "sk-test-retrieval",
+    OPENAI_BASE_URL: embeddings.url,
+    AI_EMBEDDING_MODEL: "bow-embedding",
+    AI_MODELS: JSON.stringify({ "bow-embedding": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } } }),
+  });
 });
 afterAll(async () => {
   restore();

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isAbortError } from "@/lib/ai/abort";
 import { aiProvider } from "@/lib/ai/provider";
+import { routing } from "@/lib/ai/routes";
 import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { wav } from "./audio-fixtures";
@@ -10,7 +11,12 @@ let restore: () => void;
 
 beforeAll(async () => {
   stub = await startOpenAiStub({ embeddingDim: 16 });
-  restore = setEnv({ OPENAI_API_KEY: "sk-unit", OPENAI_BASE_URL: stub.url, AI_EMBEDDING_MODEL: "embed-small" });
+  restore = setEnv({
+    OPENAI_API_KEY: "sk-unit",
+    OPENAI_BASE_URL: stub.url,
+    AI_EMBEDDING_MODEL: "embed-small",
+    AI_MODELS: JSON.stringify({ "embed-small": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } } }),
+  });
 });
 afterEach(() => stub.reset());
 afterAll(async () => {
@@ -22,8 +28,11 @@ const long = { kind: "reply" as const, text: Array.from({ length: 40 }, (_, i) =
 const req = { messages: [{ role: "user" as const, content: "hi" }] };
 
 describe("OpenAI-compatible provider against the stub", () => {
-  it("selects the openai provider when a key is set", () => {
-    expect(aiProvider()).toMatchObject({ name: "openai", offline: false });
+  it("routes every OpenAI model to the openai provider when its key is set", () => {
+    expect(aiProvider()).toMatchObject({ name: "router", offline: false });
+    expect([...routing().providers.keys()]).toEqual(["openai"]);
+    expect(routing().routes.get("gpt-4o")).toEqual([{ provider: "openai", model: "gpt-4o", upstreamModel: "gpt-4o" }]);
+    expect(routing().routes.has("claude-sonnet-4-5")).toBe(false);
   });
 
   it("embeds texts in input order with the configured model", async () => {
@@ -51,8 +60,9 @@ describe("OpenAI-compatible provider against the stub", () => {
       code: "upstream_failed",
       message: "AI provider is out of quota (check the provider account's billing) (embedding)",
     });
+    // A 5xx leaves the only route unable to answer: the router's "unavailable" (503), with the cause's words.
     stub.next("embeddings", { kind: "error", status: 503 });
-    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider failed with status 503 (embedding)" });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "unavailable", message: "AI provider failed with status 503 (embedding)" });
   });
 
   it("chat: sends the SDK's request on a kept-alive connection and maps the same failures as the SDK path", async () => {
@@ -71,7 +81,7 @@ describe("OpenAI-compatible provider against the stub", () => {
     await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "content_policy" });
   });
 
-  it("chat: a provider that cannot be reached is a clear upstream_failed, for answers and streams", async () => {
+  it("chat: a provider that cannot be reached is a clear 503 (unavailable), for answers and streams", async () => {
     const closed = await import("node:net").then(
       ({ createServer }) =>
         new Promise<number>((resolve) => {
@@ -84,11 +94,11 @@ describe("OpenAI-compatible provider against the stub", () => {
     );
     const restoreUrl = setEnv({ OPENAI_BASE_URL: `http://127.0.0.1:${closed}/v1` });
     try {
-      await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider could not be reached (chat completion)" });
+      await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "unavailable", message: "AI provider could not be reached (chat completion)" });
       const drain = async () => {
         for await (const part of aiProvider().streamChat(req)) void part;
       };
-      await expect(drain()).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider could not be reached (chat stream)" });
+      await expect(drain()).rejects.toMatchObject({ code: "unavailable", message: "AI provider could not be reached (chat stream)" });
     } finally {
       restoreUrl();
     }
@@ -97,7 +107,7 @@ describe("OpenAI-compatible provider against the stub", () => {
   it("transcribes with verbose_json and converts the language name", async () => {
     stub.transcription = { text: "bonjour", language: "french", duration: 4.2 };
     const t = await aiProvider().transcribe({ audio: wav(1), filename: "a.wav", mimeType: "audio/wav" });
-    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1" });
+    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1", route: { provider: "openai", model: "whisper-1" } });
   });
 
   it("aborts the upstream stream when the caller's signal aborts", async () => {

@@ -51,7 +51,8 @@ describe("settings", () => {
     undo = setEnv({ AI_CHAT_MODEL: undefined, AI_ALLOWED_MODELS: undefined, AI_IMAGE_MODEL_MAP: undefined, AI_TRANSCRIPTION_MODEL: undefined, AI_EMBEDDING_MODEL: undefined, AI_TIMEOUT_MS: undefined });
     expect(aiSettings()).toEqual({
       chatModel: "gpt-4o-mini",
-      allowedModels: ["gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-4.1"],
+      // Offline (no provider key): every chat model of the catalog is served.
+      allowedModels: ["gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-4.1", "claude-haiku-4-5", "claude-sonnet-4-5", "gemini-2.5-flash", "gemini-2.5-pro"],
       imageModels: { "image-model-1": "gpt-image-1", "image-model-1.5": "gpt-image-1.5", "image-model-1-mini": "gpt-image-1-mini" },
       transcriptionModel: "whisper-1",
       embeddingModel: "text-embedding-3-small",

@@ -19,7 +19,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description:
         "Single: { messages, model?, temperature?, maxTokens?, systemPrompt?, context?, cache?, cacheTTL? }. Batch: { requests: [single, ...] } answers { results: [answer | { error }], cost }.",
       tags: ["ai"],
-      errors: [402, 429],
+      errors: [402, 429, 503],
       response: chatResponse,
     },
     async ({ user, body, req, setHeader }) => {

@@ -16,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Template-based content generation, streamed (25 credits)",
       description: "Templates email, product_description, blog_outline, social_media, marketing_copy; required fields per template in API-NOTES.md.",
       tags: ["ai"],
-      errors: [402, 429],
+      errors: [402, 429, 503],
       produces: "text/event-stream",
     },
     async ({ user, body, req, log }) => {

@@ -13,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       body: imageBodySchema,
       summary: "Image generation (80 credits)",
       tags: ["ai"],
-      errors: [402, 429],
+      errors: [402, 429, 503],
       response: imageGenResponse,
     },
     ({ user, body, req }) => generateImage({ userId: user.id, body, signal: req.signal }),

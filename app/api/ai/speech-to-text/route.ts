@@ -13,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Speech to text (20 credits)",
       description: "multipart/form-data with the file field `audio` (WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB) and an optional `language` (ISO 639-1 hint).",
       tags: ["ai"],
-      errors: [402, 413, 429],
+      errors: [402, 413, 429, 503],
       consumes: "multipart/form-data",
       bodyDoc: z.object({
         audio: z.string().meta({ format: "binary", description: "the recording: WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB" }),

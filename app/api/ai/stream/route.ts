@@ -16,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
       description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
       tags: ["ai"],
-      errors: [402, 429],
+      errors: [402, 429, 503],
       produces: "text/event-stream",
     },
     async ({ user, body, req, log }) => {

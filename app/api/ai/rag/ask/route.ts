@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Cost: 10 credits + 1 per started 500 tokens of context (retrieved chunks + conversation history), at most 20. " +
         "Streaming: SSE with X-RAG-Sources (base64 JSON), X-RAG-Chunks-Used, X-RAG-Tokens-Estimated, X-RAG-Conversation-Id; text chunks, `event: meta`, [DONE].",
       tags: ["ai", "rag"],
-      errors: [402, 429],
+      errors: [402, 429, 503],
       // JSON, or with "stream": true server-sent events.
       produces: ["application/json", "text/event-stream"],
       responseHeaders: {

@@ -1,0 +1,31 @@
+import { hostname } from "node:os";
+import type { z } from "zod";
+import { modelCatalog } from "@/lib/ai/models";
+import { routeStats } from "@/lib/ai/route-stats";
+import { routing } from "@/lib/ai/routes";
+import { env } from "@/lib/config/env";
+import type { aiRoutesResponse } from "./schemas";
+
+/**
+ * The AI routing as configured, with each route's recent error rate and latency on this instance
+ * (lib/ai/route-stats.ts; the Prometheus counters ai_route_attempts_total and ai_route_fallbacks_total
+ * cover every instance). Provider keys are never shown: only each provider's type and API host.
+ */
+export function getAiRoutes(): z.infer<typeof aiRoutesResponse> {
+  const r = routing();
+  const e = env();
+  const catalog = modelCatalog().models;
+  return {
+    instance: `${hostname()}:${process.pid}`,
+    offline: r.offline,
+    attempts: e.AI_ROUTE_ATTEMPTS,
+    routeTimeoutMs: e.AI_ROUTE_TIMEOUT_MS,
+    timeoutMs: e.AI_TIMEOUT_MS,
+    providers: [...r.providers.values()].map((p) => ({ name: p.name, type: p.type, host: p.baseURL ? new URL(p.baseURL).host : null })),
+    models: [...r.routes.entries()].map(([model, routes]) => ({
+      model,
+      kind: catalog.get(model)?.kind ?? "chat",
+      routes: routes.map((route) => ({ ...route, stats: routeStats(model, route.provider) })),
+    })),
+  };
+}

@@ -1,0 +1,73 @@
+import { AppError } from "@/lib/errors";
+import { metrics } from "@/lib/metrics";
+import { AiAbortError } from "./abort";
+import { failoverOf } from "./upstream-error";
+
+/**
+ * What every adapter does around an upstream call: one deadline for the whole call (the caller's
+ * abort or the timeout, a stream's whole body included), the call's metrics by provider, model and
+ * endpoint, and the 400 for what a provider does not offer.
+ */
+export interface Deadline {
+  signal: AbortSignal;
+  timedOut: () => boolean;
+  callerAborted: () => boolean;
+  dispose: () => void;
+}
+
+export function callDeadline(caller: AbortSignal | undefined, ms: number): Deadline {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error("timeout"));
+  }, ms);
+  const onAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    callerAborted: () => Boolean(caller?.aborted),
+    dispose: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** The kind of a failure for ai_provider_errors_total (timeout, network, 429, 5xx, 4xx, content_policy, invalid_response). */
+export function failureKind(error: unknown): string {
+  const failover = failoverOf(error);
+  if (failover === "timeout" || failover === "network") return failover;
+  if (failover === "rate_limited") return "429";
+  if (failover) return "5xx";
+  if (error instanceof AppError) {
+    if (error.code === "content_policy") return "content_policy";
+    if (error.code === "rate_limited") return "429";
+    if (/unusable answer/.test(error.message)) return "invalid_response";
+    return "4xx";
+  }
+  return "invalid_response";
+}
+
+/**
+ * Records one provider call: its duration by outcome, a failure by kind, or (firstToken) a stream's
+ * time to first text. A caller's abort is none of these.
+ */
+export function observeProviderCall(labels: { model: string; endpoint: string; provider: string; firstToken?: boolean }, started: number, error?: unknown): void {
+  if (error instanceof AiAbortError) return;
+  const m = metrics();
+  const seconds = (performance.now() - started) / 1000;
+  if (labels.firstToken) {
+    m.aiTimeToFirstToken.observe({ model: labels.model, provider: labels.provider }, seconds);
+    return;
+  }
+  m.aiDuration.observe({ model: labels.model, endpoint: labels.endpoint, provider: labels.provider, outcome: error ? "error" : "ok" }, seconds);
+  if (error) m.aiErrors.inc({ model: labels.model, provider: labels.provider, kind: failureKind(error) });
+}
+
+/** What a provider does not offer: a 400 naming it, so the operator can route the model elsewhere. */
+export function unsupported(provider: string, what: string): AppError {
+  return new AppError("validation_failed", `The AI provider "${provider}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`);
+}

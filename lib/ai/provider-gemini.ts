@@ -1,0 +1,190 @@
+import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse, type Part } from "@google/genai";
+import { AppError } from "@/lib/errors";
+import { withSpan } from "@/lib/tracing";
+import { AiAbortError } from "./abort";
+import { callDeadline, observeProviderCall, unsupported } from "./provider-call";
+import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
+import { upstreamError } from "./upstream-error";
+
+/**
+ * Google's Gemini API through its SDK (@google/genai, the only file importing it): chat, streaming,
+ * images in messages and embeddings. No image generation or transcription here: those answer a 400
+ * naming the provider. Usage from usageMetadata: prompt tokens (cached ones included, and said), and
+ * output = candidates + thinking tokens (Gemini bills thinking as output).
+ */
+export interface GeminiProviderOptions {
+  name: string;
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs: number;
+}
+
+function parts(m: ChatMessage): Part[] {
+  if (typeof m.content === "string") return [{ text: m.role === "tool" || m.role === "function" ? `[${m.role}${m.name ? ` ${m.name}` : ""} output]\n${m.content}` : m.content }];
+  return m.content.map((p) => {
+    if (p.type === "text") return { text: p.text };
+    const match = /^data:(image\/[a-z]+);base64,(.*)$/s.exec(p.image);
+    return { inlineData: { mimeType: match?.[1] ?? "image/png", data: match?.[2] ?? "" } };
+  });
+}
+
+/** System messages become the system instruction; assistant turns are Gemini's "model" role. */
+function toGemini(messages: ChatMessage[]): { system?: string; contents: Content[] } {
+  const system: string[] = [];
+  const contents: Content[] = [];
+  for (const m of messages) {
+    if (m.role === "system") {
+      system.push(typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n"));
+      continue;
+    }
+    const role = m.role === "assistant" ? "model" : "user";
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts = [...(last.parts ?? []), ...parts(m)];
+    else contents.push({ role, parts: parts(m) });
+  }
+  return { system: system.length ? system.join("\n\n") : undefined, contents };
+}
+
+function usageOf(r: GenerateContentResponse | undefined): TokenUsage {
+  const u = r?.usageMetadata;
+  const cached = u?.cachedContentTokenCount ?? 0;
+  return {
+    promptTokens: u?.promptTokenCount ?? 0,
+    completionTokens: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
+    ...(cached ? { cachedPromptTokens: cached } : {}),
+  };
+}
+
+/** A blocked prompt or a candidate stopped for safety is a content-policy refusal. */
+function refused(r: GenerateContentResponse): boolean {
+  const finish = r.candidates?.[0]?.finishReason;
+  return Boolean(r.promptFeedback?.blockReason) || finish === "SAFETY" || finish === "PROHIBITED_CONTENT" || finish === "BLOCKLIST";
+}
+
+/** Google's error body: its code, status and RetryInfo (`"retryDelay": "23s"`). */
+function googleError(error: ApiError): { status: number; code: string | null; message: string; retryAfterMs: number | null } {
+  let body: { error?: { status?: string; message?: string; details?: { "@type"?: string; retryDelay?: string }[] } } = {};
+  try {
+    body = JSON.parse(error.message) as typeof body;
+  } catch {
+    // not JSON: the status says enough
+  }
+  const delay = body.error?.details?.find((d) => d["@type"]?.endsWith("RetryInfo"))?.retryDelay;
+  const seconds = delay ? Number.parseFloat(delay) : NaN;
+  return { status: error.status, code: body.error?.status ?? null, message: body.error?.message ?? error.message, retryAfterMs: Number.isFinite(seconds) ? Math.ceil(seconds * 1000) : null };
+}
+
+function mapError(error: unknown, what: string, timedOut: boolean, callerAborted: boolean, timeoutMs: number): Error {
+  if (error instanceof AppError || error instanceof AiAbortError) return error;
+  if (callerAborted) return new AiAbortError();
+  if (timedOut || (error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  if (error instanceof ApiError) {
+    const g = googleError(error);
+    return upstreamError({ kind: "http", ...g, outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs }, what, timeoutMs, error);
+  }
+  const text = String((error as Error)?.message ?? "");
+  return upstreamError({ kind: /fetch failed|ECONNREFUSED|ECONNRESET|socket|network/i.test(text) ? "network" : "invalid" }, what, timeoutMs, error);
+}
+
+export function createGeminiProvider(options: GeminiProviderOptions): AiProvider {
+  const client = new GoogleGenAI({ apiKey: options.apiKey, ...(options.baseURL ? { httpOptions: { baseUrl: options.baseURL } } : {}) });
+  const request = (req: ChatRequest, signal: AbortSignal) => {
+    const { system, contents } = toGemini(req.messages);
+    return {
+      model: req.model as string,
+      contents,
+      config: {
+        abortSignal: signal,
+        ...(system ? { systemInstruction: system } : {}),
+        ...(req.maxTokens !== undefined ? { maxOutputTokens: req.maxTokens } : {}),
+        ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      },
+    };
+  };
+
+  return {
+    name: options.name,
+    offline: false,
+    capabilities: { chat: true, embeddings: true, images: false, transcription: false },
+
+    async chat(req: ChatRequest): Promise<ChatResult> {
+      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
+      const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
+      return withSpan("ai.provider.chat", { "ai.model": labels.model, "ai.provider": options.name }, async () => {
+        const d = callDeadline(req.signal, timeoutMs);
+        const started = performance.now();
+        try {
+          const r = await client.models.generateContent(request(req, d.signal));
+          if (refused(r)) throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+          observeProviderCall(labels, started);
+          return { text: r.text ?? "", model: r.modelVersion ?? labels.model, usage: usageOf(r) };
+        } catch (error) {
+          const mapped = mapError(error, "chat completion", d.timedOut(), d.callerAborted(), timeoutMs);
+          observeProviderCall(labels, started, mapped);
+          throw mapped;
+        } finally {
+          d.dispose();
+        }
+      });
+    },
+
+    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
+      const labels = { model: req.model as string, endpoint: "chat_stream", provider: options.name };
+      return {
+        async *[Symbol.asyncIterator]() {
+          const d = callDeadline(req.signal, timeoutMs);
+          const started = performance.now();
+          let first = true;
+          let last: GenerateContentResponse | undefined;
+          try {
+            const stream = await client.models.generateContentStream(request(req, d.signal));
+            for await (const chunk of stream) {
+              if (refused(chunk)) throw upstreamError({ kind: "refused" }, "chat stream", timeoutMs);
+              if (chunk.usageMetadata) last = chunk;
+              const text = chunk.text;
+              if (text) {
+                if (first) {
+                  first = false;
+                  observeProviderCall({ ...labels, firstToken: true }, started);
+                }
+                yield { type: "text", text };
+              }
+            }
+            if (d.signal.aborted) throw new Error("stream aborted");
+            // Every chunk carries the usage so far; the last one is the call's.
+            if (last) yield { type: "usage", model: last.modelVersion ?? labels.model, ...usageOf(last) };
+            observeProviderCall(labels, started);
+          } catch (error) {
+            const mapped = mapError(error, "chat stream", d.timedOut(), d.callerAborted(), timeoutMs);
+            observeProviderCall(labels, started, mapped);
+            throw mapped;
+          } finally {
+            d.dispose();
+          }
+        },
+      };
+    },
+
+    async embed(texts: string[], signal?: AbortSignal, model?: string) {
+      const id = model ?? "gemini-embedding-001";
+      if (texts.length === 0) return { model: id, vectors: [] };
+      const labels = { model: id, endpoint: "embeddings", provider: options.name };
+      const d = callDeadline(signal, options.timeoutMs);
+      const started = performance.now();
+      try {
+        const r = await client.models.embedContent({ model: id, contents: texts, config: { abortSignal: d.signal } });
+        observeProviderCall(labels, started);
+        return { model: id, vectors: (r.embeddings ?? []).map((e) => e.values ?? []) };
+      } catch (error) {
+        const mapped = mapError(error, "embedding", d.timedOut(), d.callerAborted(), options.timeoutMs);
+        observeProviderCall(labels, started, mapped);
+        throw mapped;
+      } finally {
+        d.dispose();
+      }
+    },
+    transcribe: () => Promise.reject(unsupported(options.name, "speech to text")),
+    generateImage: () => Promise.reject(unsupported(options.name, "image generation")),
+  };
+}

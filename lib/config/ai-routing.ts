@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/**
+ * The shapes of AI_PROVIDERS and AI_ROUTES (lib/ai/routes.ts), checked at start-up with every other
+ * setting. Edge-safe.
+ *
+ * AI_PROVIDERS: more providers besides the built-in openai / anthropic / gemini, each with its own base
+ * URL and key: OpenAI-compatible servers (OpenRouter, Groq, Together, vLLM, Ollama, Azure's v1 API), or
+ * a second Anthropic or Gemini endpoint.
+ *   {"openrouter":{"type":"openai-compatible","baseUrl":"https://openrouter.ai/api/v1","apiKey":"sk-or-..."}}
+ *
+ * AI_ROUTES: per public model, the ordered providers that serve it; a route is a provider name (the
+ * same model id there) or { provider, model?, upstreamModel? }: `model` is the catalog entry the
+ * call is priced by when that route answers (default: the public model), `upstreamModel` the id sent
+ * to the provider (default: `model`).
+ *   {"gpt-4o":["openai",{"provider":"openrouter","upstreamModel":"openai/gpt-4o"}]}
+ */
+const name = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, "provider names are 1-40 lower-case letters, digits, _ or - (starting with a letter)");
+
+export const aiProvidersSchema = z.record(
+  name.refine((n) => n !== "offline", "offline is the built-in offline provider"),
+  z.strictObject({
+    type: z.enum(["openai-compatible", "openai", "anthropic", "gemini"]),
+    baseUrl: z.url({ message: "must be a URL" }).optional(),
+    apiKey: z.string().min(1).max(500).optional(),
+  }),
+);
+export type AiProvidersSetting = z.infer<typeof aiProvidersSchema>;
+
+const routeSchema = z.union([
+  name,
+  z.strictObject({
+    provider: name,
+    model: z.string().min(1).max(100).optional(),
+    upstreamModel: z.string().min(1).max(200).optional(),
+  }),
+]);
+
+export const aiRoutesSchema = z.record(z.string().min(1).max(100), z.array(routeSchema).min(1, "needs at least one route").max(10, "at most 10 routes"));
+export type AiRoutesSetting = z.infer<typeof aiRoutesSchema>;
