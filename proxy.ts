@@ -66,8 +66,12 @@ export async function proxy(req: NextRequest) {
 
   // A path with a malformed %-escape (%ff, %E0%A4%A, overlong %c0%af) would fail Next's own decoding
   // of the route's parameters with a plain-text 500: for the API it names nothing, a JSON 404.
-  if (req.nextUrl.pathname.startsWith("/api/") && !decodesCleanly(req.nextUrl.pathname)) {
-    const notFound = withSecurityHeaders(NextResponse.json({ error: "Not found: the path is not validly encoded" }, { status: 404 }), secure);
+  const isApi = req.nextUrl.pathname.startsWith("/api/") || req.nextUrl.pathname.startsWith("/v1/");
+  if (isApi && !decodesCleanly(req.nextUrl.pathname)) {
+    const message = "Not found: the path is not validly encoded";
+    // The /v1 API answers in OpenAI's error shape (lib/http/openai-error.ts).
+    const body = req.nextUrl.pathname.startsWith("/v1/") ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } } : { error: message };
+    const notFound = withSecurityHeaders(NextResponse.json(body, { status: 404 }), secure);
     notFound.headers.set("cache-control", "no-store");
     notFound.headers.set("x-request-id", requestId);
     return notFound;
@@ -83,7 +87,7 @@ export async function proxy(req: NextRequest) {
       return redirect;
     }
   }
-  const isPage = !req.nextUrl.pathname.startsWith("/api/");
+  const isPage = !isApi;
   const csp = isPage ? contentSecurityPolicy(btoa(crypto.randomUUID())) : null;
   if (csp) headers.set("content-security-policy", csp);
   const response = withSecurityHeaders(NextResponse.next({ request: { headers } }), secure);
@@ -93,15 +97,23 @@ export async function proxy(req: NextRequest) {
 }
 
 // API requests with a body are excluded: for a path the proxy matches, Next copies the request body in
-// memory and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests.
+// memory and cuts it at 10 MB, which would truncate uploads, audio and image-carrying chat requests
+// (the OpenAI-compatible /v1 API likewise).
 // API handlers authenticate, assign request ids and bound their bodies themselves
 // (lib/http/handler.ts), and next.config.ts sets the security headers on every response. Body-less API
 // requests (GET, DELETE: every [id] route) come through, so a malformed path gets a JSON answer.
 export const config = {
   matcher: [
-    "/((?!api/|_next/static|_next/image|favicon.ico).*)",
+    "/((?!api/|v1/|_next/static|_next/image|favicon.ico).*)",
     {
       source: "/api/:path*",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
+    {
+      source: "/v1/:path*",
       missing: [
         { type: "header", key: "content-length" },
         { type: "header", key: "transfer-encoding" },

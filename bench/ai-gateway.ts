@@ -35,8 +35,9 @@
  * leave docs/BENCHMARKS.md alone, BENCH_SKIP_BUILD=true to reuse .next-bench as is,
  * BENCH_REPORT_FROM=<results json> to rewrite the section from a saved run without measuring
  * (BENCH_SECTION names the section, default "AI gateway"),
- * BENCH_OVERHEAD=false to skip the pricing, key and routing overheads (bench/ai-overhead.ts, run after the
- * scenarios), BENCH_OBSERVABILITY=false to skip the metrics/tracing overhead run (bench/observability.ts, run last),
+ * BENCH_OVERHEAD=false to skip the pricing and API-key overheads (bench/ai-overhead.ts, run after the
+ * scenarios), BENCH_PROVIDERS=false to skip the vendor SDKs and routing (bench/ai-providers.ts),
+ * BENCH_OBSERVABILITY=false to skip the metrics/tracing overhead run (bench/observability.ts, run last),
  * BENCH_DATABASES=postgres (or embedded) to run one scenario only, BENCH_PORTKEY=false to leave the
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
@@ -718,11 +719,25 @@ async function main(): Promise<void> {
     console.log("wrote the AI gateway section of docs/BENCHMARKS.md");
   }
   if (process.env.BENCH_OVERHEAD !== "false") runOverhead();
+  if (process.env.BENCH_PROVIDERS !== "false") runProviders();
   if (process.env.BENCH_OBSERVABILITY !== "false") runObservability();
 }
 
+/** Each vendor SDK against the Vercel AI SDK and a bare fetch, and what the router adds (bench/ai-providers.ts, its own process). */
+function runProviders(): void {
+  console.log("[providers] bench/ai-providers.ts ...");
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join("bench", "ai-providers.ts")], {
+    cwd: process.cwd(),
+    env: process.env,
+    stdio: "inherit",
+    timeout: 900_000,
+  });
+  if (r.status !== 0) console.log(`[providers] failed (exit ${r.status})`);
+}
+
 /**
- * What metered pricing adds over flat (1 KB and 100 KB prompts) and the back-to-back row
+ * What metered pricing adds over flat (1 KB and 100 KB prompts), what an API key on /v1 adds over a
+ * session on /api/ai/chat, and the back-to-back row
  * (bench/ai-overhead.ts, its own process and servers of this build), in its own section.
  */
 function runOverhead(): void {

@@ -16,6 +16,7 @@ import type {
   replayResponse,
   summaryResponse,
   unlinkIdentityResponse,
+  revokeKeyResponse,
   usageReportResponse,
   userOverviewResponse,
   usersListResponse,
@@ -27,6 +28,8 @@ export type AdminUser = z.infer<typeof userOverviewResponse>;
 export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;
 export type AdminUnlink = z.infer<typeof unlinkIdentityResponse>;
+/** POST /api/admin/users/{id}/keys/{keyId}/revoke */
+export type AdminRevokeKey = z.infer<typeof revokeKeyResponse>;
 export type AdminUsage = z.infer<typeof usageReportResponse>;
 export type AdminAiRoutes = z.infer<typeof aiRoutesResponse>;
 export type AdminDeliveries = z.infer<typeof deliveriesListResponse>;

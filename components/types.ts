@@ -20,6 +20,7 @@ import type {
   portalSessionResponse,
   subscriptionDetailsResponse,
 } from "@/lib/billing/schemas";
+import type { apiKeyView, keyCreatedResponse, keysListResponse } from "@/lib/api-keys/schemas";
 import type { TierConfig } from "@/lib/config/pricing";
 import type { aiUsageResponse, creditHistoryResponse, creditPreferencesResponse, creditPreferencesUpdatedResponse, creditTransactionSchema } from "@/lib/credits/schemas";
 import type { emailSentResponse, testEmailSentResponse } from "@/lib/email/schemas";
@@ -97,3 +98,10 @@ export interface Features {
   aiContent: boolean;
   aiRag: boolean;
 }
+
+/** GET /api/keys */
+export type ApiKeyList = z.infer<typeof keysListResponse>;
+/** One key (never its secret) */
+export type ApiKeyView = z.infer<typeof apiKeyView>;
+/** POST /api/keys: the key and its secret, shown once */
+export type ApiKeyCreated = z.infer<typeof keyCreatedResponse>;

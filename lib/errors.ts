@@ -17,6 +17,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "range_not_satisfiable"
   | "rate_limited"
+  | "quota_exhausted"
   | "content_policy"
   | "provider_not_configured"
   | "upstream_failed"
@@ -32,6 +33,8 @@ export interface AppErrorOptions {
   param?: string;
   /** Figures behind the message, for callers that reword it (never secrets). */
   details?: Record<string, number | string>;
+  /** A finer reason than the code ("model_not_allowed", "budget_exceeded"), for answers that carry one (the /v1 API's `code`). */
+  reason?: string;
 }
 
 export class AppError extends Error {
@@ -39,6 +42,7 @@ export class AppError extends Error {
   readonly headers?: Record<string, string>;
   readonly param?: string;
   readonly details?: Record<string, number | string>;
+  readonly reason?: string;
 
   constructor(code: ErrorCode, message: string, options?: AppErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -47,6 +51,7 @@ export class AppError extends Error {
     this.headers = options?.headers;
     this.param = options?.param;
     this.details = options?.details;
+    this.reason = options?.reason;
   }
 }
 

@@ -18,6 +18,7 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
     ...(anyAi ? [{ href: "/dashboard/ai", label: "AI studio" }] : []),
     ...(f.aiRag ? [{ href: "/dashboard/knowledge", label: "Knowledge" }] : []),
     { href: "/dashboard/files", label: "Files" },
+    ...(f.apiKeys ? [{ href: "/dashboard/keys", label: "API keys" }] : []),
     { href: "/dashboard/email", label: "Email" },
     ...(!env().isProduction ? [{ href: "/dev/mailbox", label: "Mailbox (dev)", external: true }] : []),
   ];

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
+import { toKeyView } from "@/lib/api-keys/key-view";
 import { toDeliveryRow } from "./delivery-row";
 import type { userOverviewResponse } from "./schemas";
 
@@ -21,6 +22,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
     include: {
       creditBalance: true,
       accounts: { orderBy: { createdAt: "asc" } },
+      apiKeys: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 100 },
       subscriptions: { orderBy: { createdAt: "desc" }, include: { events: { orderBy: { recordedAt: "asc" }, take: 100 } } },
       bonusPurchases: { orderBy: { expiresAt: "asc" }, take: 100 },
       creditTransactions: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 50 },
@@ -51,6 +53,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       createdAt: user.createdAt.toISOString(),
     },
     identities: user.accounts.map((a) => ({ id: a.id, provider: a.provider, providerAccountId: a.providerAccountId, createdAt: a.createdAt.toISOString() })),
+    apiKeys: user.apiKeys.map((k) => toKeyView(k, now)),
     subscriptions: user.subscriptions.map((s) => ({
       id: s.id,
       provider: s.provider,

@@ -1,7 +1,7 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Operator } from "./resolve-operator";
 
-export type AdminActionName = "credits.adjust" | "user.lock" | "user.unlock" | "user.identity.unlink" | "webhook.replay" | "cron.run";
+export type AdminActionName = "credits.adjust" | "user.lock" | "user.unlock" | "user.identity.unlink" | "user.api_key.revoke" | "webhook.replay" | "cron.run";
 
 export interface AdminActionInput {
   operator: Operator;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { apiKeyView } from "@/lib/api-keys/schemas";
 
 /** Requests and responses of the operator API (docs/ADMIN.md); the admin pages infer their types from these. */
 
@@ -22,7 +23,7 @@ export const usersQuery = listQuery.extend({
 export const DELIVERY_SOURCES = ["identity", "payment", "email"] as const;
 export const DELIVERY_STATUSES = ["received", "processed", "failed", "pending", "ignored"] as const;
 export const EMAIL_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
-export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "webhook.replay", "cron.run"] as const;
+export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "user.api_key.revoke", "webhook.replay", "cron.run"] as const;
 
 export const webhooksQuery = listQuery.extend({
   source: z.enum(DELIVERY_SOURCES).optional(),
@@ -134,6 +135,7 @@ export const userOverviewResponse = z.object({
       createdAt: iso.meta({ description: "when it was linked (first sign-in with it)" }),
     }),
   ),
+  apiKeys: z.array(apiKeyView).meta({ description: "the user's API keys (never their secrets), newest first, at most 100" }),
   subscriptions: z.array(
     z.object({
       id: z.string(),
@@ -288,3 +290,5 @@ export const aiRoutesResponse = z.object({
     }),
   ),
 });
+
+export const revokeKeyResponse = z.object({ key: apiKeyView, changed: z.boolean().meta({ description: "false when the key was already revoked" }) });

@@ -27,6 +27,14 @@ export interface OpenChargeInput {
   quote: Quote;
   metadata?: Record<string, unknown>;
   idempotencyKey?: string;
+  /** The API key the call is made with (the /v1 API): recorded on the charge, its budget checked. */
+  apiKey?: ChargeKey;
+}
+
+/** An API key as a charge sees it: its id, and whether it has a budget to check. */
+export interface ChargeKey {
+  id: string;
+  budgeted: boolean;
 }
 
 /** Reserves the quote's credits; a 402 says what the call may cost and what to lower. */
@@ -40,6 +48,7 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
       operation: input.operation,
       idempotencyKey: input.idempotencyKey,
       metadata: { ...metadata, reserved: quote.reserve },
+      apiKey: input.apiKey,
     });
     return { reservation, quote, operation: input.operation, metadata };
   } catch (error) {
@@ -64,12 +73,12 @@ function meteredShortfall(quote: Quote, error: AppError): AppError {
     const perToken = costMicros(quote.model, { promptTokens: w.promptTokens, completionTokens: 1 }) - costMicros(quote.model, { promptTokens: w.promptTokens });
     const spendable = (available * s.creditValueUsd * 1e6) / s.markup - costMicros(quote.model, { promptTokens: w.promptTokens });
     const fits = perToken > 0 ? Math.floor(spendable / perToken) : 0;
-    advice = fits >= 1 ? `lower maxTokens (at most ${fits.toLocaleString("en-US")} fits your balance) or the input` : "lower the input";
+    advice = fits >= 1 ? `lower ${quote.maxTokensField ?? "maxTokens"} (at most ${fits.toLocaleString("en-US")} fits your balance) or the input` : "lower the input";
   } else if (w.images) advice = "choose a lower quality or a smaller size";
   return new AppError(
     "insufficient_credits",
     `Insufficient credits: this call may cost up to ${quote.reserve} credits (${quote.model.id}: ${parts.join(", ")}) and you have ${available} available; ${advice}`,
-    { details: { cost: quote.reserve, available }, param: w.completionTokens ? "maxTokens" : undefined },
+    { details: { cost: quote.reserve, available }, param: w.completionTokens ? (quote.maxTokensField ?? "maxTokens") : undefined },
   );
 }
 

@@ -20,6 +20,8 @@ export interface StreamOutcome {
   text: string;
   /** What the provider reported, or null when the answer ended before its usage arrived. */
   usage: TokenUsage | null;
+  /** The usage the charge was settled at: the provider's, or for a cut answer what was delivered. */
+  billed: CallUsage;
   model: string;
   credits: number;
   remaining: number;
@@ -109,7 +111,7 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
         extraMicros: input.extraMicros,
         metadata: { ...input.metadata, ...(partial ? { delivered: delivered.length > 0 } : {}) },
       });
-      const result: StreamOutcome = { text: delivered, usage, model, credits: settled.credits, remaining: settled.remaining, partial, failed };
+      const result: StreamOutcome = { text: delivered, usage, billed, model, credits: settled.credits, remaining: settled.remaining, partial, failed };
       let extra: Record<string, unknown> | void = undefined;
       try {
         extra = await input.onComplete?.(result);

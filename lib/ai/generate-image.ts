@@ -1,9 +1,9 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
-import { openCharge, refundCharge, settleCharge } from "./ai-charge";
+import { openCharge, refundCharge, settleCharge, type ChargeKey } from "./ai-charge";
 import { findModel } from "./models";
-import { OFFLINE_MODEL_PREFIX, aiProvider } from "./provider";
+import { OFFLINE_MODEL_PREFIX, aiProvider, type ImageBackground, type ImageFormat, type ImageQuality, type ImageResult, type ImageSize } from "./provider";
 import { countTokens } from "./tokens";
 import { dearestImage } from "./quote-call";
 import { quoteImageRoutes } from "./quote-routes";
@@ -23,35 +23,48 @@ export interface ImageAnswer {
 
 const MIME = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" } as const;
 
+export interface RenderImageInput {
+  userId: string;
+  apiKey?: ChargeKey;
+  /** The provider (catalog) model. */
+  model: string;
+  prompt: string;
+  size: ImageSize;
+  quality: ImageQuality;
+  outputFormat: ImageFormat;
+  background: ImageBackground;
+  /** Ledger metadata (the public model name the client asked for). */
+  metadata?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
 /**
- * POST /api/ai/image-gen: the image's worst case (quality and size "auto" count as the dearest) is
- * quoted and reserved first (flat: 80 credits, refusing what 80 credits do not pay for; 402 without an
- * upstream call), refunded when the provider fails, times out (60 s) or refuses (content policy ->
- * 400), and settled at the price of what was rendered.
+ * One charged image: its worst case (quality and size "auto" count as the dearest) is quoted and
+ * reserved first (flat: 80 credits, refusing what 80 credits do not pay for; 402 without an upstream
+ * call), refunded when the provider fails, times out (60 s) or refuses (content policy -> 400), and
+ * settled at the price of what was rendered.
  */
-export async function generateImage(input: { userId: string; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
+export async function renderImage(input: RenderImageInput): Promise<{ result: ImageResult; credits: number; remaining: number }> {
   const provider = aiProvider();
-  const settings = aiSettings();
-  const { body } = input;
-  const providerModel = settings.imageModels[body.model];
-  const quote = quoteImageRoutes(providerModel, { prompt: body.prompt, size: body.size, quality: body.quality, flat: CREDIT_COSTS.imageGeneration });
+  const quote = quoteImageRoutes(input.model, { prompt: input.prompt, size: input.size, quality: input.quality, flat: CREDIT_COSTS.imageGeneration });
   const charge = await openCharge({
     userId: input.userId,
+    apiKey: input.apiKey,
     operation: "image_generation",
     quote,
-    metadata: { publicModel: body.model, provider: provider.name },
+    metadata: { ...input.metadata, provider: provider.name },
   });
-  let result;
+  let result: ImageResult;
   try {
     result = await provider.generateImage({
-      prompt: body.prompt,
-      model: providerModel,
-      size: body.size,
-      quality: body.quality,
-      outputFormat: body.output_format,
-      background: body.background,
+      prompt: input.prompt,
+      model: input.model,
+      size: input.size,
+      quality: input.quality,
+      outputFormat: input.outputFormat,
+      background: input.background,
       signal: input.signal,
-      timeoutMs: settings.longTimeoutMs,
+      timeoutMs: aiSettings().longTimeoutMs,
     });
   } catch (error) {
     await refundCharge(charge, isAppError(error) ? error.code : "aborted");
@@ -60,13 +73,31 @@ export async function generateImage(input: { userId: string; body: ImageBody; si
   }
   // Priced as rendered, by the route that answered: the quality and size the provider reports, else
   // what was asked ("auto": the dearest).
-  const model = findModel(result.route?.model ?? providerModel) ?? quote.model;
-  const rendered = dearestImage(model, result.quality ?? body.quality, result.size ?? body.size);
+  const model = findModel(result.route?.model ?? input.model) ?? quote.model;
+  const rendered = dearestImage(model, result.quality ?? input.quality, result.size ?? input.size);
   const settled = await settleCharge(
     charge,
-    { promptTokens: countTokens(body.prompt), images: { ...rendered, count: 1 } },
+    { promptTokens: countTokens(input.prompt), images: { ...rendered, count: 1 } },
     { answeredBy: result.route, metadata: { format: result.format }, background: true },
   );
+  return { result, credits: settled.credits, remaining: settled.remaining };
+}
+
+/** POST /api/ai/image-gen: one image of a public model (image-model-1, ...), as a data URL. */
+export async function generateImage(input: { userId: string; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
+  const { body } = input;
+  const provider = aiProvider();
+  const { result, credits, remaining } = await renderImage({
+    userId: input.userId,
+    model: aiSettings().imageModels[body.model],
+    prompt: body.prompt,
+    size: body.size,
+    quality: body.quality,
+    outputFormat: body.output_format,
+    background: body.background,
+    metadata: { publicModel: body.model },
+    signal: input.signal,
+  });
   return {
     image: `data:${MIME[result.format]};base64,${result.b64}`,
     model: provider.offline ? `${OFFLINE_MODEL_PREFIX}${body.model}` : body.model,
@@ -74,7 +105,7 @@ export async function generateImage(input: { userId: string; body: ImageBody; si
     quality: body.quality,
     format: result.format,
     revised_prompt: result.revisedPrompt,
-    credits_used: settled.credits,
-    credits_remaining: settled.remaining,
+    credits_used: credits,
+    credits_remaining: remaining,
   };
 }

@@ -38,6 +38,8 @@ export interface ModelSpec {
   contextWindow?: number;
   /** Largest output one call may produce, in tokens (chat). */
   maxOutputTokens?: number;
+  /** Embedding models: the length of their vectors (a request may ask for fewer, never more). */
+  dimensions?: number;
   /** Token prices (chat, embedding; image models: the prompt). */
   perMillionTokens?: TokenPrices;
   /** Above this many prompt tokens, every token of the call costs `longContext` (tiered vendors). */
@@ -102,9 +104,9 @@ export const DEFAULT_MODELS: ModelSpec[] = [
     tokenizerMargin: 1.35,
   },
   // Embeddings.
-  { id: "text-embedding-3-small", kind: "embedding", vendor: "openai", contextWindow: 8_191, perMillionTokens: { input: 0.02 } },
-  { id: "text-embedding-3-large", kind: "embedding", vendor: "openai", contextWindow: 8_191, perMillionTokens: { input: 0.13 } },
-  { id: "gemini-embedding-001", kind: "embedding", vendor: "gemini", contextWindow: 2_048, perMillionTokens: { input: 0.15 }, tokenizerMargin: 1.35 },
+  { id: "text-embedding-3-small", kind: "embedding", vendor: "openai", contextWindow: 8_191, dimensions: 1_536, perMillionTokens: { input: 0.02 } },
+  { id: "text-embedding-3-large", kind: "embedding", vendor: "openai", contextWindow: 8_191, dimensions: 3_072, perMillionTokens: { input: 0.13 } },
+  { id: "gemini-embedding-001", kind: "embedding", vendor: "gemini", contextWindow: 2_048, dimensions: 3_072, perMillionTokens: { input: 0.15 }, tokenizerMargin: 1.35 },
   // Image generation: per image by quality and size (low / medium / high; 1024x1024, then 1536x1024
   // and 1024x1536), plus the prompt's text tokens.
   { id: "gpt-image-1", kind: "image", vendor: "openai", perMillionTokens: { input: 5, cachedInput: 1.25 }, perImage: gptImagePrices([0.011, 0.016, 0.042, 0.063, 0.167, 0.25]) },

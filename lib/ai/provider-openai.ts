@@ -231,7 +231,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           { signal: s },
         );
         const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
-        return { model: res.model ?? model, vectors };
+        return { model: res.model ?? model, vectors, ...(res.usage?.prompt_tokens !== undefined ? { promptTokens: res.usage.prompt_tokens } : {}) };
       });
     },
 

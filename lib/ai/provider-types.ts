@@ -103,6 +103,14 @@ export interface ImageResult {
   route?: AnsweredBy;
 }
 
+export interface EmbeddingResult {
+  model: string;
+  vectors: number[][];
+  /** Input tokens as the provider counted them (when it says). */
+  promptTokens?: number;
+  route?: AnsweredBy;
+}
+
 export interface AiProvider {
   /** The provider's name in routes and metrics: "openai", "anthropic", "gemini", an AI_PROVIDERS name, "offline". */
   name: string;
@@ -113,7 +121,7 @@ export interface AiProvider {
   /** Aborting req.signal aborts the upstream request. */
   streamChat(req: ChatRequest): AsyncIterable<StreamPart>;
   /** `model`: default AI_EMBEDDING_MODEL. null = no embeddings (offline). */
-  embed(texts: string[], signal?: AbortSignal, model?: string): Promise<{ model: string; vectors: number[][] } | null>;
+  embed(texts: string[], signal?: AbortSignal, model?: string): Promise<EmbeddingResult | null>;
   transcribe(req: TranscribeRequest): Promise<TranscriptionResult>;
   generateImage(req: ImageRequest): Promise<ImageResult>;
 }

@@ -23,6 +23,8 @@ export interface Quote {
   worstMicros: number;
   /** Chat: the output cap sent upstream. */
   maxOutputTokens?: number;
+  /** Chat: the request field that sets the output cap, as the caller's API names it (maxTokens, max_tokens). */
+  maxTokensField?: string;
 }
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -66,15 +68,16 @@ function quoteFrom(model: ModelSpec, worst: CallUsage, flatCredits: number | nul
  * A chat call (JSON, stream, content generation, RAG answer): its prompt and the output cap. `flat`
  * is the call's flat price, used in flat mode. Errors name the field to change.
  */
-export function quoteChat(input: { model: ModelSpec; messages: ChatMessage[]; maxTokens?: number; flat: number; field?: string }): Quote {
+export function quoteChat(input: { model: ModelSpec; messages: ChatMessage[]; maxTokens?: number; flat: number; field?: string; maxTokensField?: string }): Quote {
   const s = pricingSettings();
   const { model } = input;
   const field = input.field ?? "messages";
+  const maxTokensField = input.maxTokensField ?? "maxTokens";
   const prompt = countPromptTokens(model, input.messages).tokens;
   const context = model.contextWindow ?? Infinity;
   const modelMax = model.maxOutputTokens ?? 4096;
   if (prompt >= context) throw invalid(field, `the input is about ${fmt(prompt)} tokens; ${model.id} accepts at most ${fmt(context)}`);
-  if (input.maxTokens !== undefined && input.maxTokens > modelMax) throw invalid("maxTokens", `at most ${fmt(modelMax)} for ${model.id}`);
+  if (input.maxTokens !== undefined && input.maxTokens > modelMax) throw invalid(maxTokensField, `at most ${fmt(modelMax)} for ${model.id}`);
   const room = Math.min(modelMax, context - prompt);
   let cap = Math.min(input.maxTokens ?? room, room);
   if (s.mode === "flat") {
@@ -90,11 +93,11 @@ export function quoteChat(input: { model: ModelSpec; messages: ChatMessage[]; ma
       );
     }
     if (input.maxTokens !== undefined && input.maxTokens > affordable) {
-      throw invalid("maxTokens", `at most ${fmt(affordable)} for ${model.id} with this input at the flat price of ${input.flat} credits (${usd(budget)} of usage)`);
+      throw invalid(maxTokensField, `at most ${fmt(affordable)} for ${model.id} with this input at the flat price of ${input.flat} credits (${usd(budget)} of usage)`);
     }
     cap = Math.min(cap, affordable);
   }
-  return quoteFrom(model, { promptTokens: prompt, completionTokens: cap }, s.mode === "flat" ? input.flat : null, s, { maxOutputTokens: cap });
+  return quoteFrom(model, { promptTokens: prompt, completionTokens: cap }, s.mode === "flat" ? input.flat : null, s, { maxOutputTokens: cap, maxTokensField });
 }
 
 /**
@@ -155,4 +158,30 @@ export function quoteEmbedding(model: ModelSpec, texts: string[]): { usage: Call
   const tokens = Math.ceil(texts.reduce((n, t) => n + countTokens(t), 0) * (model.tokenizerMargin ?? 1));
   const usage = { promptTokens: tokens };
   return { usage, micros: costMicros(model, usage) };
+}
+
+/**
+ * An embeddings call (the /v1 API): every input within the model's context, and in flat mode the
+ * whole call within what its flat price pays for (a 400 names the input and the limit).
+ */
+export function quoteEmbeddings(input: { model: ModelSpec; texts: string[]; flat: number; field?: string }): Quote {
+  const s = pricingSettings();
+  const { model } = input;
+  const field = input.field ?? "input";
+  const margin = model.tokenizerMargin ?? 1;
+  let tokens = 0;
+  input.texts.forEach((text, i) => {
+    const n = Math.ceil(countTokens(text) * margin);
+    if (model.contextWindow && n > model.contextWindow) {
+      throw invalid(input.texts.length > 1 ? `${field}.${i}` : field, `about ${fmt(n)} tokens; ${model.id} accepts at most ${fmt(model.contextWindow)} per input`);
+    }
+    tokens += n;
+  });
+  const quote = quoteFrom(model, { promptTokens: tokens }, s.mode === "flat" ? input.flat : null, s);
+  if (s.mode === "flat" && quote.worstMicros > costBudgetMicros(input.flat, s)) {
+    const perToken = costMicros(model, { promptTokens: 1_000_000 }) / 1_000_000;
+    const fits = perToken > 0 ? Math.floor(costBudgetMicros(input.flat, s) / perToken) : tokens;
+    throw invalid(field, `about ${fmt(tokens)} tokens in all; at the flat price of ${input.flat} credit${input.flat === 1 ? "" : "s"} a call may embed at most about ${fmt(fits)} tokens of ${model.id}`);
+  }
+  return quote;
 }

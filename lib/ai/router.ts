@@ -147,8 +147,8 @@ export function createRouter(adapterFor: (provider: string) => AiProvider): AiPr
     },
 
     async embed(texts: string[], signal?: AbortSignal, model = aiSettings().embeddingModel) {
-      const { value } = await attempt(model, "embeddings", "embedding", env().AI_TIMEOUT_MS, (adapter, r) => adapter.embed(texts, signal, r.upstreamModel));
-      return value;
+      const { value, route } = await attempt(model, "embeddings", "embedding", env().AI_TIMEOUT_MS, (adapter, r) => adapter.embed(texts, signal, r.upstreamModel));
+      return value ? { ...value, route: { provider: route.provider, model: route.model } } : null;
     },
 
     async transcribe(req: TranscribeRequest): Promise<TranscriptionResult> {

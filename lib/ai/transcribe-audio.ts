@@ -4,9 +4,9 @@ import busboy from "busboy";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 import { AppError, isAppError } from "@/lib/errors";
 import { isAbortError } from "./abort";
-import { openCharge, refundCharge, settleCharge } from "./ai-charge";
+import { openCharge, refundCharge, settleCharge, type ChargeKey } from "./ai-charge";
 import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, billableAudioSeconds, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
-import { aiProvider } from "./provider";
+import { aiProvider, type TranscriptionResult } from "./provider";
 import { quoteTranscriptionRoutes } from "./quote-routes";
 import { aiSettings } from "./settings";
 
@@ -20,27 +20,39 @@ export interface AudioUpload {
   format: AudioFormat;
   mimeType: string;
   language?: string;
+  /** The other text fields the caller asked for (the /v1 API's model, response_format, ...). */
+  fields: Record<string, string>;
+}
+
+export interface AudioUploadOptions {
+  /** The file's multipart field: "audio" (SPEC's endpoint) or "file" (OpenAI's). */
+  fileField?: string;
+  /** Text fields to keep besides `language` (at most 1 KB each). */
+  textFields?: readonly string[];
 }
 
 const tooLarge = () => new AppError("payload_too_large", "Audio file is larger than 25 MB");
 const accepted = Object.values(AUDIO_EXTENSIONS).map((e) => `.${e[0]}`).join(", ");
 
 /**
- * Reads the multipart field `audio` (and an optional `language` field, an ISO 639-1 hint) without
+ * Reads the multipart file field (`audio`, or as the options say) and an optional `language` field
+ * (an ISO 639-1 hint) without
  * ever holding more than 25 MB: a Content-Length over the limit is refused before reading, and the
  * bytes are counted while busboy streams the body, which is abandoned at the limit (413).
  */
-export async function readAudioUpload(req: Request): Promise<AudioUpload> {
+export async function readAudioUpload(req: Request, options: AudioUploadOptions = {}): Promise<AudioUpload> {
+  const field = options.fileField ?? "audio";
+  const keep = new Set(options.textFields ?? []);
   const contentType = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data/i.test(contentType)) {
-    throw new AppError("validation_failed", 'No file: send multipart/form-data with the recording in the field "audio"');
+    throw new AppError("validation_failed", `No file: send multipart/form-data with the recording in the field "${field}"`, { param: field });
   }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
-  if (!req.body) throw new AppError("validation_failed", 'No file: the multipart body is empty; send the recording in the field "audio"');
+  if (!req.body) throw new AppError("validation_failed", `No file: the multipart body is empty; send the recording in the field "${field}"`, { param: field });
 
   const source = Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>);
-  const parsed = await new Promise<{ chunks: Buffer[]; filename: string; language?: string } | null>((resolve, reject) => {
+  const parsed = await new Promise<{ chunks: Buffer[]; filename: string; language?: string; fields: Record<string, string> } | null>((resolve, reject) => {
     let settled = false;
     const fail = (error: AppError) => {
       if (settled) return;
@@ -67,12 +79,13 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     source.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: the upload was interrupted")));
     let audio: { chunks: Buffer[]; filename: string } | null = null;
     let language: string | undefined;
+    const fields: Record<string, string> = {};
     let audioAsText = false;
     bb.on("file", (name, stream, info) => {
       // A body cut in the middle of a part fails the part's stream too ("Unexpected end of form"):
       // without a listener that error would escape as an uncaught exception.
       stream.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: it ends in the middle of a part")));
-      if (name !== "audio" || audio) {
+      if (name !== field || audio) {
         stream.resume();
         return;
       }
@@ -83,59 +96,66 @@ export async function readAudioUpload(req: Request): Promise<AudioUpload> {
     });
     bb.on("field", (name, value) => {
       if (name === "language") language = value.trim().toLowerCase();
-      if (name === "audio") audioAsText = true;
+      else if (keep.has(name) && !(name in fields)) fields[name] = value;
+      if (name === field) audioAsText = true;
     });
     bb.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body")));
     bb.on("close", () => {
       if (settled) return;
       settled = true;
-      if (!audio && audioAsText) return reject(new AppError("validation_failed", 'No file: the field "audio" must be a file upload, not a text value'));
-      resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language } : null);
+      if (!audio && audioAsText) return reject(new AppError("validation_failed", `No file: the field "${field}" must be a file upload, not a text value`, { param: field }));
+      resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language, fields } : null);
     });
     source.pipe(bb);
   });
 
-  if (!parsed) throw new AppError("validation_failed", 'No file: the multipart field "audio" is missing');
+  if (!parsed) throw new AppError("validation_failed", `No file: the multipart field "${field}" is missing`, { param: field });
   const bytes = Buffer.concat(parsed.chunks);
-  if (bytes.length === 0) throw new AppError("validation_failed", 'No file: the "audio" file is empty');
+  if (bytes.length === 0) throw new AppError("validation_failed", `No file: the "${field}" file is empty`, { param: field });
   if (parsed.language !== undefined && !/^[a-z]{2}$/.test(parsed.language)) {
-    throw new AppError("validation_failed", "Invalid body: language must be an ISO 639-1 code such as en");
+    throw new AppError("validation_failed", "Invalid body: language must be an ISO 639-1 code such as en", { param: "language" });
   }
   const byContent = detectAudioFormat(bytes.subarray(0, 64));
   const byName = formatForExtension(extensionOf(parsed.filename));
   if (!byName) {
-    throw new AppError("validation_failed", `Invalid format: file name "${parsed.filename || "(none)"}" must end in one of ${accepted} (WebM, WAV, MP3, M4A, OGG or FLAC)`);
+    throw new AppError("validation_failed", `Invalid format: file name "${parsed.filename || "(none)"}" must end in one of ${accepted} (WebM, WAV, MP3, M4A, OGG or FLAC)`, { param: field });
   }
   if (!byContent) {
-    throw new AppError("validation_failed", "Invalid format: the file content is not WebM, WAV, MP3, M4A, OGG or FLAC audio");
+    throw new AppError("validation_failed", "Invalid format: the file content is not WebM, WAV, MP3, M4A, OGG or FLAC audio", { param: field });
   }
   if (byContent !== byName) {
-    throw new AppError("validation_failed", `Invalid format: the file is named .${extensionOf(parsed.filename)} but its content is ${byContent.toUpperCase()}`);
+    throw new AppError("validation_failed", `Invalid format: the file is named .${extensionOf(parsed.filename)} but its content is ${byContent.toUpperCase()}`, { param: field });
   }
-  return { bytes, filename: parsed.filename, format: byContent, mimeType: AUDIO_MIME[byContent], language: parsed.language };
+  return { bytes, filename: parsed.filename, format: byContent, mimeType: AUDIO_MIME[byContent], language: parsed.language, fields: parsed.fields };
 }
 
 /**
- * POST /api/ai/speech-to-text: the recording's length is read from the file (lib/ai/audio.ts, at
- * least what its size implies) and its price quoted and reserved after the upload was validated and
- * before the provider call (flat: 20 credits, refusing recordings longer than 20 credits pay for; 402
- * without an upstream call), refunded when the provider fails or refuses, and settled at the duration
- * the provider reports (the file's when it reports none).
+ * One charged transcription of a validated upload: the recording's length is read from the file
+ * (lib/ai/audio.ts, at least what its size implies) and its price quoted and reserved before the
+ * provider call (flat: 20 credits, refusing recordings longer than 20 credits pay for; 402 without an
+ * upstream call), refunded when the provider fails or refuses, and settled at the duration the
+ * provider reports (the file's when it reports none).
  */
-export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
-  // The upload is validated first: a bad request is a 400 whatever the provider's state.
-  const upload = await readAudioUpload(input.req);
+export async function transcribeUpload(input: {
+  userId: string;
+  apiKey?: ChargeKey;
+  upload: AudioUpload;
+  model?: string;
+  signal?: AbortSignal;
+}): Promise<{ result: TranscriptionResult; duration: number; credits: number; remaining: number }> {
+  const { upload } = input;
   const provider = aiProvider();
-  const model = aiSettings().transcriptionModel;
+  const model = input.model ?? aiSettings().transcriptionModel;
   const seconds = billableAudioSeconds(upload.format, upload.bytes);
   const quote = quoteTranscriptionRoutes(model, { seconds, flat: CREDIT_COSTS.speechToText });
   const charge = await openCharge({
     userId: input.userId,
+    apiKey: input.apiKey,
     operation: "speech_to_text",
     quote,
     metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name },
   });
-  let result;
+  let result: TranscriptionResult;
   try {
     result = await provider.transcribe({
       model,
@@ -143,7 +163,7 @@ export async function transcribeAudio(input: { userId: string; req: Request }): 
       filename: upload.filename,
       mimeType: upload.mimeType,
       language: upload.language,
-      signal: input.req.signal,
+      signal: input.signal,
     });
   } catch (error) {
     await refundCharge(charge, isAppError(error) ? error.code : "aborted");
@@ -151,7 +171,14 @@ export async function transcribeAudio(input: { userId: string; req: Request }): 
     throw error;
   }
   // The provider bills the duration it decoded; without one, what the file was priced at.
-  await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model, answeredBy: result.route, background: true });
+  const settled = await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model, answeredBy: result.route, background: true });
   const duration = result.duration > 0 ? result.duration : (audioDuration(upload.format, upload.bytes).seconds ?? 0);
+  return { result, duration, credits: settled.credits, remaining: settled.remaining };
+}
+
+/** POST /api/ai/speech-to-text: the upload is validated first (a bad request is a 400 whatever the provider's state). */
+export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
+  const upload = await readAudioUpload(input.req);
+  const { result, duration } = await transcribeUpload({ userId: input.userId, upload, signal: input.req.signal });
   return { text: result.text, language: result.language, duration };
 }

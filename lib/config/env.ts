@@ -224,6 +224,8 @@ const schema = z.object({
   PUBLIC_AI_RAG_CHAT_ENABLED: bool(true),
   PUBLIC_FREE_TIER_ENABLED: bool(true),
   CREDITS_USER_TOGGLE_ENABLED: bool(true),
+  /** API keys and the OpenAI-compatible API (/v1, /api/keys): off answers 404 there. */
+  API_KEYS_ENABLED: bool(true),
 });
 
 export type RawEnv = z.infer<typeof schema>;

@@ -13,6 +13,8 @@ export interface FeatureFlags {
   freeTier: boolean;
   /** Whether users may switch bonus auto-use themselves; when off, bonus credits are always used. */
   creditsUserToggle: boolean;
+  /** API keys and the OpenAI-compatible API (/v1): not in SPEC. */
+  apiKeys: boolean;
 }
 
 export const flags: () => FeatureFlags = fromEnv((e) => {
@@ -28,6 +30,7 @@ export const flags: () => FeatureFlags = fromEnv((e) => {
     aiRag: e.PUBLIC_AI_RAG_CHAT_ENABLED,
     freeTier: e.PUBLIC_FREE_TIER_ENABLED,
     creditsUserToggle: e.CREDITS_USER_TOGGLE_ENABLED,
+    apiKeys: e.API_KEYS_ENABLED,
   };
 });
 

@@ -15,6 +15,7 @@ export const modelOverrideSchema = z.strictObject({
   vendor: z.string().min(1).max(50).optional(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
+  dimensions: z.number().int().positive().max(65_536).optional(),
   perMillionTokens: tokenPrices.optional(),
   longContext: tokenPrices.extend({ above: z.number().int().positive() }).optional(),
   perImage: z.strictObject({ low: byQuality, medium: byQuality, high: byQuality }).optional(),

@@ -49,6 +49,8 @@ export const CREDIT_COSTS = {
   speechToText: 20,
   imageGeneration: 80,
   contentGeneration: 25,
+  /** The OpenAI-compatible API's embeddings call (not in SPEC §8): one credit a call, inputs bounded by what it pays for. */
+  embeddings: 1,
 } as const;
 
 const DEFAULT_CATALOG: PricingCatalog = {

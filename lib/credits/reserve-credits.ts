@@ -18,6 +18,11 @@ export interface ReserveInput {
   idempotencyKey?: string;
   /** Stored on the ledger row (e.g. the model). */
   metadata?: Record<string, unknown>;
+  /**
+   * The API key the call is made with: the charge is recorded on it, and a key with a budget is checked
+   * and counted in the same statement (never past its budget, in-flight reservations included).
+   */
+  apiKey?: { id: string; budgeted: boolean };
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -53,20 +58,22 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
   if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const key = input.idempotencyKey ? `charge:${input.idempotencyKey}` : null;
   const id = randomUUID();
+  const metadata = input.apiKey ? { ...input.metadata, apiKeyId: input.apiKey.id } : input.metadata;
   const args: ReserveArgs = {
     userId,
     amount,
     monthStart: monthStart().toISOString(),
     id,
     operation: input.operation,
-    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    metadata: metadata ? JSON.stringify(metadata) : null,
     key,
     bonusAlways: !f.creditsUserToggle,
   };
+  const budgetedKey = input.apiKey?.budgeted ? input.apiKey.id : null;
   for (let attempt = 0; ; attempt++) {
     let row: ReserveRow;
     try {
-      row = await runReserveStatement(args);
+      row = budgetedKey ? await reserveForKey(budgetedKey, args) : await runReserveStatement(args);
     } catch (error) {
       // A concurrent call with the same key won the unique index: the next call finds its reservation.
       if (key && isUniqueViolation(error) && attempt === 0) continue;
@@ -99,8 +106,46 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
       case "no_balance":
         if (attempt > 1 || !(await createEmptyBalance(userId))) throw new AppError("not_found", "User not found");
         continue;
+      case "over_budget": {
+        const k = row as KeyReserveRow;
+        metrics().reservationFailures.inc({ reason: "key_budget" });
+        const resets = k.key_window_start && k.key_budget !== null ? budgetReset(k) : null;
+        throw new AppError(
+          "quota_exhausted",
+          `This API key's budget is used up: ${Number(k.key_spent)} of ${Number(k.key_budget)} credits spent, and this call may cost up to ${amount}${resets ? ` (the budget resets at ${resets})` : ""}`,
+          { details: { cost: amount, spent: Number(k.key_spent), budget: Number(k.key_budget) }, reason: "budget_exceeded" },
+        );
+      }
+      case "no_key":
+        throw new AppError("unauthorized", "The API key is not valid");
     }
   }
+}
+
+interface KeyReserveRow extends ReserveRow {
+  key_spent: number | null;
+  key_budget: number | null;
+  key_period: string | null;
+  key_window_start: Date | string | null;
+}
+
+/** One reservation through `reserve_credits_for_key` (migration 20261126000200_api_keys): not grouped. */
+async function reserveForKey(keyId: string, a: ReserveArgs): Promise<KeyReserveRow> {
+  const rows = await queryPrepared<KeyReserveRow>(
+    "credits_reserve_for_key_v1",
+    `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier, key_spent, key_budget, key_period, key_window_start
+       FROM reserve_credits_for_key($1::text, $2::text, $3::int, $4::timestamptz, $5::text, $6::text, $7::jsonb, $8::boolean)`,
+    [keyId, a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.bonusAlways],
+  );
+  return rows[0];
+}
+
+/** When a key's budget window resets: the next UTC day or month (a total budget never does). */
+function budgetReset(k: KeyReserveRow): string | null {
+  const start = new Date(k.key_window_start as string | Date);
+  if (k.key_period === "day") return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + 1)).toISOString();
+  if (k.key_period === "month") return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)).toISOString();
+  return null;
 }
 
 /** A balance row for a user who has none (users made before credits existed); false when no such user. */

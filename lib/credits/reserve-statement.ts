@@ -14,7 +14,7 @@ export interface ReserveArgs {
 }
 
 export interface ReserveRow {
-  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance";
+  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key";
   reservation_id: string | null;
   amount: number | null;
   subscription_credits: number | null;

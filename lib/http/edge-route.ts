@@ -1,7 +1,7 @@
 import type { ZodType } from "zod";
 import { createRoute, type NextRouteHandler, type RouteHandler, type RouteSpec } from "./handler";
 
-export { methods } from "./handler";
+export { methods } from "./methods";
 
 const edgeRuntime = { resolveUser: async () => null, rateLimit: async () => null };
 

@@ -1,5 +1,8 @@
 import { z, type ZodType } from "zod";
 import type { Operator } from "@/lib/admin/resolve-operator";
+import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import type { ApiKeyAuth } from "@/lib/api-keys/resolve-key-request";
+import type { KeyKind } from "@/lib/api-keys/schemas";
 import type { SessionUser } from "@/lib/auth/session";
 import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
@@ -10,10 +13,15 @@ import { CACHE, type CachePolicy } from "./cache";
 import { clientIp } from "./client-ip";
 import { findUnsafeText, isUnsafeId } from "./unsafe-text";
 import { requestIdOf } from "./request-id";
+import { openAiErrorResponse } from "./openai-error";
 import { errorResponse, json } from "./respond";
 import { unknownApiPath } from "./unknown-path";
+import { DEFAULT_MAX_JSON_BODY_BYTES, FORM_TYPES, readFormBody, readJsonBody } from "./read-body";
+import { routePattern } from "./route-pattern";
 
 export { requestIdOf } from "./request-id";
+export { routePattern } from "./route-pattern";
+export { DEFAULT_MAX_JSON_BODY_BYTES } from "./read-body";
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 
 export interface RateOutcome {
@@ -42,6 +50,10 @@ export interface RouteRuntime {
    */
   afterResponse?: () => void;
   rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
+  /** API-key routes only (auth "apiKey"): the request's key (throws 401/429 when there is none that works). */
+  resolveApiKey?: (req: Request, ip: string | null) => Promise<ApiKeyAuth>;
+  /** A key's own requests-per-minute window (null: the key has no limit). */
+  keyRate?: (key: ApiKeyPrincipal) => Promise<RateOutcome | null>;
   observe?: (observation: RouteObservation) => void;
 }
 
@@ -50,10 +62,17 @@ export interface RouteRuntime {
  * zod query/body schemas, cache policy and OpenAPI metadata. It reads everything from the Request
  * (never next/headers), so tests call handlers directly.
  */
-export type AuthMode = "session" | "none" | "optional" | "operator";
+export type AuthMode = "session" | "none" | "optional" | "operator" | "apiKey";
 
 export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined = ZodType | undefined> {
   auth: A;
+  /**
+   * The answers' dialect: ours (`{ error }`), or OpenAI's for the /v1 API (errors as
+   * `{ error: { message, type, code, param } }`, lib/http/openai-error.ts).
+   */
+  dialect?: "openai";
+  /** API-key routes: the kind of call, which a key limited to other kinds may not make (403). */
+  keyKind?: KeyKind;
   rateLimit?: RateLimitCategory;
   /** A flag name, or a predicate on all flags; false answers 404 before anything else. */
   feature?: FlagName | ((f: FeatureFlags) => boolean);
@@ -89,15 +108,15 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   maxBodyBytes?: number;
 }
 
-export const DEFAULT_MAX_JSON_BODY_BYTES = 1024 * 1024;
 const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
-const UNMATCHED_ROUTE = "(unmatched)";
 
 export interface RouteContext<Q, B, A extends AuthMode> {
   req: Request;
-  user: A extends "session" ? SessionUser : SessionUser | null;
+  user: A extends "session" | "apiKey" ? SessionUser : SessionUser | null;
   /** Operator routes: who is acting (the audit trail's operator). */
   operator: A extends "operator" ? Operator : null;
+  /** API-key routes: the key the request was made with (the user is its owner). */
+  apiKey: A extends "apiKey" ? ApiKeyPrincipal : null;
   query: Q;
   body: B;
   params: Record<string, string>;
@@ -126,6 +145,11 @@ export type NextRouteHandler = ((
   visibleTo?: (req: Request) => Promise<boolean>;
 };
 
+function invalidInput(error: z.ZodError, where: "body" | "query"): AppError {
+  const first = error.issues[0]?.path;
+  return new AppError("validation_failed", describeIssues(error, where), { param: first?.length ? first.join(".") : undefined });
+}
+
 function describeIssues(error: z.ZodError, where: "body" | "query"): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
     const field = issue.path.length ? issue.path.join(".") : where;
@@ -140,117 +164,23 @@ function queryObject(url: URL): Record<string, string> {
   return out;
 }
 
-/** Reads a body of at most `limit` bytes, refusing larger ones by Content-Length or while reading. */
-async function readBodyBytes(req: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  const tooLarge = () => new AppError("payload_too_large", `Request body too large: the limit is ${limit} bytes`);
-  const declared = Number(req.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  if (!req.body) return null;
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
-async function readJsonBody(req: Request, limit: number): Promise<unknown> {
-  const bytes = await readBodyBytes(req, limit);
-  const text = bytes ? new TextDecoder().decode(bytes) : "";
-  if (text.trim() === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError("validation_failed", "Invalid body: not valid JSON");
-  }
-}
-
-const FORM_TYPES = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
-
-/** A form post's text fields (a field sent twice keeps the first; file fields are not text and are dropped). */
-async function readFormBody(req: Request, limit: number): Promise<Record<string, string>> {
-  const bytes = await readBodyBytes(req, limit);
-  const type = req.headers.get("content-type") ?? "";
-  let data: FormData;
-  try {
-    data = await new Response(bytes ?? new Uint8Array(), { headers: { "content-type": type } }).formData();
-  } catch {
-    throw new AppError("validation_failed", "Invalid body: the form could not be read");
-  }
-  const fields: Record<string, string> = {};
-  for (const [key, value] of data.entries()) if (typeof value === "string" && !(key in fields)) fields[key] = value;
-  return fields;
-}
-
 function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): boolean {
   if (!feature) return true;
   const f = flags();
   return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
 }
 
-/**
- * The route's pattern for metric labels: the path with each parameter's value put back as `{name}`
- * (/api/files/{id}), so labels never carry ids.
- */
-export function routePattern(pathname: string, params: Record<string, string>): string {
-  const names = Object.entries(params);
-  if (names.length === 0) return pathname;
-  const segments = pathname.split("/");
-  for (const [name, value] of names) {
-    const parts = value.split("/");
-    const encoded = parts.map(safeEncode);
-    let found = false;
-    for (let i = 0; i + parts.length <= segments.length && !found; i++) {
-      const slice = segments.slice(i, i + parts.length);
-      if (slice.every((seg, j) => seg === parts[j] || seg === encoded[j] || safeDecode(seg) === parts[j])) {
-        segments.splice(i, parts.length, `{${name}}`);
-        found = true;
-      }
-    }
-    // Never fall back to the raw path: it would put the id into a label.
-    if (!found) return UNMATCHED_ROUTE;
-  }
-  return segments.join("/");
-}
 
-function safeEncode(part: string): string {
-  try {
-    return encodeURIComponent(part);
-  } catch {
-    return part; // an unpaired surrogate has no encoding
-  }
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-
-export function toErrorResponse(error: unknown, log: Logger): Response {
+export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai"): Response {
   if (isAppError(error)) {
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) log.error("request failed", { code: error.code, error });
-    return errorResponse(status, exposesMessage(error.code) ? error.message : "Internal server error", error.headers);
+    const message = exposesMessage(error.code) ? error.message : "Internal server error";
+    if (dialect === "openai") return openAiErrorResponse({ code: error.code, message, reason: error.reason, param: error.param, headers: error.headers });
+    return errorResponse(status, message, error.headers);
   }
   log.error("unhandled error", { error });
+  if (dialect === "openai") return openAiErrorResponse({ code: "internal", message: "Internal server error" });
   return errorResponse(500, "Internal server error");
 }
 
@@ -279,13 +209,38 @@ export function createRoute<
       // Operator routes answer everyone else exactly as a path no route serves: nothing reveals them.
       const operator = spec.auth === "operator" ? ((await runtime.resolveOperator?.(req)) ?? null) : null;
       if (spec.auth === "operator" && !operator) return await unknownApiPath(req, requestId);
-      const user = spec.auth === "none" || spec.auth === "operator" ? null : await runtime.resolveUser(req);
+      const ip = clientIp(req);
+      // API-key routes know no session: the key alone says who is calling.
+      const keyAuth = spec.auth === "apiKey" ? await runtime.resolveApiKey!(req, ip) : null;
+      const apiKey = keyAuth?.key ?? null;
+      const user: ResolvedUser | null = keyAuth
+        ? { id: keyAuth.key.userId, email: null, locked: keyAuth.locked }
+        : spec.auth === "none" || spec.auth === "operator"
+          ? null
+          : await runtime.resolveUser(req);
       if (spec.auth === "session" && !user) throw new AppError("unauthorized", "Authentication required");
       if (user?.locked && req.method !== "GET" && req.method !== "HEAD") {
         throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
       }
+      if (apiKey && spec.keyKind && apiKey.kinds.length > 0 && !apiKey.kinds.includes(spec.keyKind)) {
+        throw new AppError("forbidden", `This API key may not make ${spec.keyKind} calls; it may make ${apiKey.kinds.join(", ")} calls`, { reason: "permission_denied" });
+      }
+      if (apiKey && runtime.keyRate) {
+        const keyRate = await runtime.keyRate(apiKey);
+        if (keyRate) {
+          extraHeaders.set("x-ratelimit-limit-requests", String(keyRate.limit));
+          extraHeaders.set("x-ratelimit-remaining-requests", String(keyRate.remaining));
+          extraHeaders.set("x-ratelimit-reset-requests", `${Math.max(0, keyRate.reset - Math.floor(Date.now() / 1000))}s`);
+          if (!keyRate.allowed) {
+            const retryAfter = Math.max(1, keyRate.reset - Math.floor(Date.now() / 1000));
+            throw new AppError("rate_limited", `This API key's limit of ${keyRate.limit} requests per minute is reached; retry after ${retryAfter} seconds`, {
+              headers: { "Retry-After": String(retryAfter) },
+              reason: "rate_limit_exceeded",
+            });
+          }
+        }
+      }
 
-      const ip = clientIp(req);
       if (spec.rateLimit) {
         rate = await runtime.rateLimit(spec.rateLimit, { userId: operator ? (operator.id ?? "admin-api-token") : user?.id, ip });
         if (rate && !rate.allowed) {
@@ -309,7 +264,7 @@ export function createRoute<
       let query: unknown = undefined;
       if (spec.query) {
         const parsed = spec.query.safeParse(rawQuery);
-        if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "query"));
+        if (!parsed.success) throw invalidInput(parsed.error, "query");
         query = parsed.data;
       }
       let body: unknown = undefined;
@@ -321,18 +276,19 @@ export function createRoute<
         const unsafeBody = findUnsafeText(raw);
         if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
         const parsed = spec.body.safeParse(raw);
-        if (!parsed.success) throw new AppError("validation_failed", describeIssues(parsed.error, "body"));
+        if (!parsed.success) throw invalidInput(parsed.error, "body");
         body = parsed.data;
       }
       const result = await handler({
         req,
         user: user as never,
         operator: operator as never,
+        apiKey: apiKey as never,
         query: query as never,
         body: body as never,
         params,
         requestId,
-        log: user ? log.child({ userId: user.id }) : operator ? log.child({ operator: operator.label }) : log,
+        log: apiKey ? log.child({ userId: apiKey.userId, keyId: apiKey.keyId }) : user ? log.child({ userId: user.id }) : operator ? log.child({ operator: operator.label }) : log,
         ip,
         setHeader: (name, value) => extraHeaders.set(name, value),
         bodyFormat,
@@ -342,7 +298,7 @@ export function createRoute<
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
       }
     } catch (error) {
-      response = toErrorResponse(error, log);
+      response = toErrorResponse(error, log, spec.dialect);
     }
     // Errors are never cached; a handler that answers an error itself may be stricter (health: 503).
     if (!response.ok && !response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
@@ -371,27 +327,3 @@ export function createRoute<
   return wrapped;
 }
 
-const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-type Method = (typeof ALL_METHODS)[number];
-
-/**
- * Completes a route file's exports: methods it does not implement answer 405 with `{ error }` and an
- * Allow header (Next's own 405 has no body). On operator routes only operators learn that much;
- * everyone else gets the answer of a path no route serves.
- *   export const { GET, POST, PUT, PATCH, DELETE } = methods({ GET: route(...) });
- */
-export function methods(implemented: Partial<Record<Method, NextRouteHandler>>): Record<Method, NextRouteHandler> {
-  const allow = ALL_METHODS.filter((m) => implemented[m]).join(", ");
-  const guarded = Object.values(implemented).find((h) => h?.visibleTo);
-  const notAllowed: NextRouteHandler = async (req) => {
-    if (guarded?.visibleTo && !(await guarded.visibleTo(req))) return unknownApiPath(req);
-    return errorResponse(405, `Method ${req.method} not allowed; use ${allow}`, {
-      allow,
-      "cache-control": "no-store",
-      "x-request-id": requestIdOf(req),
-    });
-  };
-  const out = {} as Record<Method, NextRouteHandler>;
-  for (const m of ALL_METHODS) out[m] = implemented[m] ?? notAllowed;
-  return out;
-}

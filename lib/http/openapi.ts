@@ -72,9 +72,18 @@ function jsonSchema(schema: ZodType, io: "input" | "output"): JsonObject {
 }
 
 const errorRef = { $ref: "#/components/schemas/Error" };
-const errorResponse = (status: number) => ({
-  description: STATUS_TEXT[status] ?? `Status ${status}`,
-  content: { "application/json": { schema: errorRef } },
+const openAiErrorRef = { $ref: "#/components/schemas/OpenAIError" };
+/** The /v1 API's statuses as OpenAI's SDKs read them (lib/http/openai-error.ts). */
+const OPENAI_STATUS_TEXT: Record<number, string> = {
+  400: "invalid_request_error: the message names the field, `param` is its path",
+  401: "invalid_api_key: missing, unknown, revoked or expired key, or a key sent in the URL",
+  403: "model_not_allowed or permission_denied: the key may not use this model or make this kind of call (also: the account is locked)",
+  404: "model_not_found, or no such endpoint",
+  429: "insufficient_quota (no credits, or the key's budget is spent; x-should-retry: false) or rate_limit_exceeded (Retry-After)",
+};
+const errorResponse = (status: number, openai = false) => ({
+  description: (openai ? OPENAI_STATUS_TEXT[status] : undefined) ?? STATUS_TEXT[status] ?? `Status ${status}`,
+  content: { "application/json": { schema: openai ? openAiErrorRef : errorRef } },
 });
 
 const rateHeaders = {
@@ -88,6 +97,7 @@ const requestIdHeader = { description: "The request's id (the caller's x-request
 function operationId(method: string, apiPath: string): string {
   const words = apiPath
     .replace(/^\/api\//, "")
+    .replace(/^\/v1\//, "v1/")
     .split(/[/{}-]+/)
     .filter(Boolean);
   return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
@@ -109,7 +119,9 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   // Statuses the wrapper and proxy answer on their own, from what the route declares.
   // Every route: the wrapper refuses NUL and unpaired surrogates in any query parameter (400).
   statuses.add(400);
-  if (def.auth === "session") statuses.add(401);
+  if (def.auth === "session" || def.auth === "apiKey") statuses.add(401);
+  // A key limited to other models or kinds, or a locked account's key writing.
+  if (def.auth === "apiKey" && method !== "GET") statuses.add(403);
   // A locked account's session may read but not write.
   if ((def.auth === "session" || def.auth === "optional") && method !== "GET") statuses.add(403);
   // An operator route answers everyone else as a path no route serves.
@@ -142,16 +154,25 @@ export function operationFor(method: string, apiPath: string, pathParams: string
       content: successContent,
     };
   }
+  const openai = def.dialect === "openai";
   for (const status of [...statuses].sort((a, b) => a - b)) {
     if (status === 200) continue;
     responses[String(status)] =
       status >= 300 && status < 400
         ? { description: STATUS_TEXT[status] ?? "Redirect", headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } } }
         : status === 429
-          ? { ...errorResponse(status), headers: { "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" } }, ...rateHeaders, "X-Request-Id": requestIdHeader } }
+          ? {
+              ...errorResponse(status, openai),
+              headers: {
+                "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" } },
+                ...rateHeaders,
+                ...(openai ? { "x-should-retry": { description: "false when no credits or budget are left: retrying cannot help", schema: { type: "string" } } } : {}),
+                "X-Request-Id": requestIdHeader,
+              },
+            }
           : status === 405
-            ? { ...errorResponse(status), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
-            : { ...errorResponse(status), headers: { "X-Request-Id": requestIdHeader } };
+            ? { ...errorResponse(status, openai), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
+            : { ...errorResponse(status, openai), headers: { "X-Request-Id": requestIdHeader } };
   }
 
   const op: JsonObject = {
@@ -180,7 +201,9 @@ export function operationFor(method: string, apiPath: string, pathParams: string
         ? [{}, { sessionCookie: [] }, { bearerSession: [] }]
         : def.auth === "operator"
           ? [{ sessionCookie: [] }, { adminToken: [] }]
-          : [];
+          : def.auth === "apiKey"
+            ? [{ apiKey: [] }]
+            : [];
   if (def.rateLimit) {
     const limits = RATE_LIMIT_CATEGORIES[def.rateLimit];
     op["x-rate-limit"] = { category: def.rateLimit, perUser: limits.perUser, perIp: limits.perIp, window: "1h" };
@@ -261,7 +284,10 @@ const isAdminPath = (apiPath: string) => apiPath === "/api/admin" || apiPath.sta
 
 export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.0", audience: OpenApiAudience = "public"): Promise<OpenApiBuild> {
   const appDir = path.join(root, "app");
-  const files = routeFiles(path.join(appDir, "api")).filter((file) => isAdminPath(openApiPath(appDir, file).path) === (audience === "admin"));
+  const files = [...routeFiles(path.join(appDir, "api")), ...routeFiles(path.join(appDir, "v1"))]
+    // The catch-all that answers unknown /v1 paths is not an operation.
+    .filter((file) => !file.includes(`${path.sep}v1${path.sep}[...path]${path.sep}`))
+    .filter((file) => isAdminPath(openApiPath(appDir, file).path) === (audience === "admin"));
   const paths: Record<string, JsonObject> = {};
   const failures: OpenApiBuild["failures"] = [];
   for (const file of files) {
@@ -291,7 +317,7 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
             title: "Subscription, Credits, AI and Storage Service API",
             version,
             description:
-              "Generated from the route declarations by `npm run openapi`. Every error body is { error }. Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8).",
+              "Generated from the route declarations by `npm run openapi`. Every error body is { error }, except the OpenAI-compatible API (/v1, tag v1), which answers OpenAI's { error: { message, type, code, param } } and takes an API key (Authorization: Bearer sk-...). Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8); API keys may add their own per-minute limit.",
           }
         : {
             title: "Operator API (admin only)",
@@ -307,11 +333,33 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
     components: {
       schemas: {
         Error: { type: "object", properties: { error: { type: "string", description: "Human-readable message" } }, required: ["error"], additionalProperties: false },
+        ...(audience === "public"
+          ? {
+              OpenAIError: {
+                type: "object",
+                description: "Errors of the /v1 API, in OpenAI's shape",
+                properties: {
+                  error: {
+                    type: "object",
+                    properties: {
+                      message: { type: "string" },
+                      type: { type: "string", description: "invalid_request_error, insufficient_quota, requests, server_error" },
+                      code: { type: ["string", "null"], description: "invalid_api_key, missing_api_key, key_in_url, model_not_found, model_not_allowed, permission_denied, insufficient_quota, rate_limit_exceeded, ..." },
+                      param: { type: ["string", "null"], description: "the request field at fault" },
+                    },
+                    required: ["message", "type", "code", "param"],
+                  },
+                },
+                required: ["error"],
+              },
+            }
+          : {}),
       },
       securitySchemes: {
         sessionCookie: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "next-auth JWT session (`__Secure-` prefixed on https)" },
         bearerSession: { type: "http", scheme: "bearer", bearerFormat: "next-auth JWT", description: "The same session token as Authorization: Bearer" },
         ...(audience === "admin" ? { adminToken: { type: "http", scheme: "bearer", description: "ADMIN_API_TOKEN, for scripts" } } : {}),
+        ...(audience === "public" ? { apiKey: { type: "http", scheme: "bearer", bearerFormat: "sk-...", description: "An API key from POST /api/keys (the /v1 API only)" } } : {}),
       },
     },
   };

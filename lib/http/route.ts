@@ -5,10 +5,12 @@ import { drainSettlements, pendingSettlements } from "@/lib/credits";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/admin/resolve-operator";
+import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
 import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
-export { methods, toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
+export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
+export { methods } from "./methods";
 
 /**
  * The session's user, if they still exist: a deleted user's valid JWT is no session (401 everywhere);
@@ -45,7 +47,7 @@ function afterResponse(): void {
   }
 }
 
-const nodeRuntime = { resolveUser, resolveOperator, rateLimit: checkRateLimit, observe, afterResponse };
+const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<

@@ -17,6 +17,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   range_not_satisfiable: 416,
   rate_limited: 429,
+  quota_exhausted: 429,
   misconfigured: 500,
   provider_not_configured: 500,
   upstream_failed: 500,

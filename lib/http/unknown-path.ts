@@ -1,4 +1,5 @@
 import { requestIdOf } from "./request-id";
+import { openAiErrorResponse } from "./openai-error";
 import { errorResponse } from "./respond";
 
 /**
@@ -9,5 +10,15 @@ export async function unknownApiPath(req: Request, requestId: string = requestId
   return errorResponse(404, `Not found: no API endpoint at ${new URL(req.url).pathname.slice(0, 200)}`, {
     "cache-control": "no-store",
     "x-request-id": requestId,
+  });
+}
+
+/** The same for /v1/* (app/v1/[...path]/route.ts), in OpenAI's error shape. */
+export async function unknownV1Path(req: Request): Promise<Response> {
+  return openAiErrorResponse({
+    code: "not_found",
+    message: `Not found: no endpoint at ${new URL(req.url).pathname.slice(0, 200)}; the OpenAI-compatible API serves chat/completions, embeddings, images/generations, audio/transcriptions and models`,
+    reason: "unknown_url",
+    headers: { "cache-control": "no-store", "x-request-id": requestIdOf(req) },
   });
 }

@@ -10,6 +10,11 @@ export const RATE_LIMIT_CATEGORIES = {
   api: { perUser: 100, perIp: 200 },
   /** The operator console's API (not in SPEC §8): a console page makes a few calls per view. */
   admin: { perUser: 1000, perIp: 2000 },
+  /**
+   * The OpenAI-compatible API (/v1, not in SPEC §8), per user over all their keys: programs call it far
+   * more often than a person clicks. Each key may have its own requests-per-minute limit besides.
+   */
+  v1: { perUser: 10_000, perIp: null },
 } as const satisfies Record<string, { perUser: number | null; perIp: number | null }>;
 
 export type RateLimitCategory = keyof typeof RATE_LIMIT_CATEGORIES;

@@ -3,8 +3,12 @@ import type { RateLimitStore, WindowCount, WindowHit } from "./store";
 
 /**
  * Fixed windows in the rate_limit_windows table: every check is ONE atomic upsert for all its keys.
- * Old windows are swept now and then (about one check in 200).
+ * Old windows are swept now and then (about one check in 200): those two of the longest window
+ * (one hour) behind, whatever this check's own window (an API key's minute must not sweep an hour
+ * that is still counting).
  */
+const SWEEP_AFTER_MS = 2 * 60 * 60 * 1000;
+
 export const databaseStore: RateLimitStore = {
   name: "database",
   async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
@@ -20,7 +24,7 @@ export const databaseStore: RateLimitStore = {
     );
     if (Math.random() < 0.005) {
       void prisma.rateLimitWindow
-        .deleteMany({ where: { windowStart: { lt: new Date(windowStart.getTime() - windowMs) } } })
+        .deleteMany({ where: { windowStart: { lt: new Date(nowMs - Math.max(SWEEP_AFTER_MS, 2 * windowMs)) } } })
         .catch(() => undefined);
     }
     const counts = new Map(rows.map((r) => [r.key, Number(r.count)]));

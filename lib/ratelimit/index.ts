@@ -57,18 +57,40 @@ export async function checkRateLimit(
   subject: { userId?: string | null; ip?: string | null },
   options: { store?: RateLimitStore; nowMs?: number } = {},
 ): Promise<RateLimitOutcome | null> {
-  const e = env();
-  // Switching limits off is refused in production at start-up (lib/config/env.ts); checked here too.
-  if (!e.RATE_LIMIT_ENABLED && !e.isProduction) return null;
   const limits = RATE_LIMIT_CATEGORIES[category];
   const hits = [];
   if (limits.perUser !== null && subject.userId) hits.push({ key: `${category}:user:${subject.userId}`, limit: limits.perUser });
   if (limits.perIp !== null && subject.ip) hits.push({ key: `${category}:ip:${subject.ip}`, limit: limits.perIp });
+  return countHits(hits, RATE_LIMIT_WINDOW_MS, category, options);
+}
+
+/**
+ * One counter outside the categories, in its own fixed window: an API key's requests per minute,
+ * failed API-key attempts per client address. Same store, switch and fail-open rule as checkRateLimit.
+ */
+export async function checkWindowLimit(
+  key: string,
+  limit: number,
+  windowMs: number,
+  options: { store?: RateLimitStore; nowMs?: number } = {},
+): Promise<RateLimitOutcome | null> {
+  return countHits([{ key, limit }], windowMs, key.slice(0, key.indexOf(":")), options);
+}
+
+async function countHits(
+  hits: { key: string; limit: number }[],
+  windowMs: number,
+  label: string,
+  options: { store?: RateLimitStore; nowMs?: number },
+): Promise<RateLimitOutcome | null> {
+  const e = env();
+  // Switching limits off is refused in production at start-up (lib/config/env.ts); checked here too.
+  if (!e.RATE_LIMIT_ENABLED && !e.isProduction) return null;
   if (hits.length === 0) return null;
   const store = options.store ?? currentStore();
   const nowMs = options.nowMs ?? Date.now();
   try {
-    const counts = await withTimeout(store.hit(hits, RATE_LIMIT_WINDOW_MS, nowMs), e.RATE_LIMIT_TIMEOUT_MS + 250);
+    const counts = await withTimeout(store.hit(hits, windowMs, nowMs), e.RATE_LIMIT_TIMEOUT_MS + 250);
     let tightest: RateLimitOutcome | null = null;
     for (const c of counts) {
       const outcome: RateLimitOutcome = {
@@ -87,7 +109,7 @@ export async function checkRateLimit(
     }
     return tightest;
   } catch (error) {
-    log.warn("rate limit store unavailable; request allowed", { store: store.name, category, error: (error as Error).message });
+    log.warn("rate limit store unavailable; request allowed", { store: store.name, category: label, error: (error as Error).message });
     metrics().rateLimitFailOpen.inc({ store: store.name });
     return null;
   }

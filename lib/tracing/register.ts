@@ -1,6 +1,7 @@
 import { registerOTel } from "@vercel/otel";
 import { env } from "@/lib/config/env";
 import { enableTracing } from "./index";
+import { redactSecretsProcessor } from "./redact-secrets";
 
 /**
  * Registers the OpenTelemetry SDK (@vercel/otel) when OTEL_EXPORTER_OTLP_ENDPOINT is set: Next.js'
@@ -13,6 +14,8 @@ export function registerTracing(): void {
     // No fetch instrumentation: the one outgoing call that matters, the AI provider's, has its own
     // span (ai.provider.*) with model, tokens and outcome; a second span per call only costs time.
     instrumentations: [],
+    // API keys never reach an exporter (a key put in a URL would be in Next's request span).
+    spanProcessors: [redactSecretsProcessor, "auto"],
   });
   enableTracing();
 }

@@ -389,6 +389,53 @@ describe("dashboard in a real browser", () => {
     expect(await page.locator("article").filter({ hasText: testSentId }).count()).toBe(1);
   });
 
+  it("creates an API key, shows its secret once, and the key works with /v1 until it is revoked", async () => {
+    await page.goto("/dashboard/keys");
+    await page.getByText("No keys yet").waitFor();
+    await page.locator("#key-name").fill("Browser test key");
+    await page.getByLabel("chat", { exact: true }).check();
+    await page.locator("#key-budget").fill("500");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secretText = page.getByTestId("new-key-secret");
+    await secretText.waitFor();
+    const secret = (await secretText.textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^sk-[0-9A-Za-z]{43}$/);
+    const row = page.getByTestId("api-key-row").filter({ hasText: "Browser test key" });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(`${secret.slice(0, 7)}…${secret.slice(-4)}`);
+    expect(await row.textContent()).toContain("0 of 500 credits per month");
+    await shot(page, "api-keys");
+
+    // The key calls /v1 (a program's request, no cookie), charged to this user.
+    const models = await page.request.get("/v1/models", { headers: { authorization: `Bearer ${secret}`, cookie: "" } });
+    expect(models.status()).toBe(200);
+    const chat = await page.request.post("/v1/chat/completions", {
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      data: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hello from a key" }] },
+    });
+    expect(chat.status()).toBe(200);
+    expect((await chat.json()).usage.credits_charged).toBe(15);
+
+    // The secret is not shown again: a reload lists the key without it.
+    await page.getByRole("button", { name: "Done" }).click();
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret);
+    expect(await row.textContent()).toContain("15 of 500 credits");
+
+    await row.getByRole("button", { name: /^Rename/ }).click();
+    await row.getByLabel("New name for Browser test key").fill("Renamed key");
+    await row.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Renamed to “Renamed key”.").waitFor();
+    const renamed = page.getByTestId("api-key-row").filter({ hasText: "Renamed key" });
+    await renamed.getByRole("button", { name: /^Revoke/ }).click();
+    await renamed.getByRole("button", { name: "Confirm revoke" }).click();
+    await page.getByText(/Revoked “Renamed key”/).waitFor();
+    expect(await renamed.textContent()).toContain("revoked");
+    const after = await page.request.get("/v1/models", { headers: { authorization: `Bearer ${secret}` } });
+    expect(after.status()).toBe(401);
+  });
+
   it("lists every charge in the credit history, filtered by year", async () => {
     await page.goto("/dashboard/credits");
     const table = page.getByTestId("history-table");

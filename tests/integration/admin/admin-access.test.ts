@@ -13,6 +13,7 @@ import { POST as creditsPost } from "@/app/api/admin/users/[id]/credits/route";
 import { POST as lockPost } from "@/app/api/admin/users/[id]/lock/route";
 import { POST as unlockPost } from "@/app/api/admin/users/[id]/unlock/route";
 import { POST as unlinkPost } from "@/app/api/admin/users/[id]/identities/[identityId]/unlink/route";
+import { POST as revokeKeyPost } from "@/app/api/admin/users/[id]/keys/[keyId]/revoke/route";
 import { GET as webhooksGet } from "@/app/api/admin/webhooks/route";
 import { GET as webhookGet } from "@/app/api/admin/webhooks/[id]/route";
 import { POST as replayPost } from "@/app/api/admin/webhooks/[id]/replay/route";
@@ -38,6 +39,7 @@ beforeAll(() => {
 afterAll(() => restore());
 
 const ID = "00000000-0000-4000-8000-000000000000";
+const KEY_ID = "00000000-0000-4000-8000-00000000000a";
 const REASON = { reason: "checking access" };
 
 /** Every admin operation: method, path, handler, params and a valid body (table-driven below). */
@@ -48,6 +50,7 @@ const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandle
   { method: "POST", path: `/api/admin/users/${ID}/lock`, handler: lockPost, params: { id: ID }, body: REASON },
   { method: "POST", path: `/api/admin/users/${ID}/unlock`, handler: unlockPost, params: { id: ID }, body: REASON },
   { method: "POST", path: `/api/admin/users/${ID}/identities/${ID}/unlink`, handler: unlinkPost, params: { id: ID, identityId: ID }, body: REASON },
+  { method: "POST", path: `/api/admin/users/${ID}/keys/${KEY_ID}/revoke`, handler: revokeKeyPost, params: { id: ID, keyId: KEY_ID }, body: REASON },
   { method: "GET", path: "/api/admin/webhooks?status=failed", handler: webhooksGet },
   { method: "GET", path: `/api/admin/webhooks/${ID}`, handler: webhookGet, params: { id: ID } },
   { method: "POST", path: `/api/admin/webhooks/${ID}/replay`, handler: replayPost, params: { id: ID }, body: REASON },
@@ -69,8 +72,8 @@ describe("operator API: nobody else learns it exists", () => {
   it("covers every admin route file", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
-    expect(files).toHaveLength(16);
-    const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace("expire-bonus-credits", "[job]");
+    expect(files).toHaveLength(17);
+    const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace(KEY_ID, "[keyId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));
   });
 

@@ -1,4 +1,5 @@
-import { db } from "@/lib/db/client";
+import { afterAll, afterEach } from "vitest";
+import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 
@@ -11,6 +12,21 @@ export async function useStubProvider(): Promise<{ stub: OpenAiStub; restore: ()
   const stub = await startOpenAiStub();
   const restore = setEnv({ OPENAI_API_KEY: "sk-test-stub", OPENAI_BASE_URL: stub.url });
   return { stub, restore };
+}
+
+/**
+ * The stub as the configured provider for a whole test file: started now (top-level await), its
+ * queued behaviours and records cleared after each test, closed with the database after all of them.
+ */
+export async function stubProviderForFile(): Promise<OpenAiStub> {
+  const { stub, restore } = await useStubProvider();
+  afterEach(() => stub.reset());
+  afterAll(async () => {
+    restore();
+    await stub.close();
+    await closeDb();
+  });
+  return stub;
 }
 
 export async function balanceOf(userId: string): Promise<number> {

@@ -1,27 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/ai/chat/route";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
-import type { OpenAiStub } from "@/tests/helpers/openai-stub";
-import { balanceOf, ledger, setBalance, useStubProvider } from "./ai-test-kit";
+import { balanceOf, ledger, setBalance, stubProviderForFile } from "./ai-test-kit";
 
 /** Parsed JSON of arbitrary shape (wire payloads). */
  
 type Loose = any;
 
-let stub: OpenAiStub;
-let restore: () => void;
-
-beforeAll(async () => {
-  ({ stub, restore } = await useStubProvider());
-});
-afterEach(() => stub.reset());
-afterAll(async () => {
-  restore();
-  await stub.close();
-  await closeDb();
-});
+const stub = await stubProviderForFile();
 
 const chat = (cookie: string | undefined, body: unknown) => call(POST, { path: "/api/ai/chat", cookie, body });
 const hello = { messages: [{ role: "user", content: "Hello there" }] };

@@ -1,24 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/generate-content/route";
 import { TEMPLATES } from "@/lib/ai/content-templates";
-import { closeDb } from "@/lib/db/client";
+
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
-import type { OpenAiStub } from "@/tests/helpers/openai-stub";
-import { balanceOf, readSse, setBalance, useStubProvider } from "./ai-test-kit";
+import { balanceOf, readSse, setBalance, stubProviderForFile } from "./ai-test-kit";
 
-let stub: OpenAiStub;
-let restore: () => void;
-
-beforeAll(async () => {
-  ({ stub, restore } = await useStubProvider());
-});
-afterEach(() => stub.reset());
-afterAll(async () => {
-  restore();
-  await stub.close();
-  await closeDb();
-});
+const stub = await stubProviderForFile();
 
 const email = { template: "email", fields: { recipient: "Dana", purpose: "Thank her for the meeting" } };
 const generate = (cookie: string | undefined, body: unknown) => send(POST, { path: "/api/ai/generate-content", cookie, body });

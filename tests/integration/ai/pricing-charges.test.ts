@@ -1,33 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST as chatPost } from "@/app/api/ai/chat/route";
 import { POST as contentPost } from "@/app/api/ai/generate-content/route";
 import { POST as imagePost } from "@/app/api/ai/image-gen/route";
 import { POST as askPost } from "@/app/api/ai/rag/ask/route";
 import { POST as speechPost } from "@/app/api/ai/speech-to-text/route";
 import { POST as streamPost } from "@/app/api/ai/stream/route";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
-import type { OpenAiStub } from "@/tests/helpers/openai-stub";
 import { wav } from "@/tests/unit/ai/audio-fixtures";
-import { balanceOf, readSse, setBalance, useStubProvider } from "./ai-test-kit";
+import { balanceOf, readSse, setBalance, stubProviderForFile } from "./ai-test-kit";
 
 /**
  * Exact charges of every AI call kind in both pricing modes, against the OpenAI wire stub reporting
  * known usage: flat charges SPEC's fixed costs, metered charges cost x markup / credit value rounded
  * up; either way every ledger row records model, tokens (or images, audio), provider cost and credits.
  */
-let stub: OpenAiStub;
-let restore: () => void;
-beforeAll(async () => {
-  ({ stub, restore } = await useStubProvider());
-});
-afterEach(() => stub.reset());
-afterAll(async () => {
-  restore();
-  await stub.close();
-  await closeDb();
-});
+const stub = await stubProviderForFile();
 
 /** Metered at $0.0001 a credit and a markup of 1.5: 1 credit per 66.67 micros of upstream cost. */
 const METERED = { AI_PRICING_MODE: "metered", CREDIT_VALUE_USD: "0.0001", AI_MARKUP: "1.5" };

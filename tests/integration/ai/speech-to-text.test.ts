@@ -1,24 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/speech-to-text/route";
-import { closeDb } from "@/lib/db/client";
+
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
-import type { OpenAiStub } from "@/tests/helpers/openai-stub";
 import { flac, m4a, mp3, ogg, wav, webm } from "@/tests/unit/ai/audio-fixtures";
-import { balanceOf, ledger, setBalance, useStubProvider } from "./ai-test-kit";
+import { balanceOf, ledger, setBalance, stubProviderForFile } from "./ai-test-kit";
 
-let stub: OpenAiStub;
-let restore: () => void;
-
-beforeAll(async () => {
-  ({ stub, restore } = await useStubProvider());
-});
-afterEach(() => stub.reset());
-afterAll(async () => {
-  restore();
-  await stub.close();
-  await closeDb();
-});
+const stub = await stubProviderForFile();
 
 const MB = 1024 * 1024;
 

@@ -1,25 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/stream/route";
 import { renderOfflineImage } from "@/lib/ai/provider-offline";
 import { grantBonusPurchase } from "@/lib/credits";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
-import type { OpenAiStub } from "@/tests/helpers/openai-stub";
-import { balanceOf, ledger, parseEvents, readSse, setBalance, useStubProvider } from "./ai-test-kit";
+import { balanceOf, ledger, parseEvents, readSse, setBalance, stubProviderForFile } from "./ai-test-kit";
 
-let stub: OpenAiStub;
-let restore: () => void;
-
-beforeAll(async () => {
-  ({ stub, restore } = await useStubProvider());
-});
-afterEach(() => stub.reset());
-afterAll(async () => {
-  restore();
-  await stub.close();
-  await closeDb();
-});
+const stub = await stubProviderForFile();
 
 const PNG = `data:image/png;base64,${renderOfflineImage("tiny", "1024x1024", false).toString("base64")}`;
 const hello = { messages: [{ role: "user", content: "Tell me a story" }] };

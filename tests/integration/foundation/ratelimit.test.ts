@@ -36,7 +36,7 @@ const HOUR = RATE_LIMIT_WINDOW_MS;
 const at = (hour: number, minute = 0) => Date.UTC(2030, 0, 1, hour, minute);
 
 describe("rate limits on the database store (SPEC §8)", () => {
-  it("declares the categories of SPEC §8 exactly, and the operator console's own", () => {
+  it("declares the categories of SPEC §8 exactly, and the operator console's and the /v1 API's own", () => {
     expect(RATE_LIMIT_CATEGORIES).toEqual({
       upload: { perUser: 10, perIp: 20 },
       email: { perUser: 5, perIp: 10 },
@@ -45,6 +45,7 @@ describe("rate limits on the database store (SPEC §8)", () => {
       webhooks: { perUser: null, perIp: 100 },
       api: { perUser: 100, perIp: 200 },
       admin: { perUser: 1000, perIp: 2000 },
+      v1: { perUser: 10_000, perIp: null },
     });
     expect(HOUR).toBe(3_600_000);
   });

@@ -99,6 +99,8 @@ interface DmmfDefault {
 
 function prismaDefault(value: unknown, type: string): string | null {
   if (value === undefined || value === null) return null;
+  // A scalar list's default, as PostgreSQL prints it: ARRAY[]::text[] (only empty lists are used).
+  if (Array.isArray(value)) return value.length === 0 ? `ARRAY[]::${(SCALAR_TYPES[type] ?? type).toLowerCase()}[]` : `ARRAY[${value.map((v) => `'${v}'`).join(", ")}]`;
   if (typeof value === "object" && !Array.isArray(value)) {
     const fn = value as DmmfDefault;
     // Client-side generated defaults have no database default.

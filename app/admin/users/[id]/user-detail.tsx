@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmForm } from "@/components/admin/confirm-form";
-import type { AdminAdjustment, AdminLock, AdminUnlink, AdminUser } from "@/components/admin-types";
+import type { AdminAdjustment, AdminLock, AdminRevokeKey, AdminUnlink, AdminUser } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
@@ -184,6 +184,7 @@ export function UserDetail({ id }: { id: string }) {
           />
         </section>
         <SignInIdentities user={data} onDone={reload} />
+        <UserApiKeys user={data} onDone={reload} />
         <section className="card text-sm" aria-labelledby="counts-title">
           <h2 id="counts-title">Data</h2>
           <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
@@ -257,6 +258,62 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
           </div>
         </>
       )}
+    </section>
+  );
+}
+
+/** The user's API keys (never their secrets), and revoking one. */
+function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<void> }) {
+  const [chosen, setChosen] = useState("");
+  const active = user.apiKeys.filter((k) => k.status !== "revoked");
+  const selected = active.find((k) => k.id === chosen) ?? active[0];
+  return (
+    <section className="card text-sm" aria-labelledby="api-keys-title">
+      <h2 id="api-keys-title">API keys</h2>
+      {user.apiKeys.length === 0 ? (
+        <p className="mt-2 text-slate-600">None: this user has not created keys for the /v1 API.</p>
+      ) : (
+        <ul className="mt-2 space-y-1">
+          {user.apiKeys.map((k) => (
+            <li key={k.id}>
+              <span className="font-medium">{k.name}</span> <code className="text-xs">{k.display}</code> · {k.status} · spent {n(k.totalSpent)} credits
+              {k.budget ? ` · budget ${n(k.budget.spent)}/${n(k.budget.credits)} ${k.budget.period}` : ""}{" "}
+              <span className="text-xs text-slate-500">
+                created {formatDate(k.createdAt, true)}, last used {k.lastUsedAt ? formatDate(k.lastUsedAt, true) : "never"}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {selected ? (
+        <div className="mt-4">
+          <ConfirmForm
+            title="Revoke a key"
+            fields={
+              <div>
+                <label htmlFor="revoke-key" className="field-label">
+                  Key
+                </label>
+                <select id="revoke-key" className="input" value={selected.id} onChange={(e) => setChosen(e.target.value)}>
+                  {active.map((k) => (
+                    <option key={k.id} value={k.id}>
+                      {k.name} · {k.display}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            }
+            summary={`Revoke ${selected.name} (${selected.display}) of ${user.user.email ?? user.user.id}: calls with it stop within 5 seconds, for good.`}
+            confirmLabel="Confirm revoke"
+            danger
+            run={async (reason) => {
+              const r = await apiJson<AdminRevokeKey>(`/api/admin/users/${user.user.id}/keys/${selected.id}/revoke`, { method: "POST", json: { reason } });
+              return r.changed ? `Revoked ${r.key.display}.` : "Nothing changed: the key was already revoked.";
+            }}
+            onDone={onDone}
+          />
+        </div>
+      ) : null}
     </section>
   );
 }

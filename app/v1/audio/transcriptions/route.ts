@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { methods, route } from "@/lib/http/route";
+import { createTranscription } from "@/lib/openai-api/create-transcription";
+import { creditHeaders, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { transcriptionResponse } from "@/lib/openai-api/schemas";
+
+export const dynamic = "force-dynamic";
+
+export const { GET, POST, PUT, PATCH, DELETE } = methods({
+  POST: route(
+    {
+      auth: "apiKey",
+      dialect: "openai",
+      keyKind: "transcription",
+      feature: (f) => f.apiKeys && f.aiAudio,
+      rateLimit: "v1",
+      summary: "Speech to text, OpenAI-compatible",
+      description: "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
+      tags: ["v1"],
+      errors: V1_ERRORS,
+      consumes: "multipart/form-data",
+      bodyDoc: z.object({
+        file: z.string().meta({ format: "binary", description: "the recording" }),
+        model: z.string().optional(),
+        language: z.string().regex(/^[a-z]{2}$/).optional().meta({ description: "ISO 639-1 hint" }),
+        response_format: z.enum(["json", "text", "verbose_json"]).optional(),
+        prompt: z.string().optional().meta({ description: "accepted, not used" }),
+        temperature: z.number().optional().meta({ description: "accepted, not used" }),
+      }),
+      response: transcriptionResponse,
+      produces: ["application/json", "text/plain"],
+      responseHeaders: V1_HEADERS,
+    },
+    async ({ apiKey, req }) => {
+      const { answer, credits } = await createTranscription({ key: apiKey, req });
+      const headers = creditHeaders(credits);
+      if (typeof answer === "string") return new Response(answer, { headers: { ...headers, "content-type": "text/plain; charset=utf-8" } });
+      return Response.json(answer, { headers });
+    },
+  ),
+});

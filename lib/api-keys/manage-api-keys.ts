@@ -1,0 +1,91 @@
+import { keyModelsAvailable } from "@/lib/ai/key-models";
+import { db } from "@/lib/db/client";
+import { AppError, notFound } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { forgetApiKey } from "./authenticate-api-key";
+import { hashKeySecret, keyDisplay, newKeySecret } from "./key-secret";
+import { toKeyView } from "./key-view";
+import type { ApiKeyView, CreateKeyBody, UpdateKeyBody } from "./schemas";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Keys a user may hold at once (revoked ones do not count). */
+export const MAX_ACTIVE_KEYS = 50;
+
+function invalid(param: string, message: string): AppError {
+  return new AppError("validation_failed", `Invalid body: ${param}: ${message}`, { param });
+}
+
+/** The limits of a create or update body, checked: models the user may use, an expiry in the future. */
+function limitsData(body: CreateKeyBody | UpdateKeyBody) {
+  const data: Record<string, unknown> = {};
+  if (body.models !== undefined) {
+    const available = new Set(keyModelsAvailable());
+    const unknown = body.models.filter((m) => !available.has(m));
+    if (unknown.length) throw invalid("models", `${unknown.map((m) => `"${m}"`).join(", ")} ${unknown.length === 1 ? "is" : "are"} not available; use models of GET /v1/models`);
+    data.models = [...new Set(body.models)];
+  }
+  if (body.kinds !== undefined) data.kinds = [...new Set(body.kinds)];
+  if (body.budget !== undefined) {
+    data.budgetCredits = body.budget?.credits ?? null;
+    data.budgetPeriod = body.budget?.period ?? null;
+    // A new budget starts counting afresh.
+    data.windowStart = null;
+    data.windowSpent = 0;
+  }
+  if (body.rpm !== undefined) data.rpm = body.rpm;
+  if (body.expiresAt !== undefined) {
+    const at = body.expiresAt === null ? null : new Date(body.expiresAt);
+    if (at && at <= new Date()) throw invalid("expiresAt", "must be in the future");
+    data.expiresAt = at;
+  }
+  return data;
+}
+
+/** Creates a key: the secret is returned this once; only its hash, prefix and last four are stored. */
+export async function createApiKey(userId: string, body: CreateKeyBody): Promise<{ key: ApiKeyView; secret: string }> {
+  const prisma = await db();
+  const active = await prisma.apiKey.count({ where: { userId, revokedAt: null } });
+  if (active >= MAX_ACTIVE_KEYS) throw new AppError("limit_reached", `You have ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+  const secret = newKeySecret();
+  const key = await prisma.apiKey.create({
+    data: { userId, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
+  });
+  log.info("api key created", { userId, keyId: key.id });
+  return { key: toKeyView(key), secret };
+}
+
+export async function listApiKeys(userId: string): Promise<{ keys: ApiKeyView[] }> {
+  const prisma = await db();
+  const keys = await prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const now = new Date();
+  return { keys: keys.map((k) => toKeyView(k, now)) };
+}
+
+/** Renames a key or changes its limits (owner only; a revoked key cannot be changed). */
+export async function updateApiKey(userId: string, keyId: string, body: UpdateKeyBody): Promise<{ key: ApiKeyView }> {
+  if (!UUID.test(keyId)) throw notFound("API key");
+  const prisma = await db();
+  const data = { ...(body.name !== undefined ? { name: body.name } : {}), ...limitsData(body) };
+  const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data });
+  if (count === 0) {
+    const revoked = await prisma.apiKey.count({ where: { id: keyId, userId } });
+    throw revoked ? new AppError("conflict", "This key is revoked and cannot be changed") : notFound("API key");
+  }
+  forgetApiKey(keyId);
+  return { key: toKeyView(await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })) };
+}
+
+/**
+ * Revokes a key for good: it stops working on this instance at once and on every other within the
+ * key cache's lifetime (lib/api-keys/authenticate-api-key.ts). `by` is "user" or the operator.
+ */
+export async function revokeApiKey(userId: string, keyId: string, by: string): Promise<{ key: ApiKeyView; changed: boolean }> {
+  if (!UUID.test(keyId)) throw notFound("API key");
+  const prisma = await db();
+  const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
+  const key = await prisma.apiKey.findFirst({ where: { id: keyId, userId } });
+  if (!key) throw notFound("API key");
+  forgetApiKey(keyId);
+  if (count) log.info("api key revoked", { userId, keyId, by: by === "user" ? "user" : "operator" });
+  return { key: toKeyView(key), changed: count > 0 };
+}

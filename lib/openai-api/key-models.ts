@@ -1,0 +1,37 @@
+import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import type { KeyKind } from "@/lib/api-keys/schemas";
+import { KIND_OF_MODEL, offeredModels } from "@/lib/ai/key-models";
+import type { ModelSpec } from "@/lib/ai/models";
+import { AppError } from "@/lib/errors";
+
+/** The models a key may use: those offered, narrowed to the key's list when it has one. */
+export function modelsForKey(key: ApiKeyPrincipal): ModelSpec[] {
+  const offered = offeredModels();
+  return key.models.length ? offered.filter((m) => key.models.includes(m.id)) : offered;
+}
+
+/**
+ * The model a /v1 call names, if it is offered for this kind of call and the key may use it: an
+ * unknown model is OpenAI's 404 `model_not_found`, one the key is not allowed a 403 `model_not_allowed`.
+ */
+export function requireKeyModel(key: ApiKeyPrincipal, model: string, kind: KeyKind): ModelSpec {
+  const found = offeredModels().find((m) => m.id === model);
+  if (!found) {
+    throw new AppError("not_found", `The model \`${model}\` does not exist or you do not have access to it; GET /v1/models lists what this key may use`, {
+      param: "model",
+      reason: "model_not_found",
+    });
+  }
+  if (KIND_OF_MODEL[found.kind] !== kind) {
+    throw new AppError("validation_failed", `Invalid body: model: ${model} serves ${KIND_OF_MODEL[found.kind]} calls, not ${kind}`, { param: "model", reason: "invalid_value" });
+  }
+  if (key.models.length && !key.models.includes(model)) {
+    throw new AppError("forbidden", `This API key may not use the model \`${model}\`; it may use ${key.models.join(", ")}`, { param: "model", reason: "model_not_allowed" });
+  }
+  return found;
+}
+
+/** A key as its charges see it. */
+export function chargeKey(key: ApiKeyPrincipal) {
+  return { id: key.keyId, budgeted: key.budgeted };
+}

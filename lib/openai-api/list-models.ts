@@ -1,0 +1,55 @@
+import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import { KIND_OF_MODEL } from "@/lib/ai/key-models";
+import type { ModelSpec } from "@/lib/ai/models";
+import { pricingSettings } from "@/lib/ai/pricing-settings";
+import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { AppError } from "@/lib/errors";
+import { modelsForKey } from "./key-models";
+
+/** The catalog's dates are not models' release dates: OpenAI's `created` is informational, so one fixed date. */
+const CREATED = Math.floor(Date.UTC(2026, 10, 26) / 1000);
+
+/** What one call of each kind costs in flat mode (chat: the JSON call; streams 20, with an image 30). */
+const FLAT_BY_KIND = {
+  chat: CREDIT_COSTS.chat,
+  embeddings: CREDIT_COSTS.embeddings,
+  images: CREDIT_COSTS.imageGeneration,
+  transcription: CREDIT_COSTS.speechToText,
+} as const;
+
+function toModelObject(m: ModelSpec) {
+  const s = pricingSettings();
+  const mode = s.mode;
+  const kind = KIND_OF_MODEL[m.kind];
+  const usd: Record<string, unknown> = {};
+  if (m.perMillionTokens) usd.per_million_tokens = m.perMillionTokens;
+  if (m.perImage) usd.per_image = m.perImage;
+  if (m.perAudioMinute !== undefined) usd.per_audio_minute = m.perAudioMinute;
+  return {
+    id: m.id,
+    object: "model" as const,
+    created: CREATED,
+    owned_by: m.vendor,
+    kind,
+    pricing: {
+      mode,
+      credits_per_call: mode === "flat" ? FLAT_BY_KIND[kind] : null,
+      // Metered: a call costs its list-price usage times this, rounded up, and at least the minimum.
+      credits_per_usd: mode === "metered" ? s.markup / s.creditValueUsd : null,
+      min_credits_per_call: mode === "metered" ? s.minCreditsPerCall : null,
+      usd,
+    },
+  };
+}
+
+/** GET /v1/models: what this key may use, with our prices. */
+export function listModels(key: ApiKeyPrincipal) {
+  return { object: "list" as const, data: modelsForKey(key).map(toModelObject) };
+}
+
+/** GET /v1/models/{model}. */
+export function getModel(key: ApiKeyPrincipal, id: string) {
+  const found = modelsForKey(key).find((m) => m.id === id);
+  if (!found) throw new AppError("not_found", `The model \`${id}\` does not exist or you do not have access to it`, { param: "model", reason: "model_not_found" });
+  return toModelObject(found);
+}
