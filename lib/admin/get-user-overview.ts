@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
+import { keySpend } from "@/lib/api-keys/key-spend";
 import { toKeyView } from "@/lib/api-keys/key-view";
 import { toDeliveryRow } from "./delivery-row";
 import type { userOverviewResponse } from "./schemas";
@@ -35,6 +36,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
     orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
     take: 20,
   });
+  const keysSpent = await keySpend(user.apiKeys.map((k) => k.id));
   const now = new Date();
   const bonusAvailable = user.bonusPurchases.filter((p) => p.remaining > 0 && p.expiresAt > now).reduce((sum, p) => sum + p.remaining, 0);
   return {
@@ -53,7 +55,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       createdAt: user.createdAt.toISOString(),
     },
     identities: user.accounts.map((a) => ({ id: a.id, provider: a.provider, providerAccountId: a.providerAccountId, createdAt: a.createdAt.toISOString() })),
-    apiKeys: user.apiKeys.map((k) => toKeyView(k, now)),
+    apiKeys: user.apiKeys.map((k) => toKeyView(k, keysSpent.get(k.id) ?? 0, now)),
     subscriptions: user.subscriptions.map((s) => ({
       id: s.id,
       provider: s.provider,

@@ -1,4 +1,5 @@
 import { forgetApiKey } from "@/lib/api-keys/authenticate-api-key";
+import { keySpend } from "@/lib/api-keys/key-spend";
 import { toKeyView } from "@/lib/api-keys/key-view";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
@@ -34,5 +35,5 @@ export async function revokeUserKey(input: { operator: Operator; userId: string;
   });
   forgetApiKey(input.keyId);
   if (result.changed) log.info("api key revoked", { userId: input.userId, keyId: input.keyId, by: "operator" });
-  return { key: toKeyView(result.key), changed: result.changed };
+  return { key: toKeyView(result.key, (await keySpend([input.keyId])).get(input.keyId) ?? 0), changed: result.changed };
 }

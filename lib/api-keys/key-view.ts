@@ -16,7 +16,8 @@ function currentWindow(k: ApiKey, now: Date): boolean {
   return k.windowStart !== null && (resets === null || resets > now);
 }
 
-export function toKeyView(k: ApiKey, now = new Date()): ApiKeyView {
+/** A key as its owner and operators see it; `spent`: what its calls were charged in all (lib/api-keys/key-spend.ts). */
+export function toKeyView(k: ApiKey, spent: number, now = new Date()): ApiKeyView {
   const status = k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt <= now ? "expired" : "active";
   return {
     id: k.id,
@@ -37,7 +38,7 @@ export function toKeyView(k: ApiKey, now = new Date()): ApiKeyView {
     expiresAt: k.expiresAt?.toISOString() ?? null,
     status,
     revokedAt: k.revokedAt?.toISOString() ?? null,
-    totalSpent: k.totalSpent,
+    totalSpent: spent,
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     createdAt: k.createdAt.toISOString(),
   };

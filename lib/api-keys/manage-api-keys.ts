@@ -4,6 +4,7 @@ import { AppError, notFound } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { forgetApiKey } from "./authenticate-api-key";
 import { hashKeySecret, keyDisplay, newKeySecret } from "./key-secret";
+import { keySpend } from "./key-spend";
 import { toKeyView } from "./key-view";
 import type { ApiKeyView, CreateKeyBody, UpdateKeyBody } from "./schemas";
 
@@ -51,14 +52,15 @@ export async function createApiKey(userId: string, body: CreateKeyBody): Promise
     data: { userId, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
   });
   log.info("api key created", { userId, keyId: key.id });
-  return { key: toKeyView(key), secret };
+  return { key: toKeyView(key, 0), secret };
 }
 
 export async function listApiKeys(userId: string): Promise<{ keys: ApiKeyView[] }> {
   const prisma = await db();
   const keys = await prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const spent = await keySpend(keys.map((k) => k.id));
   const now = new Date();
-  return { keys: keys.map((k) => toKeyView(k, now)) };
+  return { keys: keys.map((k) => toKeyView(k, spent.get(k.id) ?? 0, now)) };
 }
 
 /** Renames a key or changes its limits (owner only; a revoked key cannot be changed). */
@@ -72,7 +74,7 @@ export async function updateApiKey(userId: string, keyId: string, body: UpdateKe
     throw revoked ? new AppError("conflict", "This key is revoked and cannot be changed") : notFound("API key");
   }
   forgetApiKey(keyId);
-  return { key: toKeyView(await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })) };
+  return { key: await viewOf(keyId) };
 }
 
 /**
@@ -87,5 +89,11 @@ export async function revokeApiKey(userId: string, keyId: string, by: string): P
   if (!key) throw notFound("API key");
   forgetApiKey(keyId);
   if (count) log.info("api key revoked", { userId, keyId, by: by === "user" ? "user" : "operator" });
-  return { key: toKeyView(key), changed: count > 0 };
+  return { key: await viewOf(keyId), changed: count > 0 };
+}
+
+async function viewOf(keyId: string): Promise<ApiKeyView> {
+  const prisma = await db();
+  const key = await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  return toKeyView(key, (await keySpend([keyId])).get(keyId) ?? 0);
 }

@@ -4,6 +4,7 @@ import { checkWindowLimit } from "@/lib/ratelimit";
 import { accountState } from "@/lib/users/account-state";
 import { authenticateApiKey, type ApiKeyPrincipal } from "./authenticate-api-key";
 import { KEY_PATTERN } from "./key-secret";
+import { touchKey } from "./key-spend";
 
 /** A request made with an API key: the key, and whether its user's account is locked (reads only). */
 export interface ApiKeyAuth {
@@ -80,6 +81,7 @@ export async function resolveKeyRequest(req: Request, ip: string | null): Promis
   // A deleted user's keys were deleted with them; this catches the seconds a cached key outlives them.
   const state = await accountState(found.key.userId);
   if (!state) throw unauthorized("Incorrect API key provided; create keys on the dashboard's Keys page", "invalid_api_key");
+  await touchKey(found.key.keyId);
   return { key: found.key, locked: state === "locked" };
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/v1/chat/completions/route";
+import { keySpend } from "@/lib/api-keys/key-spend";
 import { closeDb, db, dbKind } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -55,7 +56,7 @@ describe("API key limits under concurrency (PostgreSQL)", () => {
     expect(refused.every((r) => r.body.error.code === "budget_exceeded")).toBe(true);
     const row = await (await db()).apiKey.findUniqueOrThrow({ where: { id: key.id } });
     expect(row.windowSpent).toBe(195);
-    expect(row.totalSpent).toBe(195);
+    expect((await keySpend([key.id])).get(key.id)).toBe(195);
     expect(await balanceOf(user.id)).toBe(10_000 - 195);
     const charges = await (await db()).creditOperation.findMany({ where: { apiKeyId: key.id, kind: "charge" } });
     expect(charges).toHaveLength(13);

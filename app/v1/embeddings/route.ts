@@ -12,7 +12,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       dialect: "openai",
       keyKind: "embeddings",
       feature: "apiKeys",
-      rateLimit: "v1",
       body: embeddingsBody,
       maxBodyBytes: 8 * 1024 * 1024,
       summary: "Embeddings, OpenAI-compatible",

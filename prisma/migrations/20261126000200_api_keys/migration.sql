@@ -14,7 +14,6 @@ CREATE TABLE "api_keys" (
     "budget_period" TEXT,
     "window_start" TIMESTAMPTZ(3),
     "window_spent" INTEGER NOT NULL DEFAULT 0,
-    "total_spent" INTEGER NOT NULL DEFAULT 0,
     "rpm" INTEGER,
     "expires_at" TIMESTAMPTZ(3),
     "revoked_at" TIMESTAMPTZ(3),
@@ -43,9 +42,9 @@ LANGUAGE sql IMMUTABLE AS $$
     END
 $$;
 
--- A key's spend follows its charges: the charge row names the key (from the reservation's metadata,
--- `apiKeyId`), and when a charge is settled or refunded its key's window and total are corrected in the
--- same transaction. Every writer holds the user's balance row lock before the key row's (the lock order
+-- A key's spend is its charges: the charge row names the key (from the reservation's metadata,
+-- `apiKeyId`; its total spend is summed from these rows when keys are listed), and when a charge of a
+-- key with a budget is settled or refunded, the budget window is corrected in the same transaction. Every writer holds the user's balance row lock before the key row's (the lock order
 -- everywhere: balance, then key), so charges, settlements and refunds never deadlock.
 CREATE OR REPLACE FUNCTION credit_operations_key_id() RETURNS TRIGGER LANGUAGE plpgsql AS $$
 BEGIN
@@ -55,31 +54,25 @@ BEGIN
     RETURN NEW;
 END;
 $$;
+-- WHEN clauses: rows of calls made without a key never enter the trigger functions.
 CREATE TRIGGER credit_operations_key_id BEFORE INSERT ON credit_operations
-    FOR EACH ROW EXECUTE FUNCTION credit_operations_key_id();
+    FOR EACH ROW WHEN (NEW.kind = 'charge' AND NEW.details->'metadata' ? 'apiKeyId') EXECUTE FUNCTION credit_operations_key_id();
 
 CREATE OR REPLACE FUNCTION credit_operations_key_spend() RETURNS TRIGGER LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.api_key_id IS NULL OR OLD.status <> 'reserved' OR NEW.status = 'reserved' THEN
         RETURN NEW;
     END IF;
-    IF NEW.status = 'settled' THEN
-        -- The window counted the reserved amount: correct it to the final one (if that window is current).
-        UPDATE api_keys SET
-            window_spent = CASE WHEN window_start IS NOT NULL AND OLD.created_at >= window_start THEN GREATEST(0, window_spent + NEW.amount - OLD.amount) ELSE window_spent END,
-            total_spent = total_spent + NEW.amount,
-            last_used_at = now()
-        WHERE id = NEW.api_key_id;
-    ELSIF NEW.status = 'refunded' THEN
-        UPDATE api_keys SET
-            window_spent = CASE WHEN window_start IS NOT NULL AND OLD.created_at >= window_start THEN GREATEST(0, window_spent - OLD.amount) ELSE window_spent END
-        WHERE id = NEW.api_key_id;
-    END IF;
+    -- The window counted the reserved amount: correct it to the final one (settled) or take it back
+    -- (refunded), if the charge belongs to the current window. Keys without a budget keep no window.
+    UPDATE api_keys SET
+        window_spent = GREATEST(0, window_spent - OLD.amount + CASE WHEN NEW.status = 'settled' THEN NEW.amount ELSE 0 END)
+    WHERE id = NEW.api_key_id AND budget_credits IS NOT NULL AND window_start IS NOT NULL AND OLD.created_at >= window_start;
     RETURN NEW;
 END;
 $$;
 CREATE TRIGGER credit_operations_key_spend AFTER UPDATE OF status ON credit_operations
-    FOR EACH ROW EXECUTE FUNCTION credit_operations_key_spend();
+    FOR EACH ROW WHEN (NEW.api_key_id IS NOT NULL) EXECUTE FUNCTION credit_operations_key_spend();
 
 -- reserve_credits_for_key: a charge made with an API key. One statement: the balance row, then the key
 -- row are locked, the key's budget window rolled over when a new day or month began, the charge
@@ -124,7 +117,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM reserve_credits(p_user, p_amount, p_month_start, p_id, p_operation, p_metadata, NULL, p_bonus_always);
     IF r.outcome = 'charged' THEN
-        UPDATE api_keys SET window_spent = window_spent + p_amount, last_used_at = now() WHERE id = p_key_id;
+        UPDATE api_keys SET window_spent = window_spent + p_amount WHERE id = p_key_id;
         k.window_spent := k.window_spent + p_amount;
     END IF;
     RETURN QUERY SELECT r.outcome, r.reservation_id, r.amount, r.subscription_credits, r.bonus_held, r.auto_use, r.monthly_allocation, r.reset_at, r.tier,

@@ -10,6 +10,7 @@ import * as unknownV1 from "@/app/v1/[...path]/route";
 import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { FAILED_KEY_ATTEMPTS } from "@/lib/api-keys/resolve-key-request";
 import { renderOfflineImage } from "@/lib/ai/provider-offline";
+import { keySpend } from "@/lib/api-keys/key-spend";
 import { db } from "@/lib/db/client";
 import { forgetUser } from "@/lib/users/account-state";
 import { setEnv } from "@/tests/helpers/env";
@@ -140,7 +141,7 @@ describe("POST /v1/chat/completions", () => {
     const [charge] = await keyCharges(key.id);
     expect(charge).toMatchObject({ status: "settled", amount: 15, model: "gpt-4o-mini" });
     const row = await keyRow(key.id);
-    expect(row.totalSpent).toBe(15);
+    expect((await keySpend([key.id])).get(key.id)).toBe(15);
     expect(row.lastUsedAt).not.toBeNull();
   });
 
@@ -274,7 +275,7 @@ describe("POST /v1/chat/completions", () => {
     expect(await balanceOf(user.id)).toBe(balance - 15);
     const row = await keyRow(key.id);
     expect(row.windowSpent).toBe(15);
-    expect(row.totalSpent).toBe(45);
+    expect((await keySpend([key.id])).get(key.id)).toBe(45);
   });
 
   it("enforces a key's requests per minute with 429 rate_limit_exceeded and Retry-After", async () => {

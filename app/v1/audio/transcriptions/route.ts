@@ -13,7 +13,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       dialect: "openai",
       keyKind: "transcription",
       feature: (f) => f.apiKeys && f.aiAudio,
-      rateLimit: "v1",
       summary: "Speech to text, OpenAI-compatible",
       description: "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
       tags: ["v1"],

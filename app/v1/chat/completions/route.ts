@@ -14,7 +14,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       dialect: "openai",
       keyKind: "chat",
       feature: (f) => f.apiKeys && f.aiChat,
-      rateLimit: "v1",
       body: chatCompletionBody,
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
       summary: "Chat completion, OpenAI-compatible (JSON or SSE with stream: true)",

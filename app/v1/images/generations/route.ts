@@ -12,7 +12,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       dialect: "openai",
       keyKind: "images",
       feature: (f) => f.apiKeys && f.aiImage,
-      rateLimit: "v1",
       body: imagesBody,
       summary: "Image generation, OpenAI-compatible (GPT Image, b64_json)",
       description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
