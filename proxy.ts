@@ -70,7 +70,7 @@ export async function proxy(req: NextRequest) {
   if (isApi && !decodesCleanly(req.nextUrl.pathname)) {
     const message = "Not found: the path is not validly encoded";
     // The /v1 API answers in OpenAI's error shape (lib/http/openai-error.ts).
-    const body = req.nextUrl.pathname.startsWith("/v1/") ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } } : { error: message };
+    const body = req.nextUrl.pathname.startsWith("/v1/") ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } } : { error: message, code: "not_found" };
     const notFound = withSecurityHeaders(NextResponse.json(body, { status: 404 }), secure);
     notFound.headers.set("cache-control", "no-store");
     notFound.headers.set("x-request-id", requestId);

@@ -2,17 +2,26 @@
  * Browser-side API client of the dashboard: same-origin fetch with the session cookie, so every rule,
  * limit and charge of the API applies. Safe for client bundles: imports nothing from lib/.
  */
+import type { ErrorCode } from "@/lib/errors";
 import type { StreamDataEvent, StreamMeta } from "./types";
 
+/** What went wrong: the API's error `code`, or "network" when the server was not reached. */
+export type ApiErrorCode = ErrorCode | "network";
+
 export class ApiError extends Error {
+  /** Unix seconds when a rate-limited request may be retried (Retry-After or X-RateLimit-Reset). */
+  readonly retryAt: number | null;
+  readonly code: ApiErrorCode;
+
   constructor(
     readonly status: number,
     message: string,
-    /** Unix seconds when a rate-limited request may be retried (Retry-After or X-RateLimit-Reset). */
-    readonly retryAt: number | null = null,
+    options: { code?: ApiErrorCode; retryAt?: number | null } = {},
   ) {
     super(message);
     this.name = "ApiError";
+    this.retryAt = options.retryAt ?? null;
+    this.code = options.code ?? (status === 0 ? "network" : status >= 500 ? "internal" : "bad_request");
   }
 }
 
@@ -30,16 +39,18 @@ export function retryAtFrom(headers: Headers): number | null {
   return Number.isFinite(reset) && reset > 0 ? reset : null;
 }
 
-/** Turns a non-2xx response into an ApiError carrying the API's `{ error }` message. */
+/** Turns a non-2xx response into an ApiError carrying the API's `{ error, code }`. */
 export async function errorFrom(res: Response): Promise<ApiError> {
   let message = `Request failed with status ${res.status}`;
+  let code: ApiErrorCode | undefined;
   try {
-    const body = (await res.json()) as { error?: unknown };
+    const body = (await res.json()) as { error?: unknown; code?: unknown };
     if (typeof body?.error === "string" && body.error) message = body.error;
+    if (typeof body?.code === "string") code = body.code as ApiErrorCode;
   } catch {
     // not JSON: keep the status message
   }
-  return new ApiError(res.status, message, res.status === 429 ? retryAtFrom(res.headers) : null);
+  return new ApiError(res.status, message, { code, retryAt: res.status === 429 ? retryAtFrom(res.headers) : null });
 }
 
 /** Any fetch failure as an ApiError (status 0 = the network, not the API). */
@@ -84,7 +95,7 @@ export interface SseHandlers {
  * `data: {"type":"error"}` (thrown as ApiError 500 after the text so far was delivered), `data: [DONE]`.
  */
 export async function readSse(res: Response, handlers: SseHandlers): Promise<{ done: boolean }> {
-  if (!res.body) throw new ApiError(500, "The server sent an empty stream");
+  if (!res.body) throw new ApiError(500, "The server sent an empty stream", { code: "internal" });
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let done = false;
@@ -115,7 +126,7 @@ export async function readSse(res: Response, handlers: SseHandlers): Promise<{ d
       }
       if (event === "meta") handlers.onMeta?.(parsed as StreamMeta);
       else if ("type" in parsed && parsed.type === "text") handlers.onText?.(parsed.text);
-      else if ("type" in parsed && parsed.type === "error") throw new ApiError(500, parsed.error || "The stream failed");
+      else if ("type" in parsed && parsed.type === "error") throw new ApiError(500, parsed.error || "The stream failed", { code: "upstream_failed" });
     }
     if (ended) break;
   }

@@ -13,52 +13,79 @@ function untilText(retryAt: number, now: number): string {
 }
 
 /**
- * An API error explained for people: 402 says how to get credits, 429 says when to retry, 401 asks to
- * sign in again, 404 on a feature says it is unavailable. Announced to screen readers (role="alert").
+ * An API error explained for people, by its code: no credits says how to get some, a rate limit when
+ * to retry, an ended session asks to sign in again, a switched-off feature says so, a plan limit
+ * points at the plans. Announced to screen readers (role="alert").
  */
 export function ErrorNotice({ error, onDismiss }: { error: ApiError | null; onDismiss?: () => void }) {
   const pathname = usePathname() ?? "/dashboard";
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    if (error?.status !== 429 || !error.retryAt) return;
+    if (error?.code !== "rate_limited" || !error.retryAt) return;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, [error]);
   if (!error) return null;
 
+  // The API's error code says what happened (a status alone is ambiguous: 404 is a missing thing or a
+  // feature switched off, 403 a refusal or a plan limit).
   let hint: React.ReactNode = null;
-  if (error.status === 402) {
-    hint = (
-      <>
-        You do not have enough credits for this. Buy a{" "}
-        <Link className="link" href="/dashboard/credits">
-          bonus credit package
-        </Link>{" "}
-        or{" "}
-        <Link className="link" href="/dashboard/billing">
-          upgrade your plan
-        </Link>
-        ; nothing was charged.
-      </>
-    );
-  } else if (error.status === 429) {
-    hint = error.retryAt
-      ? `Too many requests. You can try again in ${untilText(error.retryAt, now)} (at ${new Date(error.retryAt * 1000).toLocaleTimeString()}).`
-      : "Too many requests. Please wait a while before trying again.";
-  } else if (error.status === 401) {
-    hint = (
-      <>
-        Your session has ended.{" "}
-        <a className="link" href={`/signin?callbackUrl=${encodeURIComponent(pathname)}`}>
-          Sign in again
-        </a>
-        .
-      </>
-    );
-  } else if (error.status === 0) {
-    hint = "Check your connection and try again.";
-  } else if (error.status >= 500) {
-    hint = "Something went wrong on our side. Nothing was charged for a failed request; please try again.";
+  switch (error.code) {
+    case "insufficient_credits":
+      hint = (
+        <>
+          You do not have enough credits for this. Buy a{" "}
+          <Link className="link" href="/dashboard/credits">
+            bonus credit package
+          </Link>{" "}
+          or{" "}
+          <Link className="link" href="/dashboard/billing">
+            upgrade your plan
+          </Link>
+          ; nothing was charged.
+        </>
+      );
+      break;
+    case "rate_limited":
+      hint = error.retryAt
+        ? `Too many requests. You can try again in ${untilText(error.retryAt, now)} (at ${new Date(error.retryAt * 1000).toLocaleTimeString()}).`
+        : "Too many requests. Please wait a while before trying again.";
+      break;
+    case "unauthorized":
+      hint = (
+        <>
+          Your session has ended.{" "}
+          <a className="link" href={`/signin?callbackUrl=${encodeURIComponent(pathname)}`}>
+            Sign in again
+          </a>
+          .
+        </>
+      );
+      break;
+    case "feature_disabled":
+      hint = "This feature is switched off on this server.";
+      break;
+    case "limit_reached":
+      hint = (
+        <>
+          This is a limit of your plan;{" "}
+          <Link className="link" href="/dashboard/billing">
+            a higher plan
+          </Link>{" "}
+          raises it.
+        </>
+      );
+      break;
+    case "network":
+      hint = "Check your connection and try again.";
+      break;
+    case "internal":
+    case "unavailable":
+    case "upstream_failed":
+    case "provider_not_configured":
+    case "misconfigured":
+      hint = "Something went wrong on our side. Nothing was charged for a failed request; please try again.";
+      break;
   }
 
   return (

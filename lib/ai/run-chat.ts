@@ -1,5 +1,5 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError, isAppError, type ErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { isAbortError } from "./abort";
 import { openCharge, priceUsage, refundCharge, settleCharge, type AiCharge } from "./ai-charge";
@@ -77,7 +77,7 @@ export async function runChat(input: { userId: string; body: ChatBody; signal?: 
   return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached };
 }
 
-export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string };
+export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string; code: ErrorCode };
 
 /**
  * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. Every item is quoted
@@ -117,7 +117,7 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
   const results: BatchItem[] = outcomes.map((o, i) =>
     o.status === "fulfilled"
       ? { text: o.value.result.text, model: o.value.result.model, usage: specUsage(o.value.result.usage), cost: charged ? (priced[i]?.credits ?? 0) : 0, cached: o.value.cached }
-      : { error: itemError(o.reason) },
+      : { error: itemError(o.reason), code: itemCode(o.reason) },
   );
   return { results, cost: charged ? credits : 0 };
 }
@@ -125,6 +125,11 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
 /** The answer's `usage` as SPEC §4.4 shapes it (the cached share is recorded on the ledger, not answered). */
 function specUsage(u: ChatResult["usage"]): { promptTokens: number; completionTokens: number } {
   return { promptTokens: u.promptTokens, completionTokens: u.completionTokens };
+}
+
+function itemCode(error: unknown): ErrorCode {
+  if (isAbortError(error)) return "bad_request";
+  return isAppError(error) ? error.code : "internal";
 }
 
 function itemError(error: unknown): string {

@@ -154,7 +154,7 @@ export const chatAnswerResponse = z.object({ text: z.string(), model: z.string()
 
 /** POST /api/ai/chat, batch: results in request order (`cached`: answered from the answer cache), `cost` = credits charged. */
 export const chatBatchResponse = z.object({
-  results: z.array(z.union([chatAnswerResponse.extend({ cached: z.boolean() }), z.object({ error: z.string() })])),
+  results: z.array(z.union([chatAnswerResponse.extend({ cached: z.boolean() }), z.object({ error: z.string(), code: z.string().meta({ description: "the error's code, as in error bodies" }) })])),
   cost: z.number(),
 });
 

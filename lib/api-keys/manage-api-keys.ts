@@ -46,7 +46,7 @@ function limitsData(body: CreateKeyBody | UpdateKeyBody) {
 export async function createApiKey(userId: string, body: CreateKeyBody): Promise<{ key: ApiKeyView; secret: string }> {
   const prisma = await db();
   const active = await prisma.apiKey.count({ where: { userId, revokedAt: null } });
-  if (active >= MAX_ACTIVE_KEYS) throw new AppError("limit_reached", `You have ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+  if (active >= MAX_ACTIVE_KEYS) throw new AppError("forbidden", `You have ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
   const secret = newKeySecret();
   const key = await prisma.apiKey.create({
     data: { userId, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },

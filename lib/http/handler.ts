@@ -177,11 +177,11 @@ export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai")
     if (status >= 500) log.error("request failed", { code: error.code, error });
     const message = exposesMessage(error.code) ? error.message : "Internal server error";
     if (dialect === "openai") return openAiErrorResponse({ code: error.code, message, reason: error.reason, param: error.param, headers: error.headers });
-    return errorResponse(status, message, error.headers);
+    return errorResponse(status, message, exposesMessage(error.code) ? error.code : "internal", error.headers);
   }
   log.error("unhandled error", { error });
   if (dialect === "openai") return openAiErrorResponse({ code: "internal", message: "Internal server error" });
-  return errorResponse(500, "Internal server error");
+  return errorResponse(500, "Internal server error", "internal");
 }
 
 export function createRoute<

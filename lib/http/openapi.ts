@@ -2,9 +2,11 @@ import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { z, type ZodType } from "zod";
+import type { ErrorCode } from "@/lib/errors";
 import { RATE_LIMIT_CATEGORIES } from "@/lib/ratelimit/categories";
 import { CACHE } from "./cache";
 import type { AuthMode, NextRouteHandler, RouteSpec } from "./handler";
+import { STATUS_BY_CODE } from "./status";
 
 /**
  * Builds the OpenAPI 3.1 document from the route declarations: every app/api/**\/route.ts is
@@ -81,9 +83,24 @@ const OPENAI_STATUS_TEXT: Record<number, string> = {
   404: "model_not_found, or no such endpoint",
   429: "insufficient_quota (no credits, or the key's budget is spent; x-should-retry: false) or rate_limit_exceeded (Retry-After)",
 };
-const errorResponse = (status: number, openai = false) => ({
+const ALL_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[];
+const AI_ONLY: ErrorCode[] = ["provider_not_configured", "upstream_failed", "content_policy", "unavailable"];
+
+/** The error codes an operation may answer with a status: those the status table maps to it, less what the route cannot produce. */
+function codesFor(status: number, def: Definition): ErrorCode[] {
+  const ai = (def.tags ?? []).some((t) => t === "ai" || t === "v1");
+  return ALL_CODES.filter(
+    (code) => STATUS_BY_CODE[code] === status && (code !== "feature_disabled" || Boolean(def.feature)) && (ai || !AI_ONLY.includes(code) || code === "unavailable"),
+  );
+}
+
+const errorResponse = (status: number, openai = false, codes: ErrorCode[] = []) => ({
   description: (openai ? OPENAI_STATUS_TEXT[status] : undefined) ?? STATUS_TEXT[status] ?? `Status ${status}`,
-  content: { "application/json": { schema: openai ? openAiErrorRef : errorRef } },
+  content: {
+    "application/json": {
+      schema: openai ? openAiErrorRef : codes.length ? { allOf: [errorRef, { type: "object", properties: { code: { enum: codes } } }] } : errorRef,
+    },
+  },
 });
 
 const rateHeaders = {
@@ -157,12 +174,13 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   const openai = def.dialect === "openai";
   for (const status of [...statuses].sort((a, b) => a - b)) {
     if (status === 200) continue;
+    const codes = openai ? [] : codesFor(status, def);
     responses[String(status)] =
       status >= 300 && status < 400
         ? { description: STATUS_TEXT[status] ?? "Redirect", headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } } }
         : status === 429
           ? {
-              ...errorResponse(status, openai),
+              ...errorResponse(status, openai, codes),
               headers: {
                 "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" } },
                 ...rateHeaders,
@@ -171,8 +189,8 @@ export function operationFor(method: string, apiPath: string, pathParams: string
               },
             }
           : status === 405
-            ? { ...errorResponse(status, openai), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
-            : { ...errorResponse(status, openai), headers: { "X-Request-Id": requestIdHeader } };
+            ? { ...errorResponse(status, openai, codes), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
+            : { ...errorResponse(status, openai, codes), headers: { "X-Request-Id": requestIdHeader } };
   }
 
   const op: JsonObject = {
@@ -317,13 +335,13 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
             title: "Subscription, Credits, AI and Storage Service API",
             version,
             description:
-              "Generated from the route declarations by `npm run openapi`. Every error body is { error }, except the OpenAI-compatible API (/v1, tag v1), which answers OpenAI's { error: { message, type, code, param } } and takes an API key (Authorization: Bearer sk-...). Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8); API keys may add their own per-minute limit.",
+              "Generated from the route declarations by `npm run openapi`. Every error body is { error, code } (code: a stable reason; each operation lists the codes of each status), except the OpenAI-compatible API (/v1, tag v1), which answers OpenAI's { error: { message, type, code, param } } and takes an API key (Authorization: Bearer sk-...). Every response carries x-request-id. Rate limits: fixed one-hour windows per user and per IP (SPEC §8); API keys may add their own per-minute limit.",
           }
         : {
             title: "Operator API (admin only)",
             version,
             description:
-              "The operator console's API (docs/ADMIN.md). Every endpoint answers 404, exactly as a path no route serves, to anyone but an operator: a signed-in user whose verified email is in ADMIN_EMAILS, or `Authorization: Bearer <ADMIN_API_TOKEN>`. Never cached. Every write needs a reason and is recorded in the audit log.",
+              "The operator console's API (docs/ADMIN.md). Error bodies are { error, code }. Every endpoint answers 404, exactly as a path no route serves, to anyone but an operator: a signed-in user whose verified email is in ADMIN_EMAILS, or `Authorization: Bearer <ADMIN_API_TOKEN>`. Never cached. Every write needs a reason and is recorded in the audit log.",
           },
     servers: [{ url: "http://localhost:3000" }],
     tags: [...new Set(Object.values(sorted).flatMap((item) => Object.values(item as JsonObject).flatMap((op) => ((op as JsonObject).tags as string[]) ?? [])))]
@@ -332,7 +350,15 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
     paths: sorted,
     components: {
       schemas: {
-        Error: { type: "object", properties: { error: { type: "string", description: "Human-readable message" } }, required: ["error"], additionalProperties: false },
+        Error: {
+          type: "object",
+          properties: {
+            error: { type: "string", description: "Human-readable message" },
+            code: { type: "string", enum: ALL_CODES, description: "Stable machine-readable reason; each operation lists the codes of each status" },
+          },
+          required: ["error", "code"],
+          additionalProperties: false,
+        },
         ...(audience === "public"
           ? {
               OpenAIError: {

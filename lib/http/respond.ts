@@ -1,3 +1,5 @@
+import type { ErrorCode } from "@/lib/errors";
+
 /** Response helpers shared by the route wrapper and streaming handlers. */
 export function json(body: unknown, init: ResponseInit = {}): Response {
   const headers = new Headers(init.headers);
@@ -5,8 +7,12 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
   return new Response(JSON.stringify(body), { ...init, headers });
 }
 
-export function errorResponse(status: number, message: string, headers?: HeadersInit): Response {
-  return json({ error: message }, { status, headers });
+/**
+ * Every error body: `error`, the message for people (SPEC's contract), and `code`, the stable
+ * machine-readable reason (lib/errors.ts ErrorCode; documented per operation in the OpenAPI).
+ */
+export function errorResponse(status: number, message: string, code: ErrorCode, headers?: HeadersInit): Response {
+  return json({ error: message, code }, { status, headers });
 }
 
 /** Server-sent events response around a byte stream. */

@@ -7,7 +7,7 @@ import { errorResponse } from "./respond";
  * routes asked by anyone else (the same answer, so nothing tells them apart).
  */
 export async function unknownApiPath(req: Request, requestId: string = requestIdOf(req)): Promise<Response> {
-  return errorResponse(404, `Not found: no API endpoint at ${new URL(req.url).pathname.slice(0, 200)}`, {
+  return errorResponse(404, `Not found: no API endpoint at ${new URL(req.url).pathname.slice(0, 200)}`, "not_found", {
     "cache-control": "no-store",
     "x-request-id": requestId,
   });

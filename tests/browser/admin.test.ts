@@ -40,7 +40,7 @@ describe("operator console in a real browser", () => {
       const r = await fetch("/api/admin/users");
       return { status: r.status, body: await r.json() };
     });
-    expect(api).toEqual({ status: 404, body: { error: "Not found: no API endpoint at /api/admin/users" } });
+    expect(api).toEqual({ status: 404, body: { error: "Not found: no API endpoint at /api/admin/users", code: "not_found" } });
     customerId = await customer.evaluate(async () => ((await (await fetch("/api/auth/session")).json()) as { user: { id: string } }).user.id);
     await context.close();
     // The customer's bonus order arrives (and is granted); the operator will replay it later.

@@ -30,7 +30,7 @@ describe("the built server over HTTP (next start, embedded database)", () => {
     const res = await new Client(baseUrl).json("/api/health", { method: "POST" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET");
-    expect(res.body).toEqual({ error: "Method POST not allowed; use GET" });
+    expect(res.body).toEqual({ error: "Method POST not allowed; use GET", code: "method_not_allowed" });
   });
 
   it("GET /api/config/public (edge): 200, public for an hour", async () => {
@@ -51,7 +51,7 @@ describe("the built server over HTTP (next start, embedded database)", () => {
   it("GET /api/user/status without a session: 401 { error }", async () => {
     const res = await new Client(baseUrl).json("/api/user/status");
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("dev sign-in sets a session; /api/auth/session exposes user.id and user.email; status answers", async () => {

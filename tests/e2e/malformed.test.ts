@@ -54,7 +54,7 @@ describe("malformed requests", () => {
       const res = await raw(method, "/api/no-such-route", method === "GET" || method === "DELETE" ? {} : { "content-type": "application/json" }, method === "GET" || method === "DELETE" ? undefined : "{}");
       expect(res.status, method).toBe(404);
       expect(res.type, method).toContain("application/json");
-      expect(JSON.parse(res.body), method).toEqual({ error: "Not found: no API endpoint at /api/no-such-route" });
+      expect(JSON.parse(res.body), method).toEqual({ error: "Not found: no API endpoint at /api/no-such-route", code: "not_found" });
     }
   });
 

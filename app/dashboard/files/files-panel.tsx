@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRef, useState } from "react";
-import { ApiError, apiJson, formatBytes, formatDate, retryAtFrom, toApiError } from "@/components/api";
+import { ApiError, apiJson, formatBytes, formatDate, retryAtFrom, toApiError, type ApiErrorCode } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { FileList, FileRecord } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
@@ -52,7 +52,7 @@ function uploadFile(file: File, onProgress: (loaded: number, total: number) => v
     xhr.setRequestHeader("content-type", "application/octet-stream");
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onload = () => {
-      let body: { error?: string } & Partial<FileRecord> = {};
+      let body: { error?: string; code?: ApiErrorCode } & Partial<FileRecord> = {};
       try {
         body = JSON.parse(xhr.responseText);
       } catch {
@@ -65,7 +65,7 @@ function uploadFile(file: File, onProgress: (loaded: number, total: number) => v
           const v = xhr.getResponseHeader(name);
           if (v) headers.set(name, v);
         }
-        reject(new ApiError(xhr.status, body.error ?? `Upload failed with status ${xhr.status}`, xhr.status === 429 ? retryAtFrom(headers) : null));
+        reject(new ApiError(xhr.status, body.error ?? `Upload failed with status ${xhr.status}`, { code: body.code, retryAt: xhr.status === 429 ? retryAtFrom(headers) : null }));
       }
     };
     xhr.onerror = () => reject(new ApiError(0, "Could not reach the server: the upload was interrupted"));
@@ -99,11 +99,11 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
     setError(null);
     setNotice(null);
     if (file.size > maxBytes) {
-      setError(new ApiError(413, `${file.name} is ${formatBytes(file.size)}; files can be at most ${formatBytes(maxBytes)}.`));
+      setError(new ApiError(413, `${file.name} is ${formatBytes(file.size)}; files can be at most ${formatBytes(maxBytes)}.`, { code: "payload_too_large" }));
       return;
     }
     if (file.size === 0) {
-      setError(new ApiError(400, `${file.name} is empty.`));
+      setError(new ApiError(400, `${file.name} is empty.`, { code: "validation_failed" }));
       return;
     }
     setUpload({ name: file.name, loaded: 0, total: file.size });

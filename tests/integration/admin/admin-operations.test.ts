@@ -106,7 +106,7 @@ describe("finding a user", () => {
     for (const id of [randomUUID(), "not-a-uuid"]) {
       const missing = await call(userGet, { path: `/api/admin/users/${id}`, params: { id }, ...asOp() });
       expect(missing.status).toBe(404);
-      expect(missing.body).toEqual({ error: "User not found" });
+      expect(missing.body).toEqual({ error: "User not found", code: "not_found" });
     }
   });
 });

@@ -64,7 +64,7 @@ describe("GET /api/admin/usage", () => {
   });
 
   it("answers 400 naming a bad period and 404 for a malformed user id", async () => {
-    expect((await report("?from=yesterday")).body).toEqual({ error: "Invalid query: from must be a date like 2026-11-01" });
+    expect((await report("?from=yesterday")).body).toEqual({ error: "Invalid query: from must be a date like 2026-11-01", code: "validation_failed" });
     expect((await report("?from=2026-02-01&to=2026-01-01")).status).toBe(400);
     expect((await report("?from=2024-01-01&to=2026-01-01")).body.error).toMatch(/at most 366 days/);
     expect((await report("?userId=nope")).status).toBe(404);

@@ -18,7 +18,7 @@ describe("POST /api/ai/chat (single)", () => {
   it("answers 401 without a session and charges nothing", async () => {
     const res = await chat(undefined, hello);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
     expect(stub.count()).toBe(0);
   });
 
@@ -28,7 +28,7 @@ describe("POST /api/ai/chat (single)", () => {
     try {
       const res = await chat(cookie, hello);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Not found" });
+      expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
     } finally {
       undo();
     }
@@ -236,7 +236,7 @@ describe("POST /api/ai/chat (single)", () => {
     try {
       const res = await chat(cookie, hello);
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)" });
+      expect(res.body).toEqual({ error: "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)", code: "provider_not_configured" });
     } finally {
       undo();
     }
@@ -312,7 +312,7 @@ describe("POST /api/ai/chat (batch)", () => {
     const res = await chat(cookie, { requests });
     expect(res.status).toBe(200);
     const errors = res.body.results.filter((r: Loose) => "error" in r);
-    expect(errors).toEqual([{ error: "AI provider failed with status 500 (chat completion)" }]);
+    expect(errors).toEqual([{ error: "AI provider failed with status 500 (chat completion)", code: "unavailable" }]);
     expect(res.body.cost).toBe(30);
     expect(await balanceOf(user.id)).toBe(170);
     const rows = await ledger(user.id);

@@ -103,7 +103,7 @@ describe("POST /api/ai/image-gen", () => {
     stub.next("images", { kind: "refuse" });
     const res = await gen(cookie, { prompt: "something forbidden" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "The image generation was refused by the AI provider's content policy" });
+    expect(res.body).toEqual({ error: "The image generation was refused by the AI provider's content policy", code: "content_policy" });
     expect(await balanceOf(user.id)).toBe(200);
     expect((await ledger(user.id)).map((r) => r.type)).toEqual(["usage", "refund"]);
   });
@@ -114,7 +114,7 @@ describe("POST /api/ai/image-gen", () => {
     const res = await gen(cookie, { prompt: "a cat" });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("20");
-    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 20 seconds (image generation)" });
+    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 20 seconds (image generation)", code: "rate_limited" });
     expect(await balanceOf(user.id)).toBe(200);
   });
 

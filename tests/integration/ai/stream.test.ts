@@ -125,7 +125,7 @@ describe("POST /api/ai/stream", () => {
     stub.next("stream", { kind: "error", status: 502 });
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat stream)" });
+    expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat stream)", code: "unavailable" });
     expect(await balanceOf(user.id)).toBe(200);
   });
 
@@ -135,7 +135,7 @@ describe("POST /api/ai/stream", () => {
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("5");
-    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat stream)" });
+    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat stream)", code: "rate_limited" });
     expect(await balanceOf(user.id)).toBe(200);
   });
 

@@ -42,7 +42,7 @@ describe("401 without a session on every session endpoint", () => {
   it.each(cases)("%s", async (_name, handler, method, body) => {
     const res = await call(handler, { method, path: "/api/x", body });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 });
 

@@ -40,7 +40,7 @@ describe("POST /api/cron/check-trials: bearer token required in production (SPEC
     for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: SECRET }] as Record<string, string>[]) {
       const res = await call(checkTrials.POST, { method: "POST", path: PATH, headers });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "Invalid or missing cron bearer token" });
+      expect(res.body).toEqual({ error: "Invalid or missing cron bearer token", code: "unauthorized" });
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
     expect(await statusOf()).toBe("on_trial");

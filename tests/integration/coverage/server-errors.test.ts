@@ -135,7 +135,7 @@ describe("500 on every endpoint that lists it: an unexpected failure (database u
     try {
       const res = await call(handler, options());
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "Internal server error" });
+      expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|s3cret|nobody|prisma|at \w|\.ts:/i);
       const requestId = res.headers.get("x-request-id") as string;
@@ -155,7 +155,7 @@ describe("500 on every endpoint that lists it: an unexpected failure (database u
       headers: { "content-type": "application/octet-stream" },
     });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: "Database unavailable; the file was not stored" });
+    expect(res.body).toEqual({ error: "Database unavailable; the file was not stored", code: "unavailable" });
     expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|s3cret/);
   });
 });

@@ -32,7 +32,7 @@ describe("POST /api/webhooks/email: the cases the email suite leaves out", () =>
     const request = signedRaw("{not json");
     const res = await call(emailWebhook.POST, request);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON" });
+    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON", code: "bad_request" });
     expect(await deliveries(request.id)).toBe(0);
   });
 

@@ -21,7 +21,7 @@ describe("GET /api/ai/usage", () => {
   it("answers 401 without a session", async () => {
     const res = await call(usageRoute.GET, { path: "/api/ai/usage" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("reports a new free user's allocation", async () => {
@@ -53,11 +53,11 @@ describe("GET /api/ai/usage", () => {
     const cookie = await ghostCookie();
     const res = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
     restore = setEnv({ PUBLIC_PRICING_MODEL: "classic_saas" });
     const classic = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
     expect(classic.status).toBe(401);
-    expect(classic.body).toEqual({ error: "Authentication required" });
+    expect(classic.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("answers 405 for POST", async () => {
@@ -158,7 +158,7 @@ describe("/api/credits/preferences", () => {
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(401);
     const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("GET answers the preference and the system-wide toggle", async () => {
@@ -217,7 +217,7 @@ describe("/api/credits/preferences", () => {
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(404);
     const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Not found" });
+    expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
   });
 
   it("answers 401 without a session and 405 for POST", async () => {

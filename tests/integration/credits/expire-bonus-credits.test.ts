@@ -64,7 +64,7 @@ describe("POST /api/cron/expire-bonus-credits", () => {
     for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: SECRET }] as Record<string, string>[]) {
       const res = await call(POST, { method: "POST", path: PATH, headers });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "Invalid or missing cron bearer token" });
+      expect(res.body).toEqual({ error: "Invalid or missing cron bearer token", code: "unauthorized" });
     }
     expect((await (await db()).bonusPurchase.findUniqueOrThrow({ where: { id: purchaseId } })).remaining).toBe(70);
   });

@@ -124,7 +124,7 @@ describe("POST /api/webhooks/email", () => {
     for (const request of [tampered, wrongSecret, stale]) {
       const res = await call(WEBHOOK, request);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "Signature verification failed" });
+      expect(res.body).toEqual({ error: "Signature verification failed", code: "invalid_signature" });
     }
     expect(await statusOf(log.id)).toBe("sent");
   });

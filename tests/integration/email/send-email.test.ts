@@ -84,7 +84,7 @@ describe("POST /api/email/send (local mailbox)", () => {
     const cookie = await sessionCookie({ id: "00000000-0000-4000-8000-000000000000", email: "ghost@example.com" });
     const res = await call(SEND, { cookie, body: { to: "ghost@example.com", subject: "s", text: "t", type: "notification" } });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("answers 429 after 5 sends per user in the hour", async () => {
@@ -133,7 +133,7 @@ describe("email through Resend (local HTTP stub)", () => {
     stub.failNext(500);
     const res = await call(SEND, { cookie, body: { to: user.email, subject: "Hello", text: "Hi", type: "notification" } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "The email could not be sent" });
+    expect(res.body).toEqual({ error: "The email could not be sent", code: "upstream_failed" });
     const [row] = await (await db()).emailLog.findMany({ where: { userId: user.id } });
     expect(row.status).toBe("failed");
     expect(row.providerMessageId).toBeNull();
@@ -194,7 +194,7 @@ describe("POST /api/email/test", () => {
   ])("answers 400 for body %j", async (body, message) => {
     const res = await call(TEST_EMAIL, { method: "POST", body });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: message });
+    expect(res.body).toEqual({ error: message, code: "validation_failed" });
   });
 
   it("answers 400 for a body that is not JSON", async () => {

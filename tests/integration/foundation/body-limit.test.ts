@@ -19,7 +19,7 @@ describe("JSON body bound of the route wrapper", () => {
       headers: { "content-type": "application/json", "content-length": String(CHAT_MAX_BODY_BYTES + 1) },
     });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: `Request body too large: the limit is ${CHAT_MAX_BODY_BYTES} bytes` });
+    expect(res.body).toEqual({ error: `Request body too large: the limit is ${CHAT_MAX_BODY_BYTES} bytes`, code: "payload_too_large" });
     expect((await getCreditSummary(user.id)).totalUsable).toBe(before.totalUsable);
   });
 

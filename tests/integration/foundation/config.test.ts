@@ -99,7 +99,7 @@ describe("GET /api/pricing/config", () => {
     await withEnv({ PRICING_CONFIG: "{not json" }, async () => {
       const res = await call(pricingConfigRoute.GET, { path: "/api/pricing/config" });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "Incomplete pricing configuration: missing PRICING_CONFIG (is not valid JSON)" });
+      expect(res.body).toEqual({ error: "Incomplete pricing configuration: missing PRICING_CONFIG (is not valid JSON)", code: "misconfigured" });
     });
     await withEnv({ PRICING_CONFIG: JSON.stringify({ tiers: { pro: { monthlyPrice: 0, variants: { yearly: "" } } } }) }, async () => {
       const res = await call(pricingConfigRoute.GET, { path: "/api/pricing/config" });

@@ -67,7 +67,7 @@ describe("POST /api/webhooks/identity", () => {
     const before = await prisma.webhookDelivery.count();
     const res = await deliver(null, { raw: "{not json" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON" });
+    expect(res.body).toEqual({ error: "Invalid payload: body is not valid JSON", code: "bad_request" });
     expect(await prisma.webhookDelivery.count()).toBe(before);
   });
 
@@ -145,7 +145,7 @@ describe("POST /api/webhooks/identity", () => {
       call(chat, { method: "POST", path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "hi" }] } }),
     ]);
     expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401]);
-    for (const a of answers) expect(a.body).toEqual({ error: "Authentication required" });
+    for (const a of answers) expect(a.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("a duplicate delivery (same svix-id) changes nothing", async () => {
@@ -170,7 +170,7 @@ describe("POST /api/webhooks/identity", () => {
       headers: { "content-type": "application/json", "svix-id": "msg_1", "x-forwarded-for": "10.2.0.1" },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Missing signature headers: svix-timestamp, svix-signature" });
+    expect(res.body).toEqual({ error: "Missing signature headers: svix-timestamp, svix-signature", code: "bad_request" });
     expect(await findUser("user_nohdr")).toBeNull();
   });
 
@@ -191,7 +191,7 @@ describe("POST /api/webhooks/identity", () => {
     });
     for (const res of [bad, wrongSecret, stale, tampered]) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "Signature verification failed" });
+      expect(res.body).toEqual({ error: "Signature verification failed", code: "invalid_signature" });
     }
     expect(await findUser("user_bad")).toBeNull();
   });

@@ -57,7 +57,7 @@ describe("route() wrapper", () => {
     expect((await call(echo, { method: "POST", path: "/x" })).body.error).toMatch(/^Invalid body: body: /);
     const bad = await call(echo, { method: "POST", path: "/x", rawBody: "{oops", headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: "Invalid body: not valid JSON" });
+    expect(bad.body).toEqual({ error: "Invalid body: not valid JSON", code: "validation_failed" });
   });
 
   it("form mode: one schema reads an HTML form post or JSON, and says which arrived", async () => {
@@ -77,7 +77,7 @@ describe("route() wrapper", () => {
     expect(large.status).toBe(413);
     const broken = await call(formEcho, { method: "POST", path: "/f", rawBody: "--zz\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\nab", headers: { "content-type": "multipart/form-data; boundary=zz" } });
     expect(broken.status).toBe(400);
-    expect(broken.body).toEqual({ error: "Invalid body: the form could not be read" });
+    expect(broken.body).toEqual({ error: "Invalid body: the form could not be read", code: "validation_failed" });
   });
 
   it("validates the query: 400 naming the parameter; defaults and coercion apply", async () => {
@@ -92,7 +92,7 @@ describe("route() wrapper", () => {
   it("answers 500 with a generic message for unexpected errors: no stack, no internals; the cause is logged with the request id", async () => {
     const res = await call(boom, { path: "/boom", headers: { "x-request-id": "req-abc-123" } });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "Internal server error" });
+    expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
     expect(res.text).not.toMatch(/ECONNREFUSED|hunter2|at |\.ts/);
     expect(res.headers.get("x-request-id")).toBe("req-abc-123");
     const line = logged.map((l) => JSON.parse(l)).find((l) => l.msg === "unhandled error");
@@ -103,14 +103,14 @@ describe("route() wrapper", () => {
   it("never exposes the message of an internal AppError", async () => {
     const res = await call(internal, { path: "/i" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "Internal server error" });
+    expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
   });
 
   it("maps AppError codes through the one status table", async () => {
     const { cookie } = await signIn();
     const res = await call(notFound, { path: "/nf", cookie });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Conversation not found" });
+    expect(res.body).toEqual({ error: "Conversation not found", code: "not_found" });
   });
 
   it("puts a request id on every response: a new UUID, or the caller's when sane", async () => {
@@ -127,7 +127,7 @@ describe("route() wrapper", () => {
       const res = await call(endpoint[method], { method, path: "/e" });
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("GET, POST");
-      expect(res.body).toEqual({ error: `Method ${method} not allowed; use GET, POST` });
+      expect(res.body).toEqual({ error: `Method ${method} not allowed; use GET, POST`, code: "method_not_allowed" });
     }
   });
 
@@ -136,7 +136,7 @@ describe("route() wrapper", () => {
     try {
       const res = await call(flagged, { path: "/f" });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Not found" });
+      expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
     } finally {
       restore();
     }

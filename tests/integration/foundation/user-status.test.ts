@@ -10,7 +10,7 @@ describe("GET /api/user/status", () => {
   it("answers 401 without a session", async () => {
     const res = await call(GET, { path: "/api/user/status" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
@@ -68,7 +68,7 @@ describe("GET /api/user/status", () => {
       const res = await call(GET, { path: "/api/user/status", cookie });
       expect(logged.some((l) => l.includes(res.headers.get("x-request-id") as string) && l.includes("unhandled error"))).toBe(true);
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "Internal server error" });
+      expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
       expect(res.headers.get("cache-control")).toBe("no-store");
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     } finally {

@@ -25,7 +25,7 @@ describe("POST /api/ai/rag/ask: errors", () => {
   it("answers 401 without a session", async () => {
     const res = await ask(undefined, { question: "hello" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
 
   it("answers 404 on every RAG endpoint when PUBLIC_AI_RAG_CHAT_ENABLED is false", async () => {
@@ -34,7 +34,7 @@ describe("POST /api/ai/rag/ask: errors", () => {
     try {
       const res = await ask(cookie, { question: "What does the Pro plan cost?" });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Not found" });
+      expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
     } finally {
       restore();
     }
@@ -82,7 +82,7 @@ describe("POST /api/ai/rag/ask: errors", () => {
     for (const conversationId of [first.body.conversationId, "00000000-0000-0000-0000-000000000000", "not-a-uuid"]) {
       const res = await ask(b.cookie, { question: "And the Basic plan?", conversationId });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Conversation not found" });
+      expect(res.body).toEqual({ error: "Conversation not found", code: "not_found" });
     }
     expect(await balanceOf(b.user.id)).toBe(before);
     const prisma = await db();

@@ -49,7 +49,7 @@ describe("RAG conversations: auth, flag, methods", () => {
     try {
       for (const res of [await list(cookie), await detail(cookie, c.id), await remove(cookie, `?id=${c.id}`)]) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: "Not found" });
+        expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
       }
     } finally {
       restore();
@@ -135,7 +135,7 @@ describe("GET /api/ai/rag/conversations/{id}", () => {
     for (const id of [c.id, "00000000-0000-0000-0000-000000000000", "%27;drop"]) {
       const res = await detail(cookie, id);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Conversation not found" });
+      expect(res.body).toEqual({ error: "Conversation not found", code: "not_found" });
     }
   });
 });
@@ -166,7 +166,7 @@ describe("DELETE /api/ai/rag/conversations?id=", () => {
     const owner = await signIn();
     const { cookie } = await signIn();
     const c = await seedConversation(owner.user.id, "Not yours", ["q", "a"]);
-    expect((await remove(cookie, `?id=${c.id}`)).body).toEqual({ error: "Conversation not found" });
+    expect((await remove(cookie, `?id=${c.id}`)).body).toEqual({ error: "Conversation not found", code: "not_found" });
     expect((await remove(cookie, "?id=00000000-0000-0000-0000-000000000000")).status).toBe(404);
     expect((await detail(owner.cookie, c.id)).status).toBe(200);
   });

@@ -54,7 +54,7 @@ describe("POST /api/upload (local disk store)", () => {
     const { stream, stats } = countingStream(100, 1);
     const res = await upload(null, { filename: "a.txt", filetype: "text/plain", filesize: 100, body: stream });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Authentication required" });
+    expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
     expect(stats.pulled).toBe(0);
   });
 
@@ -256,7 +256,7 @@ describe("POST /api/upload (local disk store)", () => {
     try {
       const res = await upload(fixtures.png(2000), { cookie, filename: "a.png", filetype: "image/png" });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: "Database unavailable; the file was not stored" });
+      expect(res.body).toEqual({ error: "Database unavailable; the file was not stored", code: "unavailable" });
       expect(storedObjects().filter((p) => p.includes(user.id))).toEqual([]);
     } finally {
       await prisma.$executeRawUnsafe(`DROP TRIGGER fail_file_insert ON files`);
@@ -303,7 +303,7 @@ describe("GET/DELETE /api/files/{id} and GET /api/files", () => {
     ]);
     for (const a of answers) {
       expect(a.status).toBe(404);
-      expect(a.body).toEqual({ error: "File not found" });
+      expect(a.body).toEqual({ error: "File not found", code: "not_found" });
     }
     // the other user's delete changed nothing
     expect((await call(GET_FILE, { path: `/api/files/${id}`, cookie: owner.cookie, params: { id } })).status).toBe(200);
@@ -337,7 +337,7 @@ describe("GET/DELETE /api/files/{id} and GET /api/files", () => {
     tampered.searchParams.set("expires", String(Number(good.searchParams.get("expires")) + 3600));
     const t = await fetchLocal(tampered.toString());
     expect(t.status).toBe(403);
-    expect(t.body).toEqual({ error: "Invalid file address signature" });
+    expect(t.body).toEqual({ error: "Invalid file address signature", code: "forbidden" });
 
     const noToken = new URL(good);
     noToken.searchParams.delete("token");

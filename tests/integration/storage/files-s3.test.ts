@@ -151,7 +151,7 @@ describe("files on S3 (s3rver)", () => {
       const { cookie, user } = await signIn();
       const res = await upload(fixtures.png(), { cookie, filename: "a.png", filetype: "image/png" });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "Storing the file failed" });
+      expect(res.body).toEqual({ error: "Storing the file failed", code: "upstream_failed" });
       expect(await (await db()).file.count({ where: { userId: user.id } })).toBe(0);
     } finally {
       restore();

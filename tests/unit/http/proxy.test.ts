@@ -49,7 +49,7 @@ describe("proxy: malformed API paths", () => {
   it.each(["/api/files/%ff", "/api/files/%E0%A4%A", "/api/files/%c0%af", "/api/ai/rag/conversations/%ff"])("answers %s with a JSON 404, not Next's plain-text 500", async (p) => {
     const res = await proxy(request(`http://localhost:3000${p}`));
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Not found: the path is not validly encoded" });
+    expect(await res.json()).toEqual({ error: "Not found: the path is not validly encoded", code: "not_found" });
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
   });
