@@ -36,9 +36,55 @@ const vendorRules = VENDOR_ADAPTERS.map(({ name, pkg, adapters }) => ({
   to: { path: `(^|/)node_modules/${pkg}/`, dependencyTypesNot: ["type-only"] },
 }));
 
+/**
+ * The layers of lib/, top to bottom (docs/CODE_STYLE.md "Layers"): a folder imports only folders of
+ * the layers below its own, never one beside it or above it. A new folder must be given a layer here
+ * (a folder without one is reported). "log.ts" and "errors.ts" are files at the bottom.
+ */
+const LIB_LAYERS = [
+  ["http"],
+  ["admin", "openai-api"],
+  ["auth", "api-keys"],
+  ["simulator"],
+  ["webhooks"],
+  ["server", "cron"],
+  ["account", "rag"],
+  ["billing", "ai"],
+  ["users"],
+  ["credits", "email", "storage", "ratelimit", "health"],
+  ["db"],
+  ["metrics", "tracing"],
+  ["config", "log.ts", "errors.ts"],
+];
+const libPath = (name) => (name.endsWith(".ts") ? `^lib/${name.replace(".", "\\.")}$` : `^lib/${name}/`);
+const layerRules = LIB_LAYERS.flatMap((layer, i) =>
+  layer.flatMap((name) => {
+    const notBelow = LIB_LAYERS.slice(0, i + 1)
+      .flat()
+      .filter((other) => other !== name);
+    if (notBelow.length === 0) return [];
+    return {
+      name: "lib-layer-order",
+      severity: "error",
+      comment: `lib/${name} imports only the layers below its own (${LIB_LAYERS.slice(i + 1).map((l) => l.join(", ")).join(" | ")}); never ${notBelow.join(", ")}.`,
+      from: { path: libPath(name) },
+      to: { path: notBelow.map(libPath) },
+    };
+  }),
+);
+const layeredPaths = LIB_LAYERS.flat().map(libPath);
+
 module.exports = {
   forbidden: [
     ...vendorRules,
+    ...layerRules,
+    {
+      name: "lib-folder-has-a-layer",
+      severity: "error",
+      comment: "Every lib/ folder has its place in LIB_LAYERS (this file), so its imports are checked.",
+      from: { path: "^lib/", pathNot: [...layeredPaths, "^lib/generated/"] },
+      to: {},
+    },
     {
       name: "prisma-client-only-in-db",
       severity: "error",

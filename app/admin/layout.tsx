@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { DashboardNav, type NavItem } from "@/components/dashboard-nav";
-import { resolveOperator } from "@/lib/admin/resolve-operator";
+import { resolveOperator } from "@/lib/auth/resolve-operator";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: { default: "Operator console", template: "%s · Operator console" }, robots: { index: false } };

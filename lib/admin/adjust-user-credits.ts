@@ -2,7 +2,7 @@ import { adjustCredits, type AdjustmentResult, type CreditBucket } from "@/lib/c
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { recordAdminAction } from "./record-admin-action";
-import type { Operator } from "./resolve-operator";
+import type { Operator } from "@/lib/auth/resolve-operator";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -5,7 +5,7 @@ import type { Logger } from "@/lib/log";
 import { runStoredDelivery } from "@/lib/webhooks/run-stored-delivery";
 import { toDeliveryRow } from "./delivery-row";
 import { recordAdminAction } from "./record-admin-action";
-import type { Operator } from "./resolve-operator";
+import type { Operator } from "@/lib/auth/resolve-operator";
 import type { replayResponse } from "./schemas";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,7 +3,7 @@ import { runCronJob, type CronRunAnswer } from "@/lib/cron/run-cron-job";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { recordAdminAction } from "./record-admin-action";
-import type { Operator } from "./resolve-operator";
+import type { Operator } from "@/lib/auth/resolve-operator";
 
 /**
  * Runs a scheduled job now, exactly as the scheduler does: the daily housekeeping, then the job under

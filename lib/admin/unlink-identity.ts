@@ -2,7 +2,7 @@ import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { forgetUser } from "@/lib/users/account-state";
 import { recordAdminAction } from "./record-admin-action";
-import type { Operator } from "./resolve-operator";
+import type { Operator } from "@/lib/auth/resolve-operator";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

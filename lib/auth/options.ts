@@ -105,7 +105,7 @@ export function authOptions(): NextAuthOptions {
         if (account) {
           // How this session signed in, when, and whether its email is one the provider verified in
           // this sign-in (never for the dev sign-in, which takes any address typed in): the operator
-          // check relies on it (lib/admin/resolve-operator.ts), and a revocation ends sessions signed
+          // check relies on it (lib/auth/resolve-operator.ts), and a revocation ends sessions signed
           // in before it (lib/auth/session.ts).
           token.authMethod = account.provider;
           token.emailVerified = account.provider !== "dev" && (user as { emailVerified?: unknown } | undefined)?.emailVerified === true;

@@ -1,7 +1,7 @@
 import { tierConfig, type BonusPackage } from "@/lib/config/pricing";
 import { monthlyBonusPurchased } from "@/lib/credits";
 import { currentSubscription } from "./current-subscription";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 export interface BonusPackagesView {
   enabled: true;

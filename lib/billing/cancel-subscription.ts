@@ -2,7 +2,7 @@ import { AppError } from "@/lib/errors";
 import { applyProviderAnswer } from "./apply-provider-answer";
 import { currentSubscription } from "./current-subscription";
 import { paymentProvider } from "./payment-provider";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 /**
  * POST /api/payments/cancel-subscription: cancels at the provider; the subscription stays active

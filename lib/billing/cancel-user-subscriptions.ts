@@ -4,7 +4,7 @@ import { log } from "@/lib/log";
 import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
 
 /**
- * Account deletion step (lib/users/delete-user.ts): cancels the user's running Lemon Squeezy
+ * Account deletion step (lib/account/delete-user.ts): cancels the user's running Lemon Squeezy
  * subscriptions so a deleted account is never billed again. Simulator subscriptions live only in our
  * database and go with the user's rows.
  */

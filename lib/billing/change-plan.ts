@@ -4,7 +4,7 @@ import { AppError } from "@/lib/errors";
 import { applyProviderAnswer } from "./apply-provider-answer";
 import { currentSubscription } from "./current-subscription";
 import { paymentProvider } from "./payment-provider";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 import { comparePlans } from "./tier-rank";
 
 export const MAX_TRIAL_DOWNGRADES = 2;

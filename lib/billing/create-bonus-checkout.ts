@@ -1,10 +1,10 @@
 import { tierConfig } from "@/lib/config/pricing";
 import { monthlyBonusPurchased } from "@/lib/credits";
 import { AppError } from "@/lib/errors";
-import { appBaseUrl } from "./app-url";
+import { appBaseUrl } from "@/lib/config/public-url";
 import { currentTier } from "./bonus-packages";
 import { paymentProvider } from "./payment-provider";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 export const BONUS_REDIRECT = "/dashboard/credits?purchase=success";
 

@@ -1,9 +1,9 @@
 import { findVariant, isTierKey, tierConfig, type BillingPeriod } from "@/lib/config/pricing";
 import { AppError } from "@/lib/errors";
-import { appBaseUrl, sameOriginUrl } from "./app-url";
+import { appBaseUrl, sameOriginUrl } from "@/lib/config/public-url";
 import { runningSubscription } from "./current-subscription";
 import { paymentProvider } from "./payment-provider";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 export const DEFAULT_PLAN_REDIRECT = "/dashboard?checkout=success";
 

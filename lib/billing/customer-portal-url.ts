@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { paymentProvider } from "./payment-provider";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 /**
  * The billing portal address of the user's newest subscription (any status, so past customers still

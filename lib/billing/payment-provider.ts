@@ -1,6 +1,6 @@
 import { env } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
-import { appBaseUrl } from "./app-url";
+import { appBaseUrl } from "@/lib/config/public-url";
 import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
 import type { PaymentProvider } from "./provider-types";
 import { paymentWebhookSecret } from "./signing-secret";

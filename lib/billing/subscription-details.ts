@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { planLimits, tierConfig } from "@/lib/config/pricing";
 import type { subscriptionDetailsResponse } from "./schemas";
 import { currentSubscription } from "./current-subscription";
-import { requireUser } from "./session-user";
+import { requireUser } from "@/lib/users/require-user";
 
 export type SubscriptionDetails = z.infer<typeof subscriptionDetailsResponse>;
 

@@ -1,5 +1,5 @@
 import { z, type ZodType } from "zod";
-import type { Operator } from "@/lib/admin/resolve-operator";
+import type { Operator } from "@/lib/auth/resolve-operator";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import type { ApiKeyAuth } from "@/lib/api-keys/resolve-key-request";
 import type { KeyKind } from "@/lib/api-keys/schemas";

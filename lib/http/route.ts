@@ -4,7 +4,7 @@ import { getSessionUser } from "@/lib/auth/session";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { metrics } from "@/lib/metrics";
-import { resolveOperator } from "@/lib/admin/resolve-operator";
+import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
 import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { methods, route } from "@/lib/http/route";
 import { fileListResponse } from "@/lib/storage/schemas";
 import { listFiles } from "@/lib/storage/list-files";
-import { publicBaseUrl } from "@/lib/storage/public-base-url";
+import { appBaseUrl } from "@/lib/config/public-url";
 
 export const dynamic = "force-dynamic";
 
@@ -20,6 +20,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["files"],
       response: fileListResponse,
     },
-    ({ user, query, req }) => listFiles(user.id, query.limit, query.offset, publicBaseUrl(req.url)),
+    ({ user, query, req }) => listFiles(user.id, query.limit, query.offset, appBaseUrl(req.url)),
   ),
 });

@@ -3,7 +3,7 @@ import { methods, route } from "@/lib/http/route";
 import { indexUploadedFile } from "@/lib/rag";
 import { toFileRecord } from "@/lib/storage/file-record";
 import { fileRecordSchema } from "@/lib/storage/schemas";
-import { publicBaseUrl } from "@/lib/storage/public-base-url";
+import { appBaseUrl } from "@/lib/config/public-url";
 import { uploadFile } from "@/lib/storage/upload-file";
 
 export const dynamic = "force-dynamic";
@@ -38,7 +38,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       const file = await uploadFile({ userId: user.id, filename: query.filename, filesize: query.filesize, filetype: query.filetype, body: req.body });
       // Text-like uploads become searchable by their owner before the answer (RAG over own files).
       await indexUploadedFile(file);
-      return toFileRecord(file, publicBaseUrl(req.url));
+      return toFileRecord(file, appBaseUrl(req.url));
     },
   ),
 });

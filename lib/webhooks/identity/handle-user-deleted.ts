@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { deleteUser } from "@/lib/users/delete-user";
+import { deleteUser } from "@/lib/account/delete-user";
 
 /** user.deleted: deletes the user and all their data. Unknown users are a no-op. */
 export async function handleUserDeleted(data: { id: string }): Promise<string> {

@@ -11,7 +11,7 @@ import { LemonSqueezyClient } from "@/lib/billing/lemonsqueezy-client";
 import { resumeSubscription } from "@/lib/billing/resume-subscription";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { closeDb, db } from "@/lib/db/client";
-import { deleteUser } from "@/lib/users/delete-user";
+import { deleteUser } from "@/lib/account/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { LEMONSQUEEZY_TEST_PRICING, startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { POST as createCheckout } from "@/app/api/payments/create-checkout/route";
 import { closeDb } from "@/lib/db/client";
-import { publicRequestUrl } from "@/lib/http/public-url";
+import { publicRequestUrl } from "@/lib/config/public-url";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 

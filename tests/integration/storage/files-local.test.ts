@@ -7,7 +7,7 @@ import { GET as LIST_FILES } from "@/app/api/files/route";
 import { closeDb, db } from "@/lib/db/client";
 import { localStorageRoot } from "@/lib/storage/local-store";
 import { signLocalFileUrl } from "@/lib/storage/signed-url";
-import { deleteUser } from "@/lib/users/delete-user";
+import { deleteUser } from "@/lib/account/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
 import { countingStream, fixtures, sha256, upload } from "./upload-helpers";

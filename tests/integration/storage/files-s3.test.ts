@@ -4,7 +4,7 @@ import { DELETE as DELETE_FILE, GET as GET_FILE } from "@/app/api/files/[id]/rou
 import { GET as LIST_FILES } from "@/app/api/files/route";
 import { closeDb, db } from "@/lib/db/client";
 import { readStoredObject } from "@/lib/storage/read-stored-object";
-import { deleteUser } from "@/lib/users/delete-user";
+import { deleteUser } from "@/lib/account/delete-user";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { startS3rver, type LocalS3 } from "@/tests/helpers/s3rver";

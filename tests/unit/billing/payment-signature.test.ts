@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { comparePlans, tierRank } from "@/lib/billing/tier-rank";
 import { signSimulatorToken, verifySimulatorToken } from "@/lib/billing/simulator-token";
-import { sameOriginUrl } from "@/lib/billing/app-url";
+import { sameOriginUrl } from "@/lib/config/public-url";
 import { isAppError } from "@/lib/errors";
 import { signPaymentBody, verifyPaymentSignature } from "@/lib/webhooks/payment/signature";
 

@@ -1,4 +1,4 @@
-import { publicRequestUrl } from "@/lib/http/public-url";
+import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
 import { createPlanCheckout } from "@/lib/billing/create-checkout";
 import { methods, route } from "@/lib/http/route";

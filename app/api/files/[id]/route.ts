@@ -3,7 +3,7 @@ import { deleteFile } from "@/lib/storage/delete-file";
 import { toFileRecord } from "@/lib/storage/file-record";
 import { fileDeletedResponse, fileRecordSchema } from "@/lib/storage/schemas";
 import { findOwnedFile } from "@/lib/storage/get-file";
-import { publicBaseUrl } from "@/lib/storage/public-base-url";
+import { appBaseUrl } from "@/lib/config/public-url";
 
 export const dynamic = "force-dynamic";
 
@@ -16,7 +16,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["files"],
       response: fileRecordSchema,
     },
-    async ({ user, params, req }) => toFileRecord(await findOwnedFile(user.id, params.id), publicBaseUrl(req.url)),
+    async ({ user, params, req }) => toFileRecord(await findOwnedFile(user.id, params.id), appBaseUrl(req.url)),
   ),
   DELETE: route(
     {

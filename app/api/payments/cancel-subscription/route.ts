@@ -1,4 +1,4 @@
-import { publicRequestUrl } from "@/lib/http/public-url";
+import { publicRequestUrl } from "@/lib/config/public-url";
 import { cancelSubscription } from "@/lib/billing/cancel-subscription";
 import { methods, route } from "@/lib/http/route";
 import { cancelSubscriptionResponse } from "@/lib/billing/schemas";

@@ -1,4 +1,4 @@
-import { publicRequestUrl } from "@/lib/http/public-url";
+import { publicRequestUrl } from "@/lib/config/public-url";
 import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
 import { portalSessionResponse } from "@/lib/billing/schemas";

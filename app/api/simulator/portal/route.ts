@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
 import { isAppError } from "@/lib/errors";
-import { publicRequestUrl } from "@/lib/http/public-url";
+import { publicRequestUrl } from "@/lib/config/public-url";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
 import { simulatedPortalResponse } from "@/lib/simulator/schemas";

@@ -1,5 +1,5 @@
 import { methods, route } from "@/lib/http/route";
-import { getUserStatus } from "@/lib/users/user-status";
+import { getUserStatus } from "@/lib/account/user-status";
 import { userStatusResponse } from "@/lib/users/schemas";
 
 export const dynamic = "force-dynamic";

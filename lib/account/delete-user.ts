@@ -2,7 +2,7 @@ import { cancelUserSubscriptions } from "@/lib/billing/cancel-user-subscriptions
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { deleteUserFiles } from "@/lib/storage/delete-user-files";
-import { forgetUser } from "./account-state";
+import { forgetUser } from "@/lib/users/account-state";
 
 /**
  * Deletes a user and everything they own. Database rows go by cascade in one statement; work outside
