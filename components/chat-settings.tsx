@@ -1,64 +1,47 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { Field, SelectField } from "./form-field";
 
-export interface ChatSettingsProps {
-  /** Prefix of the field ids (labels point at them). */
-  idPrefix: string;
-  models: string[];
+/** The settings a chat sends with each request, and their setters. */
+export interface ChatSettingsState {
   model: string;
-  onModel: (model: string) => void;
+  setModel: (model: string) => void;
   temperature: number;
-  onTemperature: (temperature: number) => void;
+  setTemperature: (temperature: number) => void;
   systemPrompt: string;
-  onSystemPrompt: (prompt: string) => void;
-  /** Extra settings below the common ones (e.g. the answer cache). */
-  children?: ReactNode;
+  setSystemPrompt: (prompt: string) => void;
+}
+
+export function useChatSettings(defaultModel: string): ChatSettingsState {
+  const [model, setModel] = useState(defaultModel);
+  const [temperature, setTemperature] = useState(0.7);
+  const [systemPrompt, setSystemPrompt] = useState("");
+  return { model, setModel, temperature, setTemperature, systemPrompt, setSystemPrompt };
 }
 
 /** The chat settings aside shared by the streaming chat and the single / batch chat: model, temperature, system prompt. */
-export function ChatSettings(p: ChatSettingsProps) {
+export function ChatSettings({ idPrefix, models, settings: s, children }: { idPrefix: string; models: string[]; settings: ChatSettingsState; children?: ReactNode }) {
   return (
     <aside className="card h-fit space-y-4" aria-label="Chat settings">
       <h2 className="text-base">Settings</h2>
-      <div>
-        <label htmlFor={`${p.idPrefix}-model`} className="field-label">
-          Model
-        </label>
-        <select id={`${p.idPrefix}-model`} className="input" value={p.model} onChange={(e) => p.onModel(e.target.value)}>
-          {p.models.map((m) => (
-            <option key={m}>{m}</option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor={`${p.idPrefix}-temperature`} className="field-label">
-          Temperature: {p.temperature.toFixed(1)}
-        </label>
+      <SelectField id={`${idPrefix}-model`} label="Model" value={s.model} onChange={s.setModel} options={models} />
+      <Field id={`${idPrefix}-temperature`} label={`Temperature: ${s.temperature.toFixed(1)}`}>
         <input
-          id={`${p.idPrefix}-temperature`}
+          id={`${idPrefix}-temperature`}
           type="range"
           min={0}
           max={2}
           step={0.1}
-          value={p.temperature}
-          onChange={(e) => p.onTemperature(Number(e.target.value))}
+          value={s.temperature}
+          onChange={(e) => s.setTemperature(Number(e.target.value))}
           className="w-full accent-brand-600"
         />
-      </div>
-      <div>
-        <label htmlFor={`${p.idPrefix}-system`} className="field-label">
-          System prompt (optional)
-        </label>
-        <textarea
-          id={`${p.idPrefix}-system`}
-          className="input min-h-20"
-          value={p.systemPrompt}
-          onChange={(e) => p.onSystemPrompt(e.target.value)}
-          placeholder="You are a helpful assistant."
-        />
-      </div>
-      {p.children}
+      </Field>
+      <Field id={`${idPrefix}-system`} label="System prompt (optional)">
+        <textarea id={`${idPrefix}-system`} className="input min-h-20" value={s.systemPrompt} onChange={(e) => s.setSystemPrompt(e.target.value)} placeholder="You are a helpful assistant." />
+      </Field>
+      {children}
     </aside>
   );
 }

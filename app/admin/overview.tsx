@@ -3,9 +3,9 @@
 import Link from "next/link";
 import type { AdminSummary } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
-import { ErrorNotice } from "@/components/error-notice";
-import { PageHeader, Spinner, Stat } from "@/components/ui";
+import { PageHeader, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { LoadState, RefreshButton } from "@/components/paged-list";
 
 const n = (v: number) => v.toLocaleString("en-US");
 
@@ -17,14 +17,9 @@ export function AdminOverview() {
       <PageHeader
         title="Overview"
         description="Users, subscriptions and credits from the database; failures that need a look link to their lists."
-        actions={
-          <button type="button" className="btn-secondary" onClick={() => void reload()}>
-            Refresh
-          </button>
-        }
+        actions={<RefreshButton onRefresh={reload} />}
       />
-      {error ? <ErrorNotice error={error} /> : null}
-      {loading && !data ? <Spinner /> : null}
+      <LoadState error={error} loading={loading && !data} />
       {data ? (
         <div className="grid gap-4 md:grid-cols-2">
           <section className="card" aria-labelledby="ov-users">

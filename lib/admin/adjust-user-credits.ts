@@ -1,4 +1,4 @@
-import { adjustCredits, type AdjustmentResult, type CreditBucket } from "@/lib/credits";
+import { adjustCredits, countCreditsGranted, type AdjustmentResult, type CreditBucket } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { recordAdminAction } from "./record-admin-action";
@@ -24,7 +24,7 @@ export interface AdjustUserCreditsInput {
 export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<AdjustmentResult> {
   if (!UUID.test(input.userId)) throw notFound("User");
   const prisma = await db();
-  return prisma.$transaction(async (tx) => {
+  const outcome = await prisma.$transaction(async (tx) => {
     const result = await adjustCredits(tx, {
       userId: input.userId,
       amount: input.amount,
@@ -45,4 +45,6 @@ export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<
     }
     return result;
   });
+  if (outcome.applied && input.amount > 0) countCreditsGranted("adjustment", input.amount);
+  return outcome;
 }

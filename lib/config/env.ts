@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { aiProvidersSchema, aiRoutesSchema } from "./ai-routing";
+import { bool, decimal, emailList, int, jsonObject, optionalEnum, optionalText, optionalUrl } from "./env-fields";
 import { modelOverridesSchema } from "./model-overrides";
 
 /**
@@ -7,81 +8,6 @@ import { modelOverridesSchema } from "./model-overrides";
  * zod, and reported all at once (names and problems, never values) when something is wrong.
  * Edge-safe: no Node APIs.
  */
-const bool = (fallback: boolean) =>
-  z
-    .enum(["true", "false", "1", "0", "yes", "no", ""])
-    .optional()
-    .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1" || v === "yes"));
-/** An optional choice; an empty value (as an unedited .env.example line gives) means unset. */
-const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v), z.enum(values).optional());
-const optionalText = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
-const optionalUrl = optionalText.pipe(z.url({ message: "must be a URL" }).optional());
-/** A comma-separated list of email addresses, normalized (trimmed, lower case); unset or empty: none. */
-const emailList = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    const entries = (v ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
-    entries.forEach((entry, i) => {
-      if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `entry ${i + 1} is not an email address` });
-    });
-    return entries;
-  });
-const int = (fallback: number, min = 0) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === "") return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min) {
-        ctx.addIssue({ code: "custom", message: `must be an integer >= ${min}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
-/** A decimal number (unset or empty: `fallback`, which may be undefined). */
-const decimal = (options: { fallback?: number; min: number; exclusiveMin?: boolean }) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx): number | undefined => {
-      if (v === undefined || v.trim() === "") return options.fallback;
-      const n = Number(v);
-      const tooSmall = options.exclusiveMin ? n <= options.min : n < options.min;
-      if (!Number.isFinite(n) || tooSmall) {
-        ctx.addIssue({ code: "custom", message: `must be a number ${options.exclusiveMin ? ">" : ">="} ${options.min}` });
-        return z.NEVER;
-      }
-      return n;
-    });
-/** A JSON object (unset or empty: undefined), checked by `shape`; its problems are named by path. */
-const jsonObject = <T extends z.ZodType>(shape: T) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx): z.infer<T> | undefined => {
-      if (v === undefined || v.trim() === "") return undefined;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(v);
-      } catch {
-        ctx.addIssue({ code: "custom", message: "is not valid JSON" });
-        return z.NEVER;
-      }
-      const result = shape.safeParse(parsed);
-      if (!result.success) {
-        for (const issue of result.error.issues.slice(0, 10)) ctx.addIssue({ code: "custom", message: `${issue.path.join(".") || "(value)"}: ${issue.message}` });
-        return z.NEVER;
-      }
-      return result.data;
-    });
-
 const schema = z.object({
   NODE_ENV: optionalEnum(["development", "test", "production"]),
   APP_ENV: optionalEnum(["development", "test", "production"]),

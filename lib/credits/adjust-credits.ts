@@ -1,7 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { pricingCatalog } from "@/lib/config/pricing";
 import { AppError } from "@/lib/errors";
-import { metrics } from "@/lib/metrics";
+import { insertBonusPurchase } from "./insert-bonus-purchase";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow, type Tx } from "./ledger";
 
 export type CreditBucket = "subscription" | "bonus";
@@ -77,13 +75,10 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     subscription += amount;
     rows.push(row(amount, subscription + bonus, null));
   } else if (amount > 0) {
-    const purchaseId = randomUUID();
-    const expiresAt = new Date(Date.now() + pricingCatalog().bonusExpiryDays * 86_400_000);
-    await tx.$executeRaw`
-      INSERT INTO bonus_purchases (id, user_id, order_id, variant_id, credits, remaining, price, expires_at, created_at)
-      VALUES (${purchaseId}::text, ${userId}::text, ${idempotencyKey}::text, 'adjustment', ${amount}::int, ${amount}::int, NULL, ${expiresAt}::timestamptz, now())`;
+    // The adjustment's idempotency key is its order id: applied once already, so it never conflicts.
+    const purchase = await insertBonusPurchase(tx, { userId, orderId: idempotencyKey, variantId: "adjustment", credits: amount });
     bonus += amount;
-    rows.push(row(amount, subscription + bonus, purchaseId));
+    rows.push(row(amount, subscription + bonus, purchase?.id ?? null));
   } else {
     const purchases = await tx.$queryRaw<{ id: string; remaining: number }[]>`
       SELECT id, remaining FROM bonus_purchases
@@ -104,6 +99,6 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     }
   }
   await insertLedgerRows(tx, rows);
-  if (amount > 0) metrics().creditsGranted.inc({ source: "adjustment" }, amount);
+  // Granted credits are counted by the caller once its transaction commits (countCreditsGranted).
   return { applied: true, operationId, balances: { subscription, bonus } };
 }

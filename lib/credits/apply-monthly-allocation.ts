@@ -2,7 +2,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { isTierKey, tierConfig } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { metrics } from "@/lib/metrics";
+import { countCreditsGranted } from "./insert-bonus-purchase";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, monthStart, type Tx } from "./ledger";
 
 export interface MonthlyAllocationInput {
@@ -63,7 +63,7 @@ export async function applyMonthlyAllocation(input: MonthlyAllocationInput, tx?:
   if (!input.cycleKey) throw new AppError("bad_request", "cycleKey is required");
   const granted = (result: { applied: boolean }) => {
     // Counted when applied (inside a caller's transaction: when that transaction's work is done).
-    if (result.applied) metrics().creditsGranted.inc({ source: "monthly_reset" }, tierConfig(input.tier).monthlyCredits);
+    if (result.applied) countCreditsGranted("monthly_reset", tierConfig(input.tier).monthlyCredits);
     return result;
   };
   if (tx) return granted(await apply(tx, input));

@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { metrics } from "@/lib/metrics";
+import { countCreditsGranted, insertBonusPurchase } from "./insert-bonus-purchase";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance } from "./ledger";
 
 export interface BonusPurchaseInput {
@@ -29,14 +28,8 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
   if (existing) return { granted: false, purchaseId: existing.id };
   const result = await prisma.$transaction(async (tx) => {
     const balance = await lockBalance(tx, input.userId);
-    const id = randomUUID();
-    const inserted = await tx.$queryRaw<{ id: string }[]>`
-      INSERT INTO bonus_purchases (id, user_id, order_id, variant_id, credits, remaining, price, expires_at, created_at)
-      VALUES (${id}::text, ${input.userId}::text, ${input.orderId}::text, ${input.variantId}::text, ${input.credits}::int, ${input.credits}::int,
-              ${input.price ?? null}::numeric, ${expiresAt}::timestamptz, now())
-      ON CONFLICT (order_id) DO NOTHING
-      RETURNING id`;
-    if (inserted.length === 0) {
+    const purchase = await insertBonusPurchase(tx, { ...input, expiresAt });
+    if (!purchase) {
       const winner = await tx.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
       return { granted: false, purchaseId: winner?.id ?? "" };
     }
@@ -46,7 +39,7 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
       kind: "grant",
       amount: input.credits,
       status: "applied",
-      details: { orderId: input.orderId, variantId: input.variantId, bonusPurchaseId: id },
+      details: { orderId: input.orderId, variantId: input.variantId, bonusPurchaseId: purchase.id },
     });
     const held = balance.subscriptionCredits + (await heldBonusCredits(tx, input.userId));
     await insertLedgerRows(tx, [
@@ -57,12 +50,12 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
         type: "purchase",
         operation: "bonus_purchase",
         metadata: { orderId: input.orderId, variantId: input.variantId, expiresAt: expiresAt.toISOString(), ...(input.price !== undefined ? { price: input.price } : {}) },
-        bonusPurchaseId: id,
+        bonusPurchaseId: purchase.id,
         operationId,
       },
     ]);
-    return { granted: true, purchaseId: id };
+    return { granted: true, purchaseId: purchase.id };
   });
-  if (result.granted) metrics().creditsGranted.inc({ source: "purchase" }, input.credits);
+  if (result.granted) countCreditsGranted("purchase", input.credits);
   return result;
 }

@@ -19,3 +19,4 @@ export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "
 export { exportCreditHistory } from "./export-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";
 export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";
+export { countCreditsGranted } from "./insert-bonus-purchase";

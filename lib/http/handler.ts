@@ -1,168 +1,25 @@
-import { z, type ZodType } from "zod";
-import type { Operator } from "@/lib/auth/resolve-operator";
-import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import type { ApiKeyAuth } from "@/lib/api-keys/resolve-key-request";
-import type { KeyKind } from "@/lib/api-keys/schemas";
-import type { SessionUser } from "@/lib/auth/session";
-import { flags, type FeatureFlags, type FlagName } from "@/lib/config/flags";
+import type { ZodType } from "zod";
+import { flags } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
 import { createLogger, withRequestContext, type Logger } from "@/lib/log";
 import { tagActiveSpan } from "@/lib/tracing";
-import { RATE_LIMIT_HEADER_NAMES, type RateLimitCategory } from "@/lib/ratelimit/categories";
-import { CACHE, type CachePolicy } from "./cache";
+import { RATE_LIMIT_HEADER_NAMES } from "@/lib/ratelimit/categories";
+import { CACHE } from "./cache";
 import { clientIp } from "./client-ip";
-import { findUnsafeText, isUnsafeId } from "./unsafe-text";
-import { requestIdOf } from "./request-id";
 import { openAiErrorResponse } from "./openai-error";
+import { parseInput } from "./parse-input";
+import { requestIdOf } from "./request-id";
 import { errorResponse, json } from "./respond";
-import { unknownApiPath } from "./unknown-path";
-import { DEFAULT_MAX_JSON_BODY_BYTES, FORM_TYPES, readFormBody, readJsonBody } from "./read-body";
 import { routePattern } from "./route-pattern";
+import type { AuthMode, NextRouteHandler, RateOutcome, ResolvedUser, RouteHandler, RouteRuntime, RouteSpec } from "./route-types";
+import { STATUS_BY_CODE, exposesMessage } from "./status";
+import { isUnsafeId } from "./unsafe-text";
+import { unknownApiPath } from "./unknown-path";
 
+export type * from "./route-types";
 export { requestIdOf } from "./request-id";
 export { routePattern } from "./route-pattern";
 export { DEFAULT_MAX_JSON_BODY_BYTES } from "./read-body";
-import { STATUS_BY_CODE, exposesMessage } from "./status";
-
-export interface RateOutcome {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  reset: number;
-}
-
-/** What the wrapper reports for metrics (Node routes record them; edge routes have no metrics). */
-export type RouteObservation =
-  | { kind: "request"; labels: { route: string; method: string; status: string }; seconds: number }
-  | { kind: "rate_limited"; category: RateLimitCategory };
-
-/** A session's user as the wrapper resolved it: `locked` accounts may read but not write. */
-export type ResolvedUser = SessionUser & { locked?: boolean };
-
-/** What the runtime provides: Node routes resolve sessions, count rate limits and record metrics; edge routes none of it. */
-export interface RouteRuntime {
-  resolveUser: (req: Request) => Promise<ResolvedUser | null>;
-  /** Operator routes only (auth "operator"); absent: nobody is an operator. */
-  resolveOperator?: (req: Request) => Promise<Operator | null>;
-  /**
-   * Called once the response is built: keeps the request alive for background work its handler left
-   * (settlements written after the answer), through Next's after(). Absent: nothing is waited for.
-   */
-  afterResponse?: () => void;
-  rateLimit: (category: RateLimitCategory, subject: { userId?: string | null; ip?: string | null }) => Promise<RateOutcome | null>;
-  /** API-key routes only (auth "apiKey"): the request's key (throws 401/429 when there is none that works). */
-  resolveApiKey?: (req: Request, ip: string | null) => Promise<ApiKeyAuth>;
-  /** A key's own requests-per-minute window (null: the key has no limit). */
-  keyRate?: (key: ApiKeyPrincipal) => Promise<RateOutcome | null>;
-  observe?: (observation: RouteObservation) => void;
-}
-
-/**
- * The one declarative wrapper for route handlers: auth mode, rate-limit category, feature flag,
- * zod query/body schemas, cache policy and OpenAPI metadata. It reads everything from the Request
- * (never next/headers), so tests call handlers directly.
- */
-export type AuthMode = "session" | "none" | "optional" | "operator" | "apiKey";
-
-export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined = ZodType | undefined> {
-  auth: A;
-  /**
-   * The answers' dialect: ours (`{ error }`), or OpenAI's for the /v1 API (errors as
-   * `{ error: { message, type, code, param } }`, lib/http/openai-error.ts).
-   */
-  dialect?: "openai";
-  /** API-key routes: the kind of call, which a key limited to other kinds may not make (403). */
-  keyKind?: KeyKind;
-  rateLimit?: RateLimitCategory;
-  /** A flag name, or a predicate on all flags; false answers 404 before anything else. */
-  feature?: FlagName | ((f: FeatureFlags) => boolean);
-  query?: Q;
-  /** Body schema. Omit for handlers that read the body themselves (streams, multipart, webhooks). */
-  body?: B;
-  /**
-   * How `body` is read: "json" (default), or "form": an HTML form post (urlencoded or multipart text
-   * fields) or the same fields as JSON, so one schema serves a browser form and an API client.
-   * ctx.bodyFormat says which arrived (a form post usually answers a 303 redirect).
-   */
-  bodyFormat?: "json" | "form";
-  cache?: CachePolicy;
-  /** OpenAPI metadata. */
-  summary: string;
-  description?: string;
-  tags?: string[];
-  /** Documented statuses besides 200 (the wrapper's own 400/401/404/429/500 are added automatically). */
-  errors?: number[];
-  /** The success body's schema: documents it, types the handler's return value and the dashboard's types. */
-  response?: R;
-  /** Content type(s) of the success body when not (only) JSON: text/event-stream, or JSON and a stream by request. */
-  produces?: string | string[];
-  /** Headers of the success response besides Cache-Control and X-RateLimit-* (name -> description). */
-  responseHeaders?: Record<string, string>;
-  /** The success status when it is a redirect (the route answers no 200). */
-  successStatus?: 302 | 303;
-  /** Body content type when not JSON (multipart/form-data, application/octet-stream, ...). */
-  consumes?: string;
-  /** Documents the request body in OpenAPI when `body` is a custom parser (z.unknown().transform(...)) or absent. */
-  bodyDoc?: ZodType;
-  /** Largest JSON body accepted (bytes); more answers 413 without reading the rest. Default 1 MiB. */
-  maxBodyBytes?: number;
-}
-
-const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
-
-export interface RouteContext<Q, B, A extends AuthMode> {
-  req: Request;
-  user: A extends "session" | "apiKey" ? SessionUser : SessionUser | null;
-  /** Operator routes: who is acting (the audit trail's operator). */
-  operator: A extends "operator" ? Operator : null;
-  /** API-key routes: the key the request was made with (the user is its owner). */
-  apiKey: A extends "apiKey" ? ApiKeyPrincipal : null;
-  query: Q;
-  body: B;
-  params: Record<string, string>;
-  requestId: string;
-  log: Logger;
-  ip: string | null;
-  /** Set a response header on whatever the handler returns. */
-  setHeader: (name: string, value: string) => void;
-  /** How the body arrived ("form" only with bodyFormat "form" and a form content type). */
-  bodyFormat: "json" | "form";
-}
-
-/** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */
-export type HandlerResult<R> = Response | (R extends ZodType ? z.input<R> : object);
-
-export type RouteHandler<Q, B, A extends AuthMode, R> = (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<HandlerResult<R>> | HandlerResult<R>;
-
-export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
-
-export type NextRouteHandler = ((
-  req: Request,
-  ctx: { params: Promise<Record<string, string | string[]>> },
-) => Promise<Response>) & {
-  definition?: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
-  /** Operator routes: whether this request may learn the route exists (methods() hides its 405 otherwise). */
-  visibleTo?: (req: Request) => Promise<boolean>;
-};
-
-function invalidInput(error: z.ZodError, where: "body" | "query"): AppError {
-  const first = error.issues[0]?.path;
-  return new AppError("validation_failed", describeIssues(error, where), { param: first?.length ? first.join(".") : undefined });
-}
-
-function describeIssues(error: z.ZodError, where: "body" | "query"): string {
-  const parts = error.issues.slice(0, 5).map((issue) => {
-    const field = issue.path.length ? issue.path.join(".") : where;
-    return `${field}: ${issue.message}`;
-  });
-  return `Invalid ${where}: ${parts.join("; ")}`;
-}
-
-function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
-  return out;
-}
 
 function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): boolean {
   if (!feature) return true;
@@ -200,11 +57,15 @@ export function createRoute<
     tagActiveSpan({ "request.id": requestId });
     const url = new URL(req.url);
     const log = createLogger({ method: req.method, path: url.pathname });
-    let params: Record<string, string> = {};
+    const params: Record<string, string> = {};
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
     let response: Response;
     try {
+      // The parameters first: whatever the answer (401, 404, 429), the metric's route label is the
+      // declared pattern with {name} for each, never the raw path.
+      const rawParams = nextCtx?.params ? await nextCtx.params : {};
+      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
       if (!featureEnabled(spec.feature as never)) throw new AppError("feature_disabled", "Not found");
       // Operator routes answer everyone else exactly as a path no route serves: nothing reveals them.
       const operator = spec.auth === "operator" ? ((await runtime.resolveOperator?.(req)) ?? null) : null;
@@ -252,33 +113,9 @@ export function createRoute<
         }
       }
 
-      const rawParams = nextCtx?.params ? await nextCtx.params : {};
-      params = {};
-      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
       // A malformed id is an id that names nothing (the same answer as another user's).
       if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
-      const rawQuery = queryObject(url);
-      const unsafeQuery = findUnsafeText(rawQuery);
-      if (unsafeQuery) throw new AppError("validation_failed", `Invalid query: ${unsafeQuery}: ${UNSAFE_TEXT_MESSAGE}`);
-
-      let query: unknown = undefined;
-      if (spec.query) {
-        const parsed = spec.query.safeParse(rawQuery);
-        if (!parsed.success) throw invalidInput(parsed.error, "query");
-        query = parsed.data;
-      }
-      let body: unknown = undefined;
-      let bodyFormat: "json" | "form" = "json";
-      if (spec.body) {
-        const limit = spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES;
-        if (spec.bodyFormat === "form" && FORM_TYPES.test(req.headers.get("content-type") ?? "")) bodyFormat = "form";
-        const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit);
-        const unsafeBody = findUnsafeText(raw);
-        if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
-        const parsed = spec.body.safeParse(raw);
-        if (!parsed.success) throw invalidInput(parsed.error, "body");
-        body = parsed.data;
-      }
+      const { query, body, bodyFormat } = await parseInput(spec as never, req, url);
       const result = await handler({
         req,
         user: user as never,

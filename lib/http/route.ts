@@ -7,6 +7,7 @@ import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
+import { V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
@@ -57,4 +58,34 @@ export function route<
   R extends ZodType | undefined = undefined,
 >(spec: RouteSpec<Q, B, A, R>, handler: RouteHandler<Q, B, A, R>): NextRouteHandler {
   return createRoute(nodeRuntime, spec, handler);
+}
+
+/** A route's declaration less what its preset fixes. */
+type PresetSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined, Fixed extends keyof RouteSpec<Q, B, A, R>> = Omit<
+  RouteSpec<Q, B, A, R>,
+  "auth" | Fixed
+> & { tags?: string[] };
+
+/** The operator API's routes (docs/ADMIN.md): operator auth, its own rate-limit category, the admin tag. */
+export function operatorRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<Q, B, "operator", R, "rateLimit">,
+  handler: RouteHandler<Q, B, "operator", R>,
+): NextRouteHandler {
+  return route<Q, B, "operator", R>({ auth: "operator", rateLimit: "admin", tags: ["admin"], ...spec }, handler);
+}
+
+/** A signed-in user's charged AI calls: the ai tag, and what every such call may answer (402, 429, 503) besides its own statuses. */
+export function aiRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<Q, B, "session", R, never>,
+  handler: RouteHandler<Q, B, "session", R>,
+): NextRouteHandler {
+  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
+}
+
+/** The OpenAI-compatible API (/v1): API-key auth, OpenAI's error shape, its statuses and credit headers. */
+export function v1Route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<Q, B, "apiKey", R, "dialect">,
+  handler: RouteHandler<Q, B, "apiKey", R>,
+): NextRouteHandler {
+  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, responseHeaders: V1_HEADERS, ...spec }, handler);
 }

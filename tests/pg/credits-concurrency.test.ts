@@ -138,14 +138,17 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
   it("bonus expiry racing with charges never spends expired credits or breaks the ledger", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 0);
-    const soon = await grantBonusPurchase({ userId, orderId: `soon-${userId}`, variantId: "v", credits: 500, expiresAt: new Date(Date.now() + 1500) });
+    const soon = await grantBonusPurchase({ userId, orderId: `soon-${userId}`, variantId: "v", credits: 500, expiresAt: new Date(Date.now() + DAY) });
     await grantBonusPurchase({ userId, orderId: `later-${userId}`, variantId: "v", credits: 500, expiresAt: new Date(Date.now() + 30 * DAY) });
+    const prisma = await db();
     const charging = hammer(userId);
-    await new Promise((r) => setTimeout(r, 1600));
+    // The first purchase reaches its end while the charges run (its expiry moved to now, not waited
+    // for), and two expiry jobs race with the charges and each other.
+    await prisma.creditOperation.findFirst({ where: { userId, kind: "charge" } });
+    await prisma.bonusPurchase.update({ where: { id: soon.purchaseId }, data: { expiresAt: new Date() } });
     const [{ expiredCount }] = await Promise.all([expireBonusPurchases(), expireBonusPurchases()]);
     const { ok, other } = await charging;
     expect(other).toEqual([]);
-    const prisma = await db();
     const p = await prisma.bonusPurchase.findUniqueOrThrow({ where: { id: soon.purchaseId } });
     const expiredRows = await prisma.creditTransaction.findMany({ where: { bonusPurchaseId: soon.purchaseId, type: "adjustment" } });
     expect(p.remaining).toBe(0);

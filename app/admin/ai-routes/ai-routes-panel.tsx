@@ -1,9 +1,9 @@
 "use client";
 
 import type { AdminAiRoutes } from "@/components/admin-types";
-import { ErrorNotice } from "@/components/error-notice";
-import { EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { LoadState, RefreshButton } from "@/components/paged-list";
 
 const ms = (v: number | null) => (v === null ? "—" : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 const pct = (v: number) => `${(v * 100).toFixed(v > 0 && v < 0.1 ? 1 : 0)} %`;
@@ -20,14 +20,9 @@ export function AiRoutesPanel() {
             ? `Calls go to a model's routes in order; the next is tried on a connection error, timeout, 429 or 5xx before any text reached the client. Recent figures are this instance's (${data.instance}), over the last ${data.models[0]?.routes[0]?.stats.windowMinutes ?? 15} minutes.`
             : "Which providers serve each model."
         }
-        actions={
-          <button type="button" className="btn-secondary" onClick={() => void reload()}>
-            Refresh
-          </button>
-        }
+        actions={<RefreshButton onRefresh={reload} />}
       />
-      {error ? <ErrorNotice error={error} /> : null}
-      {loading && !data ? <Spinner /> : null}
+      <LoadState error={error} loading={loading && !data} />
       {data ? (
         <>
           <section className="card mb-4 text-sm" aria-labelledby="routes-providers">

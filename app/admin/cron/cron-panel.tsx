@@ -3,9 +3,9 @@
 import { ConfirmForm } from "@/components/admin/confirm-form";
 import type { AdminCron, AdminCronRun } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
-import { ErrorNotice } from "@/components/error-notice";
-import { EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { LoadState } from "@/components/paged-list";
 
 function resultText(result: unknown): string {
   if (result && typeof result === "object" && "message" in result) return String((result as { message: unknown }).message);
@@ -18,8 +18,7 @@ export function CronPanel() {
   return (
     <>
       <PageHeader title="Scheduled jobs" description="The daily maintenance jobs: when they run, their last runs, and a way to run one now (it never runs twice at once)." />
-      {error ? <ErrorNotice error={error} /> : null}
-      {loading && !data ? <Spinner /> : null}
+      <LoadState error={error} loading={loading && !data} />
       <div className="space-y-4">
         {data?.jobs.map((job) => (
           <section key={job.job} className="card grid gap-4 lg:grid-cols-3" aria-labelledby={`job-${job.job}`}>

@@ -3,9 +3,10 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { AdminUsage } from "@/components/admin-types";
-import { ErrorNotice } from "@/components/error-notice";
-import { EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
+import { EmptyState, PageHeader, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { SelectField } from "@/components/form-field";
+import { LoadState } from "@/components/paged-list";
 
 const n = (v: number) => v.toLocaleString("en-US");
 const usd = (v: number) => `$${v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 })}`;
@@ -30,20 +31,15 @@ export function UsagePanel({ userId }: { userId: string }) {
         title="AI usage"
         description={`${userId ? "One user's" : "All"} AI calls: what they cost upstream, the credits charged for them at $${data ? data.creditValueUsd.toPrecision(4) : "…"} a credit, and the margin.`}
       />
-      <div className="mb-4 max-w-xs">
-        <label htmlFor="usage-period" className="field-label">
-          Period (UTC)
-        </label>
-        <select id="usage-period" className="input" value={days} onChange={(e) => setDays(Number(e.target.value))}>
-          {PERIODS.map((p) => (
-            <option key={p.days} value={p.days}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      {error ? <ErrorNotice error={error} /> : null}
-      {loading && !data ? <Spinner /> : null}
+      <SelectField
+        id="usage-period"
+        label="Period (UTC)"
+        className="mb-4 max-w-xs"
+        value={String(days)}
+        onChange={(v) => setDays(Number(v))}
+        options={PERIODS.map((p) => ({ value: String(p.days), label: p.label }))}
+      />
+      <LoadState error={error} loading={loading && !data} />
       {data ? (
         <>
           <section className="card mb-4" aria-labelledby="usage-totals">

@@ -4,8 +4,9 @@ import { useEffect, useRef, useState } from "react";
 import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
-import { ChatSettings } from "@/components/chat-settings";
+import { ChatSettings, useChatSettings } from "@/components/chat-settings";
 import type { StreamMeta } from "@/components/types";
+import { StopOrSubmit } from "@/components/form-field";
 
 interface Message {
   role: "user" | "assistant";
@@ -31,9 +32,8 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
   const [input, setInput] = useState("");
   const [image, setImage] = useState<{ name: string; dataUrl: string } | null>(null);
   const [imageError, setImageError] = useState<string | null>(null);
-  const [model, setModel] = useState(defaultModel);
-  const [temperature, setTemperature] = useState(0.7);
-  const [systemPrompt, setSystemPrompt] = useState("");
+  const settings = useChatSettings(defaultModel);
+  const { model, temperature, systemPrompt } = settings;
   const [streaming, setStreaming] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [meta, setMeta] = useState<StreamMeta | null>(null);
@@ -209,28 +209,13 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
                   Attach image
                 </label>
               </div>
-              {streaming ? (
-                <button type="button" className="btn-secondary" onClick={() => abortRef.current?.abort()}>
-                  Stop
-                </button>
-              ) : (
-                <button type="submit" className="btn-primary" disabled={!input.trim()}>
-                  Send
-                </button>
-              )}
+              <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} disabled={!input.trim()}>
+                Send
+              </StopOrSubmit>
             </div>
           </form>
         </section>
-        <ChatSettings
-          idPrefix="chat"
-          models={models}
-          model={model}
-          onModel={setModel}
-          temperature={temperature}
-          onTemperature={setTemperature}
-          systemPrompt={systemPrompt}
-          onSystemPrompt={setSystemPrompt}
-        />
+        <ChatSettings idPrefix="chat" models={models} settings={settings} />
       </div>
     </>
   );

@@ -6,6 +6,7 @@ import { ErrorNotice } from "@/components/error-notice";
 import type { EmailSent, TestEmailSent } from "@/components/types";
 import { Banner, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { SelectField } from "@/components/form-field";
 
 const typeLabel = (t: string) => t[0].toUpperCase() + t.slice(1).replace(/_/g, " ");
 
@@ -106,18 +107,7 @@ export function EmailPanel({ types, allowedDomains, devTools, localMailbox }: { 
                 </label>
                 <input id="email-to" type="email" required className="input" value={to} onChange={(e) => setToInput(e.target.value)} autoComplete="email" />
               </div>
-              <div>
-                <label htmlFor="email-type" className="field-label">
-                  Type
-                </label>
-                <select id="email-type" className="input" value={type} onChange={(e) => setType(e.target.value)}>
-                  {types.map((t) => (
-                    <option key={t} value={t}>
-                      {typeLabel(t)}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SelectField id="email-type" label="Type" value={type} onChange={setType} options={types.map((t) => ({ value: t, label: typeLabel(t) }))} />
             </div>
             <div>
               <label htmlFor="email-subject" className="field-label">

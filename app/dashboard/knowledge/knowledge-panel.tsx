@@ -7,6 +7,7 @@ import { ErrorNotice } from "@/components/error-notice";
 import type { ConversationDetail, ConversationList, RagSource, RagStreamMeta } from "@/components/types";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { StopOrSubmit } from "@/components/form-field";
 
 interface Turn {
   id: string;
@@ -279,15 +280,9 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
               onChange={(e) => setQuestion(e.target.value)}
               placeholder={activeId ? "Ask a follow-up question" : "Ask a question about the documents"}
             />
-            {streaming ? (
-              <button type="button" className="btn-secondary" onClick={() => abortRef.current?.abort()}>
-                Stop
-              </button>
-            ) : (
-              <button type="submit" className="btn-primary" disabled={!question.trim()}>
-                Ask
-              </button>
-            )}
+            <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} disabled={!question.trim()}>
+              Ask
+            </StopOrSubmit>
           </form>
         </section>
       </div>

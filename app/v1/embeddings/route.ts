@@ -1,25 +1,20 @@
-import { methods, route } from "@/lib/http/route";
+import { methods, v1Route } from "@/lib/http/route";
 import { createEmbeddings } from "@/lib/openai-api/create-embeddings";
-import { creditHeaders, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { creditHeaders } from "@/lib/openai-api/route-spec";
 import { embeddingsBody, embeddingsResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: v1Route(
     {
-      auth: "apiKey",
-      dialect: "openai",
       keyKind: "embeddings",
       feature: "apiKeys",
       body: embeddingsBody,
       maxBodyBytes: 8 * 1024 * 1024,
       summary: "Embeddings, OpenAI-compatible",
       description: "Text inputs (a string or up to 2048 strings); `encoding_format` float or base64; `dimensions` shortens text-embedding-3 vectors. Flat: 1 credit a call; metered: the tokens' cost.",
-      tags: ["v1"],
-      errors: V1_ERRORS,
       response: embeddingsResponse,
-      responseHeaders: V1_HEADERS,
     },
     async ({ apiKey, body, req, setHeader }) => {
       const { answer, credits } = await createEmbeddings({ key: apiKey, body, signal: req.signal });

@@ -8,6 +8,8 @@ import { apiJson, formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
+import { Field, SelectField } from "@/components/form-field";
+import { DataTable } from "@/components/data-table";
 
 const n = (v: number) => v.toLocaleString("en-US");
 
@@ -56,27 +58,18 @@ export function UserDetail({ id }: { id: string }) {
             <Stat label="Last reset" value={formatDate(data.credits.subscription.resetAt)} />
           </dl>
           {data.credits.bonus.length ? (
-            <table className="mt-4 w-full text-sm">
-              <caption className="text-left text-xs font-medium uppercase tracking-wide text-slate-500">Bonus purchases</caption>
-              <thead className="text-left text-xs text-slate-500">
-                <tr>
-                  <th scope="col" className="px-2">Order</th>
-                  <th scope="col" className="px-2 text-right">Credits</th>
-                  <th scope="col" className="px-2 text-right">Remaining</th>
-                  <th scope="col" className="px-2">Expires</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.credits.bonus.map((p) => (
-                  <tr key={p.id} className="border-t border-slate-100">
-                    <td className="px-2 py-1">{p.orderId}</td>
-                    <td className="px-2 py-1 text-right">{n(p.credits)}</td>
-                    <td className="px-2 py-1 text-right">{n(p.remaining)}</td>
-                    <td className="px-2 py-1">{p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              inline
+              caption="Bonus purchases"
+              rows={data.credits.bonus}
+              rowKey={(p) => p.id}
+              columns={[
+                { header: "Order", cell: (p) => p.orderId },
+                { header: "Credits", align: "right", cell: (p) => n(p.credits) },
+                { header: "Remaining", align: "right", cell: (p) => n(p.remaining) },
+                { header: "Expires", cell: (p) => (p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)) },
+              ]}
+            />
           ) : null}
         </section>
         <section className="card">
@@ -89,30 +82,25 @@ export function UserDetail({ id }: { id: string }) {
         {data.ledger.length === 0 ? (
           <EmptyState title="No ledger rows" />
         ) : (
-          <table className="mt-3 w-full text-sm" data-testid="ledger">
-            <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th scope="col" className="px-2 py-1">When</th>
-                <th scope="col" className="px-2 py-1">Type</th>
-                <th scope="col" className="px-2 py-1">Operation</th>
-                <th scope="col" className="px-2 py-1 text-right">Amount</th>
-                <th scope="col" className="px-2 py-1 text-right">Balance after</th>
-                <th scope="col" className="px-2 py-1">Note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.ledger.map((row) => (
-                <tr key={row.id} className="border-t border-slate-100">
-                  <td className="px-2 py-1.5">{formatDate(row.createdAt, true)}</td>
-                  <td className="px-2 py-1.5">{row.type}</td>
-                  <td className="px-2 py-1.5">{row.operation}</td>
-                  <td className={`py-1.5 text-right ${row.amount < 0 ? "text-red-700" : "text-emerald-700"}`}>{row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)}</td>
-                  <td className="px-2 py-1.5 text-right">{n(row.balanceAfter)}</td>
-                  <td className="px-2 py-1.5 text-slate-600">{typeof row.metadata?.reason === "string" ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})` : typeof row.metadata?.model === "string" ? row.metadata.model : ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            inline
+            testId="ledger"
+            rows={data.ledger}
+            rowKey={(row) => row.id}
+            columns={[
+              { header: "When", cell: (row) => formatDate(row.createdAt, true) },
+              { header: "Type", cell: (row) => row.type },
+              { header: "Operation", cell: (row) => row.operation },
+              { header: "Amount", align: "right", cellClass: (row) => (row.amount < 0 ? "text-red-700" : "text-emerald-700"), cell: (row) => (row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)) },
+              { header: "Balance after", align: "right", cell: (row) => n(row.balanceAfter) },
+              {
+                header: "Note",
+                cellClass: () => "text-slate-600",
+                cell: (row) =>
+                  typeof row.metadata?.reason === "string" ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})` : typeof row.metadata?.model === "string" ? row.metadata.model : "",
+              },
+            ]}
+          />
         )}
       </section>
 
@@ -233,18 +221,13 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
             <ConfirmForm
               title="Unlink an identity"
               fields={
-                <div>
-                  <label htmlFor="unlink-identity" className="field-label">
-                    Identity
-                  </label>
-                  <select id="unlink-identity" className="input" value={selected?.id ?? ""} onChange={(e) => setChosen(e.target.value)}>
-                    {identities.map((i) => (
-                      <option key={i.id} value={i.id}>
-                        {i.provider} · {i.providerAccountId}
-                      </option>
-                    ))}
-                  </select>
-                </div>
+                <SelectField
+                  id="unlink-identity"
+                  label="Identity"
+                  value={selected?.id ?? ""}
+                  onChange={setChosen}
+                  options={identities.map((i) => ({ value: i.id, label: `${i.provider} · ${i.providerAccountId}` }))}
+                />
               }
               summary={`Unlink ${selected?.provider ?? ""} ${selected?.providerAccountId ?? ""} from ${user.user.email ?? user.user.id}: it no longer signs in as this user, and every session of theirs ends now.`}
               confirmLabel="Confirm unlink"
@@ -290,18 +273,7 @@ function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<
           <ConfirmForm
             title="Revoke a key"
             fields={
-              <div>
-                <label htmlFor="revoke-key" className="field-label">
-                  Key
-                </label>
-                <select id="revoke-key" className="input" value={selected.id} onChange={(e) => setChosen(e.target.value)}>
-                  {active.map((k) => (
-                    <option key={k.id} value={k.id}>
-                      {k.name} · {k.display}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SelectField id="revoke-key" label="Key" value={selected.id} onChange={setChosen} options={active.map((k) => ({ value: k.id, label: `${k.name} · ${k.display}` }))} />
             }
             summary={`Revoke ${selected.name} (${selected.display}) of ${user.user.email ?? user.user.id}: calls with it stop within 5 seconds, for good.`}
             confirmLabel="Confirm revoke"
@@ -332,21 +304,19 @@ function AdjustCredits({ userId, email, onDone }: { userId: string; email: strin
       canReview={valid}
       fields={
         <div className="grid grid-cols-2 gap-3">
-          <div>
-            <label htmlFor="adjust-amount" className="field-label">
-              Amount (negative removes)
-            </label>
+          <Field id="adjust-amount" label="Amount (negative removes)">
             <input id="adjust-amount" className="input" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="e.g. 500 or -100" />
-          </div>
-          <div>
-            <label htmlFor="adjust-bucket" className="field-label">
-              Bucket
-            </label>
-            <select id="adjust-bucket" className="input" value={bucket} onChange={(e) => setBucket(e.target.value as "subscription" | "bonus")}>
-              <option value="subscription">Subscription credits</option>
-              <option value="bonus">Bonus credits</option>
-            </select>
-          </div>
+          </Field>
+          <SelectField
+            id="adjust-bucket"
+            label="Bucket"
+            value={bucket}
+            onChange={(v) => setBucket(v as "subscription" | "bonus")}
+            options={[
+              { value: "subscription", label: "Subscription credits" },
+              { value: "bonus", label: "Bonus credits" },
+            ]}
+          />
         </div>
       }
       summary={valid ? `${value > 0 ? "Add" : "Remove"} ${n(Math.abs(value))} ${bucket} credits ${value > 0 ? "to" : "from"} ${email ?? userId}.` : ""}

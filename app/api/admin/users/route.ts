@@ -1,17 +1,14 @@
 import { searchUsers } from "@/lib/admin/search-users";
 import { usersListResponse, usersQuery } from "@/lib/admin/schemas";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: route(
+  GET: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       query: usersQuery,
       summary: "Find users: email prefix, user id, identity-provider id, Lemon Squeezy customer or subscription id",
-      tags: ["admin"],
       response: usersListResponse,
     },
     ({ query }) => searchUsers(query),

@@ -1,17 +1,14 @@
 import { listWebhookDeliveries } from "@/lib/admin/list-webhook-deliveries";
 import { deliveriesListResponse, webhooksQuery } from "@/lib/admin/schemas";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: route(
+  GET: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       query: webhooksQuery,
       summary: "Webhook deliveries by source, status, type or a buyer email / user / object id, newest first",
-      tags: ["admin"],
       response: deliveriesListResponse,
     },
     ({ query }) => listWebhookDeliveries(query),

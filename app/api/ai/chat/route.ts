@@ -1,15 +1,14 @@
 import { z } from "zod";
 import { runChat, runChatBatch } from "@/lib/ai/run-chat";
 import { chatBatchSchema, chatBodySchema, chatRequestSchema, chatResponse, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiChat",
       body: chatRequestSchema,
       bodyDoc: z.union([chatBodySchema, chatBatchSchema]),
@@ -18,8 +17,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Chat completion (15 credits), or a batch of 1-10 run concurrently",
       description:
         "Single: { messages, model?, temperature?, maxTokens?, systemPrompt?, context?, cache?, cacheTTL? }. Batch: { requests: [single, ...] } answers { results: [answer | { error }], cost }.",
-      tags: ["ai"],
-      errors: [402, 429, 503],
       response: chatResponse,
     },
     async ({ user, body, req, setHeader }) => {

@@ -1,22 +1,19 @@
 import { contentBodySchema } from "@/lib/ai/content-templates";
 import { generateContent } from "@/lib/ai/generate-content";
 import { sse } from "@/lib/http/respond";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
 
 export const dynamic = "force-dynamic";
 export const maxDuration = 60;
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiContent",
       body: contentBodySchema,
       summary: "Template-based content generation, streamed (25 credits)",
       description: "Templates email, product_description, blog_outline, social_media, marketing_copy; required fields per template in API-NOTES.md.",
-      tags: ["ai"],
-      errors: [402, 429, 503],
       produces: "text/event-stream",
     },
     async ({ user, body, req, log }) => {

@@ -1,19 +1,16 @@
 import { generateImage } from "@/lib/ai/generate-image";
 import { imageBodySchema, imageGenResponse } from "@/lib/ai/schemas";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 export const maxDuration = 60;
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiImage",
       body: imageBodySchema,
       summary: "Image generation (80 credits)",
-      tags: ["ai"],
-      errors: [402, 429, 503],
       response: imageGenResponse,
     },
     ({ user, body, req }) => generateImage({ userId: user.id, body, signal: req.signal }),

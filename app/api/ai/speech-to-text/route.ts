@@ -1,19 +1,17 @@
 import { z } from "zod";
 import { transcribeAudio } from "@/lib/ai/transcribe-audio";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 import { transcriptionResponse } from "@/lib/ai/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiAudio",
       summary: "Speech to text (20 credits)",
       description: "multipart/form-data with the file field `audio` (WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB) and an optional `language` (ISO 639-1 hint).",
-      tags: ["ai"],
-      errors: [402, 413, 429, 503],
+      errors: [413],
       consumes: "multipart/form-data",
       bodyDoc: z.object({
         audio: z.string().meta({ format: "binary", description: "the recording: WebM, WAV, MP3, M4A, OGG or FLAC, at most 25 MB" }),

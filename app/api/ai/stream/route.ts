@@ -1,22 +1,19 @@
 import { streamBodySchema, STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { streamChat } from "@/lib/ai/stream-chat";
 import { sse } from "@/lib/http/respond";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiChat",
       body: streamBodySchema,
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
       summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
       description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
-      tags: ["ai"],
-      errors: [402, 429, 503],
       produces: "text/event-stream",
     },
     async ({ user, body, req, log }) => {

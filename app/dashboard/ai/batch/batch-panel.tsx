@@ -5,7 +5,7 @@ import { apiJson, apiJsonWithHeaders, toApiError, type ApiError } from "@/compon
 import { ErrorNotice } from "@/components/error-notice";
 import type { ChatAnswer, ChatBatchAnswer } from "@/components/types";
 import { PageHeader, Spinner } from "@/components/ui";
-import { ChatSettings } from "@/components/chat-settings";
+import { ChatSettings, useChatSettings } from "@/components/chat-settings";
 
 type Mode = "single" | "batch";
 
@@ -52,9 +52,8 @@ export function BatchPanel({
     { id: 2, text: "" },
   ]);
   const nextId = useRef(3);
-  const [model, setModel] = useState(defaultModel);
-  const [temperature, setTemperature] = useState(0.7);
-  const [systemPrompt, setSystemPrompt] = useState("");
+  const settings = useChatSettings(defaultModel);
+  const { model, temperature, systemPrompt } = settings;
   const [cache, setCache] = useState(false);
   const [cacheTtl, setCacheTtl] = useState(String(defaultCacheTtl));
   const [busy, setBusy] = useState(false);
@@ -249,16 +248,7 @@ export function BatchPanel({
             </section>
           ) : null}
         </section>
-        <ChatSettings
-          idPrefix="batch"
-          models={models}
-          model={model}
-          onModel={setModel}
-          temperature={temperature}
-          onTemperature={setTemperature}
-          systemPrompt={systemPrompt}
-          onSystemPrompt={setSystemPrompt}
-        >
+        <ChatSettings idPrefix="batch" models={models} settings={settings}>
           <div className="space-y-2">
             <label className="inline-flex items-center gap-2 text-sm font-medium text-slate-700">
               <input type="checkbox" checked={cache} onChange={(e) => setCache(e.target.checked)} className="accent-brand-600" />

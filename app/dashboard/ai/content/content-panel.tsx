@@ -5,6 +5,7 @@ import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import type { StreamMeta } from "@/components/types";
+import { SelectField, StopOrSubmit } from "@/components/form-field";
 
 interface FieldDef {
   key: string;
@@ -134,18 +135,7 @@ export function ContentPanel({ cost }: { cost: number }) {
       />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
-          <div>
-            <label htmlFor="content-template" className="field-label">
-              Template
-            </label>
-            <select id="content-template" className="input" value={templateKey} onChange={(e) => setTemplateKey(e.target.value)}>
-              {TEMPLATES.map((t) => (
-                <option key={t.key} value={t.key}>
-                  {t.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField id="content-template" label="Template" value={templateKey} onChange={setTemplateKey} options={TEMPLATES.map((t) => ({ value: t.key, label: t.label }))} />
           {template.fields.map((f) => {
             const id = `content-${template.key}-${f.key}`;
             const props = {
@@ -169,52 +159,13 @@ export function ContentPanel({ cost }: { cost: number }) {
             );
           })}
           <div className="grid grid-cols-2 gap-3">
-            <div>
-              <label htmlFor="content-tone" className="field-label">
-                Tone
-              </label>
-              <select id="content-tone" className="input" value={tone} onChange={(e) => setTone(e.target.value)}>
-                {TONES.map((t) => (
-                  <option key={t} value={t}>
-                    {t[0].toUpperCase() + t.slice(1)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div>
-              <label htmlFor="content-language" className="field-label">
-                Language
-              </label>
-              <select id="content-language" className="input" value={language} onChange={(e) => setLanguage(e.target.value)}>
-                {LANGUAGES.map((l) => (
-                  <option key={l.value} value={l.value}>
-                    {l.label}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField id="content-tone" label="Tone" value={tone} onChange={setTone} options={TONES.map((t) => ({ value: t, label: t[0].toUpperCase() + t.slice(1) }))} />
+            <SelectField id="content-language" label="Language" value={language} onChange={setLanguage} options={LANGUAGES} />
           </div>
-          <div>
-            <label htmlFor="content-length" className="field-label">
-              Length
-            </label>
-            <select id="content-length" className="input" value={length} onChange={(e) => setLength(e.target.value)}>
-              {LENGTHS.map((l) => (
-                <option key={l.value} value={l.value}>
-                  {l.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          {streaming ? (
-            <button type="button" className="btn-secondary w-full" onClick={() => abortRef.current?.abort()}>
-              Stop
-            </button>
-          ) : (
-            <button type="submit" className="btn-primary w-full">
-              {cost > 0 ? `Generate (${cost} credits)` : "Generate"}
-            </button>
-          )}
+          <SelectField id="content-length" label="Length" value={length} onChange={setLength} options={LENGTHS} />
+          <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} className="w-full">
+            {cost > 0 ? `Generate (${cost} credits)` : "Generate"}
+          </StopOrSubmit>
         </form>
         <section className="card" aria-label="Generated content">
           <ErrorNotice error={error} onDismiss={() => setError(null)} />

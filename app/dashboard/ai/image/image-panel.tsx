@@ -5,6 +5,7 @@ import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import type { ImageResult } from "@/components/types";
+import { SelectField } from "@/components/form-field";
 
 const MODELS = ["image-model-1", "image-model-1.5", "image-model-1-mini"];
 const SIZES = [
@@ -15,23 +16,6 @@ const SIZES = [
 ];
 const QUALITIES = ["auto", "low", "medium", "high"];
 const FORMATS = ["png", "jpeg", "webp"];
-
-function Select({ id, label, value, onChange, options }: { id: string; label: string; value: string; onChange: (v: string) => void; options: { value: string; label: string }[] }) {
-  return (
-    <div>
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <select id={id} className="input" value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
 
 const plain = (values: string[]) => values.map((v) => ({ value: v, label: v[0].toUpperCase() + v.slice(1) }));
 
@@ -92,11 +76,11 @@ export function ImagePanel({ cost }: { cost: number }) {
               {prompt.length} / 4000 characters
             </p>
           </div>
-          <Select id="image-model" label="Model" value={model} onChange={setModel} options={MODELS.map((m) => ({ value: m, label: m }))} />
-          <Select id="image-size" label="Size" value={size} onChange={setSize} options={SIZES} />
+          <SelectField id="image-model" label="Model" value={model} onChange={setModel} options={MODELS.map((m) => ({ value: m, label: m }))} />
+          <SelectField id="image-size" label="Size" value={size} onChange={setSize} options={SIZES} />
           <div className="grid grid-cols-2 gap-3">
-            <Select id="image-quality" label="Quality" value={quality} onChange={setQuality} options={plain(QUALITIES)} />
-            <Select id="image-format" label="Format" value={format} onChange={setFormat} options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} />
+            <SelectField id="image-quality" label="Quality" value={quality} onChange={setQuality} options={plain(QUALITIES)} />
+            <SelectField id="image-format" label="Format" value={format} onChange={setFormat} options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} />
           </div>
           <fieldset>
             <legend className="field-label">Background</legend>

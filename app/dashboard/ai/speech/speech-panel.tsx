@@ -5,6 +5,7 @@ import { errorFrom, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import type { Transcript } from "@/components/types";
+import { SelectField } from "@/components/form-field";
 
 const ACCEPT = ".webm,.wav,.mp3,.m4a,.mp4,.ogg,.oga,.opus,.flac,audio/*";
 const MAX_BYTES = 25 * 1024 * 1024;
@@ -155,18 +156,7 @@ export function SpeechPanel({ cost }: { cost: number }) {
               {tooLarge ? <p role="alert" className="mt-2 text-sm text-red-700">This file is larger than 25 MB.</p> : null}
             </div>
           ) : null}
-          <div>
-            <label htmlFor="speech-language" className="field-label">
-              Spoken language
-            </label>
-            <select id="speech-language" className="input" value={language} onChange={(e) => setLanguage(e.target.value)}>
-              {LANGUAGES.map((l) => (
-                <option key={l.value} value={l.value}>
-                  {l.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField id="speech-language" label="Spoken language" value={language} onChange={setLanguage} options={LANGUAGES} />
           <button type="button" className="btn-primary w-full" onClick={transcribe} disabled={!audio || busy || recording || tooLarge}>
             {busy ? "Transcribing…" : cost > 0 ? `Transcribe (${cost} credits)` : "Transcribe"}
           </button>

@@ -1,22 +1,18 @@
 import { z } from "zod";
-import { methods, route } from "@/lib/http/route";
+import { methods, v1Route } from "@/lib/http/route";
 import { createTranscription } from "@/lib/openai-api/create-transcription";
-import { creditHeaders, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { creditHeaders } from "@/lib/openai-api/route-spec";
 import { transcriptionResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: v1Route(
     {
-      auth: "apiKey",
-      dialect: "openai",
       keyKind: "transcription",
       feature: (f) => f.apiKeys && f.aiAudio,
       summary: "Speech to text, OpenAI-compatible",
       description: "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
-      tags: ["v1"],
-      errors: V1_ERRORS,
       consumes: "multipart/form-data",
       bodyDoc: z.object({
         file: z.string().meta({ format: "binary", description: "the recording" }),
@@ -28,7 +24,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }),
       response: transcriptionResponse,
       produces: ["application/json", "text/plain"],
-      responseHeaders: V1_HEADERS,
     },
     async ({ apiKey, req }) => {
       const { answer, credits } = await createTranscription({ key: apiKey, req });

@@ -1,17 +1,15 @@
 import { STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { sse } from "@/lib/http/respond";
-import { methods, route } from "@/lib/http/route";
+import { methods, v1Route } from "@/lib/http/route";
 import { createChatCompletion, streamChatCompletion } from "@/lib/openai-api/chat-completion";
 import { chatCompletionBody, chatCompletionResponse } from "@/lib/openai-api/schemas";
-import { creditHeaders, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { creditHeaders } from "@/lib/openai-api/route-spec";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: v1Route(
     {
-      auth: "apiKey",
-      dialect: "openai",
       keyKind: "chat",
       feature: (f) => f.apiKeys && f.aiChat,
       body: chatCompletionBody,
@@ -19,11 +17,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Chat completion, OpenAI-compatible (JSON or SSE with stream: true)",
       description:
         "OpenAI's chat completions: text and base64 data-URL images in messages, `stream` with `stream_options.include_usage`. Flat prices: 15 credits, 20 streamed, 30 with an image; metered: the usage's cost. The usage carries `credits_charged` and `credits_remaining`.",
-      tags: ["v1"],
-      errors: V1_ERRORS,
       response: chatCompletionResponse,
       produces: ["application/json", "text/event-stream"],
-      responseHeaders: V1_HEADERS,
     },
     async ({ apiKey, body, req, log }) => {
       if (body.stream) {

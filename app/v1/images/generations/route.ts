@@ -1,24 +1,19 @@
-import { methods, route } from "@/lib/http/route";
+import { methods, v1Route } from "@/lib/http/route";
 import { createImage } from "@/lib/openai-api/create-image";
-import { creditHeaders, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { creditHeaders } from "@/lib/openai-api/route-spec";
 import { imagesBody, imagesResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: v1Route(
     {
-      auth: "apiKey",
-      dialect: "openai",
       keyKind: "images",
       feature: (f) => f.apiKeys && f.aiImage,
       body: imagesBody,
       summary: "Image generation, OpenAI-compatible (GPT Image, b64_json)",
       description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
-      tags: ["v1"],
-      errors: V1_ERRORS,
       response: imagesResponse,
-      responseHeaders: V1_HEADERS,
     },
     async ({ apiKey, body, req, setHeader }) => {
       const { answer, credits } = await createImage({ key: apiKey, body, signal: req.signal });

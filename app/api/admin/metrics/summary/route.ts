@@ -1,16 +1,13 @@
 import { getOperationsSummary } from "@/lib/admin/get-operations-summary";
 import { summaryResponse } from "@/lib/admin/schemas";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: route(
+  GET: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       summary: "Users by tier, subscriptions, credits granted/used today and this month, failed webhooks and cron runs",
-      tags: ["admin"],
       response: summaryResponse,
     },
     () => getOperationsSummary(),

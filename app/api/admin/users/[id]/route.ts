@@ -1,16 +1,13 @@
 import { getUserOverview } from "@/lib/admin/get-user-overview";
 import { userOverviewResponse } from "@/lib/admin/schemas";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: route(
+  GET: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       summary: "A user: subscriptions with state history, credit buckets, last ledger rows, counts, lock, related webhook deliveries",
-      tags: ["admin"],
       response: userOverviewResponse,
     },
     ({ params }) => getUserOverview(params.id),

@@ -1,17 +1,14 @@
 import { lockResponse, reasonBody } from "@/lib/admin/schemas";
 import { setUserLock } from "@/lib/admin/set-user-lock";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       body: reasonBody,
       summary: "Unlock a user",
-      tags: ["admin"],
       response: lockResponse,
     },
     ({ operator, params, body, requestId }) => setUserLock({ operator, userId: params.id, locked: false, reason: body.reason, requestId }),

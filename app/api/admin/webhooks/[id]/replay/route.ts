@@ -1,17 +1,14 @@
 import { replayWebhookDelivery } from "@/lib/admin/replay-webhook-delivery";
 import { reasonBody, replayResponse } from "@/lib/admin/schemas";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       body: reasonBody,
       summary: "Replay a stored delivery through the same processing as its webhook route (effects stay idempotent)",
-      tags: ["admin"],
       errors: [409],
       response: replayResponse,
     },

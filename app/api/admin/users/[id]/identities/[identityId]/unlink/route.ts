@@ -1,17 +1,14 @@
 import { reasonBody, unlinkIdentityResponse } from "@/lib/admin/schemas";
 import { unlinkIdentity } from "@/lib/admin/unlink-identity";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       body: reasonBody,
       summary: "Unlink a sign-in identity from a user and end every session of theirs signed in until now",
-      tags: ["admin"],
       errors: [404],
       response: unlinkIdentityResponse,
     },

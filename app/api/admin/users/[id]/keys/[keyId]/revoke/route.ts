@@ -1,17 +1,14 @@
 import { reasonBody, revokeKeyResponse } from "@/lib/admin/schemas";
 import { revokeUserKey } from "@/lib/admin/revoke-user-key";
-import { methods, route } from "@/lib/http/route";
+import { methods, operatorRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: operatorRoute(
     {
-      auth: "operator",
-      rateLimit: "admin",
       body: reasonBody,
       summary: "Revoke a user's API key (audited; it stops working on every instance within 5 seconds)",
-      tags: ["admin"],
       errors: [404],
       response: revokeKeyResponse,
     },

@@ -1,0 +1,94 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+import { DataTable, type Column } from "./data-table";
+import { ErrorNotice } from "./error-notice";
+import { Spinner } from "./ui";
+import type { ApiError } from "./api";
+import { useApi, type ApiResource } from "./use-api";
+
+/** A cursor-paged list of the operator API: the resource, and where the pager stands. */
+export interface CursorList<R> extends ApiResource<R> {
+  cursor: string | null;
+  next: () => void;
+  first: () => void;
+}
+
+/**
+ * GETs `path` with `params` and a cursor: the first page for any new set of params (no effect needed:
+ * the cursor belongs to the params it was set under), the next page on next().
+ */
+export function useCursorList<R extends { nextCursor: string | null }>(path: string, params: Record<string, string | null | undefined>, limit = 25): CursorList<R> {
+  const query = new URLSearchParams({ limit: String(limit) });
+  for (const [k, v] of Object.entries(params)) if (v) query.set(k, v);
+  const key = query.toString();
+  const [paging, setPaging] = useState<{ key: string; cursor: string | null }>({ key, cursor: null });
+  const cursor = paging.key === key ? paging.cursor : null;
+  if (cursor) query.set("cursor", cursor);
+  const resource = useApi<R>(`${path}?${query}`);
+  return {
+    ...resource,
+    cursor,
+    next: () => setPaging({ key, cursor: resource.data?.nextCursor ?? null }),
+    first: () => setPaging({ key, cursor: null }),
+  };
+}
+
+/** A paged list shown as a table: its error, loading and empty states, the rows, and the pager. */
+export function PagedTable<R extends { nextCursor: string | null }, T>({
+  list,
+  rows,
+  columns,
+  rowKey,
+  empty,
+  label,
+}: {
+  list: CursorList<R>;
+  rows: (data: R) => T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string;
+  empty: ReactNode;
+  label?: string;
+}) {
+  const items = list.data ? rows(list.data) : [];
+  return (
+    <>
+      {list.error ? <ErrorNotice error={list.error} /> : null}
+      {list.loading && !list.data ? <Spinner /> : null}
+      {list.data && items.length === 0 ? empty : null}
+      {items.length > 0 ? <DataTable rows={items} columns={columns} rowKey={rowKey} label={label} /> : null}
+      <div className="mt-3 flex gap-2">
+        {list.cursor ? (
+          <button type="button" className="btn-secondary" onClick={list.first}>
+            First page
+          </button>
+        ) : null}
+        {list.data?.nextCursor ? (
+          <button type="button" className="btn-secondary" onClick={list.next}>
+            Next page
+          </button>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
+
+/** A loading resource's state: its error (explained), or a spinner until its first answer. */
+export function LoadState({ error, loading }: { error: ApiError | null; loading: boolean }) {
+  return (
+    <>
+      {error ? <ErrorNotice error={error} /> : null}
+      {loading ? <Spinner /> : null}
+    </>
+  );
+}
+
+/** The Refresh action of a page that shows live figures. */
+export function RefreshButton({ onRefresh }: { onRefresh: () => Promise<void> | void }) {
+  return (
+    <button type="button" className="btn-secondary" onClick={() => void onRefresh()}>
+      Refresh
+    </button>
+  );
+}

@@ -1,0 +1,56 @@
+import { z, type ZodType } from "zod";
+import { AppError } from "@/lib/errors";
+import { DEFAULT_MAX_JSON_BODY_BYTES, FORM_TYPES, readFormBody, readJsonBody } from "./read-body";
+import type { AuthMode, RouteSpec } from "./route-types";
+import { findUnsafeText } from "./unsafe-text";
+
+const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
+
+function invalidInput(error: z.ZodError, where: "body" | "query"): AppError {
+  const first = error.issues[0]?.path;
+  return new AppError("validation_failed", describeIssues(error, where), { param: first?.length ? first.join(".") : undefined });
+}
+
+function describeIssues(error: z.ZodError, where: "body" | "query"): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const field = issue.path.length ? issue.path.join(".") : where;
+    return `${field}: ${issue.message}`;
+  });
+  return `Invalid ${where}: ${parts.join("; ")}`;
+}
+
+function queryObject(url: URL): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+/**
+ * A request's query and body as the route declares them: NUL characters and unpaired surrogates
+ * refused anywhere, the body read within its bound (JSON, or form fields for bodyFormat "form"),
+ * each checked by its schema; a 400 names the first field at fault (`param`).
+ */
+export async function parseInput(spec: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>, req: Request, url: URL) {
+  const rawQuery = queryObject(url);
+  const unsafeQuery = findUnsafeText(rawQuery);
+  if (unsafeQuery) throw new AppError("validation_failed", `Invalid query: ${unsafeQuery}: ${UNSAFE_TEXT_MESSAGE}`);
+  let query: unknown = undefined;
+  if (spec.query) {
+    const parsed = spec.query.safeParse(rawQuery);
+    if (!parsed.success) throw invalidInput(parsed.error, "query");
+    query = parsed.data;
+  }
+  let body: unknown = undefined;
+  let bodyFormat: "json" | "form" = "json";
+  if (spec.body) {
+    const limit = spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES;
+    if (spec.bodyFormat === "form" && FORM_TYPES.test(req.headers.get("content-type") ?? "")) bodyFormat = "form";
+    const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit);
+    const unsafeBody = findUnsafeText(raw);
+    if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
+    const parsed = spec.body.safeParse(raw);
+    if (!parsed.success) throw invalidInput(parsed.error, "body");
+    body = parsed.data;
+  }
+  return { query, body, bodyFormat };
+}
