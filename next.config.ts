@@ -1,11 +1,5 @@
 import type { NextConfig } from "next";
-
-const securityHeaders = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-  { key: "Permissions-Policy", value: "camera=(), geolocation=(), microphone=(self)" },
-];
+import { securityHeaders } from "./lib/config/security-headers";
 
 const nextConfig: NextConfig = {
   // Separate build directories let the e2e, benchmark and browser suites build side by side.
@@ -37,7 +31,7 @@ const nextConfig: NextConfig = {
     "/**": ["./prisma/migrations/**/*", "./knowledge/**/*"],
   },
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [{ source: "/:path*", headers: securityHeaders() }];
   },
 };
 

@@ -1,22 +1,19 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
+import { isOperatorSession } from "@/lib/auth/operator-session";
+import { getSessionUser } from "@/lib/auth/session";
 import { authSecret } from "@/lib/config/auth-secret";
+import { securityHeaders } from "@/lib/config/security-headers";
 
 /**
- * Security headers on every response, and the sign-in gate for dashboard pages. API routes do their
- * own authentication in the route wrapper; nothing here grants access. `x-middleware-subrequest` (the
- * header behind CVE-2025-29927) is stripped from the request so it can never skip this gate downstream.
+ * The Content-Security-Policy of pages, request ids, and the sign-in gate for dashboard pages. API
+ * routes do their own authentication in the route wrapper; nothing here grants access.
+ * `x-middleware-subrequest` (the header behind CVE-2025-29927) is stripped from the request so it can
+ * never skip this gate downstream. The other security headers (HSTS included) come from
+ * next.config.ts, for every response; the ones set here too cover responses this proxy answers itself.
  */
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-  "Cross-Origin-Opener-Policy": "same-origin",
-};
-
-function withSecurityHeaders(response: NextResponse, secure: boolean): NextResponse {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
-  if (secure) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+function withSecurityHeaders(response: NextResponse): NextResponse {
+  for (const { key, value } of securityHeaders()) response.headers.set(key, value);
   return response;
 }
 
@@ -42,7 +39,34 @@ function contentSecurityPolicy(nonce: string): string {
     "frame-ancestors 'none'",
     "base-uri 'self'",
     "object-src 'none'",
+    `form-action ${formTargets()}`,
   ].join("; ");
+}
+
+/**
+ * Where a form on our pages may lead: this site, and the sign-in and checkout providers a form post
+ * redirects to (browsers apply form-action to those redirects too).
+ */
+function formTargets(): string {
+  const targets = ["'self'"];
+  if (process.env.AUTH_GITHUB_ID) targets.push("https://github.com");
+  if (process.env.AUTH_GOOGLE_ID) targets.push("https://accounts.google.com");
+  try {
+    if (process.env.AUTH_OIDC_ISSUER) targets.push(new URL(process.env.AUTH_OIDC_ISSUER).origin);
+  } catch {
+    // an invalid issuer stops the server at start-up (lib/config/env.ts)
+  }
+  if (process.env.LEMONSQUEEZY_API_KEY) targets.push("https://*.lemonsqueezy.com");
+  return targets.join(" ");
+}
+
+/** A path no route serves (and none ever will: routes never start with an underscore segment). */
+const NOT_FOUND_PATH = "/_hidden/not-found";
+
+/** Whether the request's session may be an operator's (ADMIN_EMAILS and a vouched email); no database here. */
+async function mayBeOperator(req: NextRequest): Promise<boolean> {
+  const user = await getSessionUser(req).catch(() => null);
+  return Boolean(user && isOperatorSession(user));
 }
 
 function decodesCleanly(pathname: string): boolean {
@@ -71,7 +95,7 @@ export async function proxy(req: NextRequest) {
     const message = "Not found: the path is not validly encoded";
     // The /v1 API answers in OpenAI's error shape (lib/http/openai-error.ts).
     const body = req.nextUrl.pathname.startsWith("/v1/") ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } } : { error: message, code: "not_found" };
-    const notFound = withSecurityHeaders(NextResponse.json(body, { status: 404 }), secure);
+    const notFound = withSecurityHeaders(NextResponse.json(body, { status: 404 }));
     notFound.headers.set("cache-control", "no-store");
     notFound.headers.set("x-request-id", requestId);
     return notFound;
@@ -82,7 +106,7 @@ export async function proxy(req: NextRequest) {
     if (!token?.sub) {
       const signIn = new URL("/signin", req.url);
       signIn.searchParams.set("callbackUrl", req.nextUrl.pathname + req.nextUrl.search);
-      const redirect = withSecurityHeaders(NextResponse.redirect(signIn), secure);
+      const redirect = withSecurityHeaders(NextResponse.redirect(signIn));
       redirect.headers.set("x-request-id", requestId);
       return redirect;
     }
@@ -90,7 +114,14 @@ export async function proxy(req: NextRequest) {
   const isPage = !isApi;
   const csp = isPage ? contentSecurityPolicy(btoa(crypto.randomUUID())) : null;
   if (csp) headers.set("content-security-policy", csp);
-  const response = withSecurityHeaders(NextResponse.next({ request: { headers } }), secure);
+  // The operator console does not exist for anyone but an operator: they get the very page an unknown
+  // path gets (the same request answered as one for a path nothing serves). The console's pages check
+  // again, with the account's state (a locked operator).
+  const path = req.nextUrl.pathname;
+  const hidden = (path === "/admin" || path.startsWith("/admin/")) && !(await mayBeOperator(req));
+  const response = withSecurityHeaders(
+    hidden ? NextResponse.rewrite(new URL(NOT_FOUND_PATH, req.url), { request: { headers } }) : NextResponse.next({ request: { headers } }),
+  );
   response.headers.set("x-request-id", requestId);
   if (csp) response.headers.set("content-security-policy", csp);
   return response;

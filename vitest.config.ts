@@ -12,6 +12,7 @@ const alias = { "@": path.resolve(__dirname) };
  *   redis     real redis-server behind an Upstash REST emulator               -> npm run test:redis
  *   browser   playwright-core + Debian chromium against the standalone server -> npm run test:browser
  *   deploy    the standalone artifact in production on PostgreSQL, Redis, S3    -> npm run test:deploy
+ *   instances three standalone servers on one PostgreSQL + Redis, behind a balancer (and PgBouncer) -> npm run test:instances
  */
 export default defineConfig({
   resolve: { alias },
@@ -64,6 +65,16 @@ export default defineConfig({
         test: {
           name: "deploy",
           include: ["tests/deploy/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "instances",
+          include: ["tests/instances/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,

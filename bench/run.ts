@@ -125,7 +125,7 @@ async function measure(server: RunningServer, label: string): Promise<Omit<Scena
 }
 
 async function scenario(database: Scenario["database"], limits: Scenario["limits"], databaseUrl?: string): Promise<Scenario> {
-  const env: Record<string, string> = { BENCH_ROUTES: "true", AUTH_DEV_LOGIN: "true", LOG_LEVEL: "error" };
+  const env: Record<string, string> = { BENCH_ROUTES: "true", AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true", LOG_LEVEL: "error" };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   if (limits === "off") Object.assign(env, { APP_ENV: "test", RATE_LIMIT_ENABLED: "false" });
   const label = `[${database}, limits ${limits}]`;

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "conflict"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "range_not_satisfiable"
   | "rate_limited"
   | "quota_exhausted"

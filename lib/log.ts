@@ -111,3 +111,21 @@ export function createLoggerTo(destination: DestinationStream, base: Record<stri
 }
 
 export const log = createLogger();
+
+/**
+ * A dependency's state (the database, the rate-limit store, an AI provider), logged once per change:
+ * a warning when it stops answering, a line when it answers again, nothing while it stays the same
+ * (one process; each instance logs its own view). The first "up" is not logged.
+ */
+const dependencyStates = ((globalThis as unknown as { __dependencyStates?: Map<string, "up" | "down"> }).__dependencyStates ??= new Map());
+
+export function dependencyState(dependency: string, state: "up" | "down", details: Record<string, unknown> = {}): void {
+  const before = dependencyStates.get(dependency);
+  if (before === state || (before === undefined && state === "up")) {
+    if (before === undefined) dependencyStates.set(dependency, state);
+    return;
+  }
+  dependencyStates.set(dependency, state);
+  if (state === "down") log.warn("dependency unavailable", { dependency, ...details });
+  else log.info("dependency available again", { dependency, ...details });
+}

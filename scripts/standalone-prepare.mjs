@@ -47,7 +47,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "cjs",
-  target: "node20",
+  target: "node22",
   external: ["@next/env"],
   logLevel: "warning",
 });

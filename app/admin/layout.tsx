@@ -1,12 +1,11 @@
-import type { Metadata } from "next";
-import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { DashboardNav, type NavItem } from "@/components/dashboard-nav";
-import { resolveOperator } from "@/lib/auth/resolve-operator";
+import { currentOperator, operatorMetadata } from "./operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: { default: "Operator console", template: "%s · Operator console" }, robots: { index: false } };
+/** The console's title only for operators: anyone else gets exactly the not-found page of an unknown path. */
+export const generateMetadata = operatorMetadata({ title: { default: "Operator console", template: "%s · Operator console" }, robots: { index: false } });
 
 const ITEMS: NavItem[] = [
   { href: "/admin", label: "Overview" },
@@ -25,8 +24,7 @@ const ITEMS: NavItem[] = [
  * a verified email in ADMIN_EMAILS): everyone else, signed in or not, gets the not-found page.
  */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
-  const operator = await resolveOperator(new Request("http://localhost/admin", { headers: await headers() }));
-  if (!operator) notFound();
+  if (!(await currentOperator())) notFound();
   return (
     <div className="min-h-screen">
       <DashboardNav items={ITEMS} home="/admin" title="Operator console" label="Operator console" />

@@ -1,8 +1,10 @@
 import { AdminOverview } from "./overview";
+import { operatorMetadata, requireOperatorPage } from "./operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Overview" };
+export const generateMetadata = operatorMetadata({ title: "Overview" });
 
-export default function AdminHome() {
+export default async function AdminHome() {
+  await requireOperatorPage();
   return <AdminOverview />;
 }

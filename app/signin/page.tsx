@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { env } from "@/lib/config/env";
 import { safeRedirectPath } from "@/lib/config/public-url";
 import { SignInForm } from "./sign-in-form";
 
@@ -37,7 +38,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
               {ERRORS[error] ?? "Sign-in failed. Please try again."}
             </p>
           ) : null}
-          <SignInForm callbackUrl={target} />
+          <SignInForm callbackUrl={target} localMailbox={!env().isProduction && !env().RESEND_API_KEY} />
         </div>
       </div>
     </main>

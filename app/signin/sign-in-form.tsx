@@ -17,12 +17,14 @@ async function csrfToken(): Promise<string> {
  * Lists the sign-in methods next-auth is configured with (GET /api/auth/providers): the development
  * email sign-in (credentials provider "dev") and any OAuth/OIDC providers (GitHub, Google, OIDC).
  */
-export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string; localMailbox: boolean }) {
   const [providers, setProviders] = useState<Provider[] | null>(null);
   const [loadError, setLoadError] = useState(false);
   const [email, setEmail] = useState("");
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [linkEmail, setLinkEmail] = useState("");
+  const [linkSent, setLinkSent] = useState<string | null>(null);
 
   useEffect(() => {
     fetch("/api/auth/providers")
@@ -46,6 +48,26 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
       window.location.assign(callbackUrl);
     } catch {
       setError("Sign-in failed. Check the email address; the account may be locked.");
+      setBusy(null);
+    }
+  }
+
+  async function sendLink(event: React.FormEvent) {
+    event.preventDefault();
+    setBusy("email-link");
+    setError(null);
+    try {
+      const res = await fetch("/api/auth/email-link", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: linkEmail.trim(), callbackUrl }),
+      });
+      const body = (await res.json()) as { message?: string; error?: string };
+      if (!res.ok) throw new Error(body.error ?? "The link could not be sent");
+      setLinkSent(body.message ?? "A sign-in link is on its way.");
+    } catch (e) {
+      setError(e instanceof Error ? e.message : "The link could not be sent. Try again.");
+    } finally {
       setBusy(null);
     }
   }
@@ -84,14 +106,14 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
     return <p className="mt-4 text-sm text-slate-500" role="status">Loading sign-in methods…</p>;
   }
   const dev = providers.find((p) => p.id === "dev");
+  const emailLink = providers.find((p) => p.id === "email-link");
   const oauth = providers.filter((p) => p.type !== "credentials");
 
   return (
     <div className="mt-5 space-y-5">
       {providers.length === 0 ? (
         <p className="text-sm text-slate-600">
-          No sign-in method is configured on this server. Set up GitHub, Google or an OIDC provider (see the README), or
-          enable the development sign-in with <code>AUTH_DEV_LOGIN=true</code>.
+          Signing in is not available on this server yet. Please contact its operator.
         </p>
       ) : null}
       {oauth.length > 0 ? (
@@ -103,7 +125,45 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
           ))}
         </div>
       ) : null}
-      {dev && oauth.length > 0 ? (
+      {emailLink ? (
+        linkSent ? (
+          <div role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800" data-testid="link-sent">
+            {linkSent}
+            {localMailbox ? (
+              <>
+                {" "}
+                (Development: it is in the{" "}
+                <a className="link" href="/dev/mailbox">
+                  local mailbox
+                </a>
+                .)
+              </>
+            ) : null}
+          </div>
+        ) : (
+          <form onSubmit={sendLink} className="space-y-3">
+            <div>
+              <label htmlFor="link-email" className="field-label">
+                Your email address
+              </label>
+              <input
+                id="link-email"
+                type="email"
+                required
+                className="input"
+                value={linkEmail}
+                onChange={(e) => setLinkEmail(e.target.value)}
+                autoComplete="email"
+                placeholder="you@example.com"
+              />
+            </div>
+            <button type="submit" className="btn-primary w-full" disabled={busy !== null}>
+              {busy === "email-link" ? "Sending…" : "Email me a sign-in link"}
+            </button>
+          </form>
+        )
+      ) : null}
+      {(dev || emailLink) && oauth.length > 0 ? (
         <div className="flex items-center gap-3 text-xs uppercase text-slate-400">
           <span className="h-px flex-1 bg-slate-200" /> or <span className="h-px flex-1 bg-slate-200" />
         </div>

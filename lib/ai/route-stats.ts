@@ -1,3 +1,5 @@
+import { dependencyState } from "@/lib/log";
+
 /**
  * Each route's recent calls in this process (the operator console's routes page): outcome and latency
  * of the last MAX_SAMPLES attempts within WINDOW_MS. Per instance by nature; the Prometheus counters
@@ -23,6 +25,7 @@ export function recordRouteAttempt(model: string, provider: string, ms: number, 
   entry.list.push({ at: Date.now(), ms, ok: !error });
   if (entry.list.length > MAX_SAMPLES) entry.list.splice(0, entry.list.length - MAX_SAMPLES);
   if (error) entry.lastError = { at: Date.now(), message: error };
+  dependencyState(`AI provider ${provider}`, error ? "down" : "up", error ? { model, error } : { model });
 }
 
 export interface RouteStats {

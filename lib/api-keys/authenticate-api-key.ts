@@ -21,7 +21,9 @@ export interface ApiKeyPrincipal {
  */
 const KEY_TTL_MS = 3_000;
 const MAX_ENTRIES = 10_000;
-const known = new Map<string, { key: (ApiKeyPrincipal & { revoked: boolean }) | null; until: number }>();
+// One map per process (on globalThis: Next bundles route handlers separately; a revocation must reach every copy).
+const shared = globalThis as unknown as { __apiKeys?: Map<string, { key: (ApiKeyPrincipal & { revoked: boolean }) | null; until: number }> };
+const known = (shared.__apiKeys ??= new Map());
 
 export type KeyLookup = { status: "active"; key: ApiKeyPrincipal } | { status: "revoked" | "expired" | "unknown"; key: null };
 

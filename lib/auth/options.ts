@@ -3,12 +3,24 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
 import { z } from "zod";
-import { env } from "@/lib/config/env";
+import { env, signInMethods } from "@/lib/config/env";
 import { authSecret } from "@/lib/config/auth-secret";
+import { log } from "@/lib/log";
+import { consumeEmailLink } from "./email-link";
 import { signInUser } from "./sign-in-user";
 import { githubVerifiedEmail, profileVouchesForEmail, signInWithIdentity } from "./sign-in-with-identity";
 
 const devEmail = z.email();
+
+function describeAuthMetadata(metadata: unknown): Record<string, unknown> {
+  const m = metadata as { message?: unknown; error?: { message?: unknown; name?: unknown }; providerId?: unknown; name?: unknown } | undefined;
+  const error = metadata instanceof Error ? metadata : m?.error;
+  return {
+    ...(typeof (error as Error | undefined)?.message === "string" ? { message: (error as Error).message.slice(0, 500) } : typeof m?.message === "string" ? { message: m.message.slice(0, 500) } : {}),
+    ...(typeof (error as Error | undefined)?.name === "string" ? { error: (error as Error).name } : {}),
+    ...(typeof m?.providerId === "string" ? { provider: m.providerId } : {}),
+  };
+}
 
 /**
  * next-auth v4 with JWT sessions and no database adapter. Every sign-in goes through signInUser, so
@@ -30,6 +42,24 @@ export function authOptions(): NextAuthOptions {
           const user = await signInUser({ email: parsed.data });
           if (user.lockedAt) return null;
           return { id: user.id, email: user.email, name: user.name };
+        },
+      }),
+    );
+  }
+  if (signInMethods(e).includes("email")) {
+    providers.push(
+      CredentialsProvider({
+        id: "email-link",
+        name: "Email",
+        credentials: { email: { label: "Email", type: "email" }, token: { label: "Token", type: "text" } },
+        async authorize(credentials) {
+          const parsed = devEmail.safeParse(credentials?.email?.trim());
+          if (!parsed.success || !credentials?.token) return null;
+          if (!(await consumeEmailLink(parsed.data, credentials.token))) return null;
+          const user = await signInUser({ email: parsed.data });
+          if (user.lockedAt) return null;
+          // Following the link proved the inbox: the address is verified in this sign-in.
+          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as { id: string; email: string | null; name: string | null };
         },
       }),
     );
@@ -80,9 +110,22 @@ export function authOptions(): NextAuthOptions {
     session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
     providers,
     pages: { signIn: "/signin" },
+    // next-auth's own messages as our JSON log lines (not its plain-text lines with stacks on stderr):
+    // the code, the message and the provider, never the raw metadata (it can hold tokens).
+    logger: {
+      error(code, metadata) {
+        log.error("sign-in error", { code, ...describeAuthMetadata(metadata) });
+      },
+      warn(code) {
+        log.warn("sign-in warning", { code });
+      },
+      debug(code) {
+        log.debug("sign-in debug", { code });
+      },
+    },
     callbacks: {
       async signIn({ user, account, profile }) {
-        if (!account || account.provider === "dev") return true;
+        if (!account || account.provider === "dev" || account.provider === "email-link") return true;
         // OAuth/OIDC: the identity's user; a new identity is linked by email only when the provider
         // verified that email (lib/auth/sign-in-with-identity.ts). A refusal shows the sign-in page.
         const outcome = await signInWithIdentity({

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { getSessionUser, type SessionUser } from "@/lib/auth/session";
+import { getSessionUser } from "@/lib/auth/session";
+import { isOperatorSession } from "./operator-session";
 import { env } from "@/lib/config/env";
 import { accountState } from "@/lib/users/account-state";
 
@@ -16,17 +17,6 @@ export const API_TOKEN_OPERATOR = "api-token";
 function sameSecret(given: string, expected: string): boolean {
   const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
   return timingSafeEqual(digest(given), digest(expected));
-}
-
-/**
- * Whether a session may act as an operator: its email is in ADMIN_EMAILS (case-insensitive) and
- * verified. An OAuth/OIDC sign-in's email is vouched for by its provider; the development email
- * sign-in takes any address typed in, so it counts only outside production.
- */
-export function isOperatorSession(user: SessionUser): boolean {
-  const e = env();
-  if (!user.email || !e.ADMIN_EMAILS.includes(user.email.trim().toLowerCase())) return false;
-  return user.emailVerified === true || (user.authMethod === "dev" && !e.isProduction);
 }
 
 /**

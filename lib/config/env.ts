@@ -2,6 +2,7 @@ import { z } from "zod";
 import { aiProvidersSchema, aiRoutesSchema } from "./ai-routing";
 import { bool, decimal, emailList, int, jsonObject, optionalEnum, optionalText, optionalUrl } from "./env-fields";
 import { modelOverridesSchema } from "./model-overrides";
+import { pricingOverrideSchema } from "./pricing-schema";
 
 /**
  * The one place that reads process.env. Every setting of .env.example is declared here, validated by
@@ -14,6 +15,8 @@ const schema = z.object({
   LOG_LEVEL: optionalEnum(["debug", "info", "warn", "error"]),
   /** Human-readable logs (pino-pretty, a development dependency) instead of JSON lines. */
   LOG_PRETTY: bool(false),
+  /** Share of requests that get an access line (0 to 1; errors and slow requests are not treated apart). */
+  LOG_ACCESS_SAMPLE: decimal({ fallback: 1, min: 0 }).pipe(z.number().max(1, "must be a number from 0 to 1")),
   APP_VERSION: optionalText,
 
   // Embedded default and database
@@ -26,6 +29,8 @@ const schema = z.object({
       .optional(),
   ),
   DATABASE_POOL_MAX: int(10, 1),
+  /** Named prepared statements on the hot path; false behind a transaction-pooling proxy (PgBouncer < 1.21, Supabase's and Neon's pooled URLs). */
+  DATABASE_PREPARED_STATEMENTS: bool(true),
   /** Production on the embedded database (PGlite on local disk) only when this says so explicitly. */
   ALLOW_EMBEDDED_DATABASE: bool(false),
 
@@ -33,6 +38,10 @@ const schema = z.object({
   NEXTAUTH_SECRET: optionalText,
   NEXTAUTH_URL: optionalUrl,
   AUTH_DEV_LOGIN: optionalEnum(["true", "false"]),
+  /** In production the development sign-in (anyone signs in as any email) also needs this, said out loud. */
+  AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: bool(false),
+  /** Sign-in by emailed link (Resend in production, the local mailbox elsewhere). */
+  AUTH_EMAIL_LOGIN: bool(true),
   AUTH_GITHUB_ID: optionalText,
   AUTH_GITHUB_SECRET: optionalText,
   AUTH_GOOGLE_ID: optionalText,
@@ -89,7 +98,7 @@ const schema = z.object({
   LEMONSQUEEZY_API_KEY: optionalText,
   LEMONSQUEEZY_STORE_ID: optionalText,
   LEMONSQUEEZY_API_URL: optionalUrl,
-  PRICING_CONFIG: optionalText,
+  PRICING_CONFIG: jsonObject(pricingOverrideSchema),
   /** Local checkout simulator when Lemon Squeezy is not configured: always outside production; in production only when true. */
   PAYMENT_SIMULATOR_ENABLED: bool(false),
   /** The daily check-trials cron also reconciles subscriptions and bonus orders with Lemon Squeezy. */
@@ -164,7 +173,11 @@ export type Env = RawEnv & {
 };
 
 export class EnvError extends Error {
-  constructor(readonly problems: string[]) {
+  /** `invalid`: the settings whose own value is wrong (the other checks leave them out). */
+  constructor(
+    readonly problems: string[],
+    readonly invalid: string[] = [],
+  ) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "EnvError";
   }
@@ -195,6 +208,17 @@ function crossChecks(env: Env): string[] {
   return problems;
 }
 
+/** The sign-in methods a configuration offers (the sign-in page shows exactly these). */
+export function signInMethods(env: Env): Array<"dev" | "email" | "github" | "google" | "oidc"> {
+  const methods: Array<"dev" | "email" | "github" | "google" | "oidc"> = [];
+  if (env.devLoginEnabled) methods.push("dev");
+  if (env.AUTH_EMAIL_LOGIN && (env.RESEND_API_KEY || !env.isProduction)) methods.push("email");
+  if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) methods.push("github");
+  if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) methods.push("google");
+  if (env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_ID && env.AUTH_OIDC_SECRET) methods.push("oidc");
+  return methods;
+}
+
 /**
  * Parses an environment; throws EnvError listing every problem. `requirements: false` checks values
  * only, not what a running server needs (the migration command needs a database, not the secrets).
@@ -214,7 +238,7 @@ export function parseEnv(source: Record<string, string | undefined>, options: { 
         if (![...invalid].some((name) => problem.includes(name))) problems.push(problem);
       }
     }
-    throw new EnvError(problems);
+    throw new EnvError(problems, [...invalid]);
   }
   const env = withDerived(result.data);
   const problems = requirements ? crossChecks(env) : [];
@@ -230,11 +254,33 @@ function withDerived(raw: RawEnv): Env {
     appEnv,
     isProduction,
     dataDir: raw.DATA_DIR ?? ".data",
-    devLoginEnabled: raw.AUTH_DEV_LOGIN === "true" || (!isProduction && raw.AUTH_DEV_LOGIN !== "false"),
+    // In production only with both switches: anyone may then sign in as any email address.
+    devLoginEnabled: isProduction ? raw.AUTH_DEV_LOGIN === "true" && raw.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION : raw.AUTH_DEV_LOGIN !== "false",
   };
 }
 
 let cached: { key: string; env: Env } | undefined;
+let checking: Env | undefined;
+
+/**
+ * Runs the start-up checks that need a parsed environment on what is valid of `source`: the settings
+ * in `invalid` left out and the cross-setting requirements not enforced (they were reported already),
+ * so the checks report their own problems in the same list. [] when even that does not parse.
+ */
+export function withEnvForChecks<T>(source: Record<string, string | undefined>, invalid: string[], check: (e: Env) => T[]): T[] {
+  let lenient: Env;
+  try {
+    lenient = parseEnv(Object.fromEntries(Object.entries(source).filter(([k]) => !invalid.includes(k))), { requirements: false });
+  } catch {
+    return [];
+  }
+  checking = lenient;
+  try {
+    return check(lenient);
+  } finally {
+    checking = undefined;
+  }
+}
 
 /**
  * The validated environment. A production server's environment is fixed when the process starts, so
@@ -242,6 +288,7 @@ let cached: { key: string; env: Env } | undefined;
  * re-parsed whenever process.env changed, which costs a fingerprint of every setting per call.
  */
 export function env(): Env {
+  if (checking) return checking;
   if (cached && process.env.NODE_ENV === "production") return cached.env;
   const key = fingerprint();
   if (cached?.key === key) return cached.env;

@@ -1,4 +1,5 @@
 import { env } from "./env";
+import type { PricingOverride } from "./pricing-schema";
 
 /**
  * The pricing catalog: tiers, prices, provider variant ids, monthly credit allocations, bonus packages,
@@ -110,29 +111,18 @@ const DEFAULT_CATALOG: PricingCatalog = {
   ],
 };
 
-let cached: { source: string | undefined; catalog: PricingCatalog } | undefined;
+let cached: { source: PricingOverride | undefined; catalog: PricingCatalog } | undefined;
 
+/** The built-in catalog with PRICING_CONFIG's overrides (parsed and checked with every other setting, lib/config/env.ts). */
 export function pricingCatalog(): PricingCatalog {
   const source = env().PRICING_CONFIG;
   if (cached && cached.source === source) return cached.catalog;
-  const catalog = source ? mergeCatalog(DEFAULT_CATALOG, parseOverride(source)) : DEFAULT_CATALOG;
+  const catalog = source ? mergeCatalog(DEFAULT_CATALOG, source) : DEFAULT_CATALOG;
   cached = { source, catalog };
   return catalog;
 }
 
-type CatalogOverride = Partial<Omit<PricingCatalog, "tiers">> & {
-  tiers?: Partial<Record<TierKey, Partial<Omit<TierConfig, "key">>>>;
-};
-
-function parseOverride(source: string): CatalogOverride {
-  try {
-    const parsed = JSON.parse(source) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as CatalogOverride;
-  } catch {
-    // reported by missingPricingSettings()
-  }
-  return {};
-}
+type CatalogOverride = PricingOverride;
 
 function mergeCatalog(base: PricingCatalog, override: CatalogOverride): PricingCatalog {
   return {
@@ -191,15 +181,7 @@ export function planLimits(key: string): PlanLimits {
 /** Settings the catalog still needs (names only, never values); empty when complete. */
 export function missingPricingSettings(): string[] {
   const missing: string[] = [];
-  const { PRICING_CONFIG, LEMONSQUEEZY_API_KEY } = env();
-  if (PRICING_CONFIG) {
-    try {
-      const parsed = JSON.parse(PRICING_CONFIG) as unknown;
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) missing.push("PRICING_CONFIG (must be a JSON object)");
-    } catch {
-      missing.push("PRICING_CONFIG (is not valid JSON)");
-    }
-  }
+  const { LEMONSQUEEZY_API_KEY } = env();
   const catalog = pricingCatalog();
   if (!catalog.currency) missing.push("currency");
   for (const tier of catalog.tiers) {

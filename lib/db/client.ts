@@ -84,6 +84,7 @@ async function openPglite(): Promise<Handle> {
 async function openPostgres(url: string): Promise<Handle> {
   const [{ PrismaPg }, pgModule] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
   const pool = new pgModule.default.Pool({ connectionString: url, max: env().DATABASE_POOL_MAX });
+  const prepared = env().DATABASE_PREPARED_STATEMENTS && new URL(url).searchParams.get("pgbouncer") !== "true";
   pool.on("error", (error) => log.error("postgres pool error", { error }));
   watchDbPool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   const runner: DbRunner = {
@@ -91,8 +92,12 @@ async function openPostgres(url: string): Promise<Handle> {
       await pool.query(sql);
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
+    // A named statement is parsed once per connection; a transaction-pooling proxy hands each
+    // transaction another server connection, where the name does not exist: unnamed there.
     queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
-      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () => (await pool.query({ name, text: sql, values: params })).rows as T[]),
+      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () =>
+        (await pool.query(prepared ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[],
+      ),
   };
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),

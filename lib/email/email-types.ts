@@ -11,6 +11,7 @@ export const EMAIL_TYPES = [
   "subscription",
   "trial_ending",
   "test",
+  "sign_in",
 ] as const;
 
 export type EmailType = (typeof EMAIL_TYPES)[number];

@@ -1,6 +1,7 @@
 import { getHeapStatistics } from "node:v8";
 import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
+import { dependencyState } from "@/lib/log";
 import packageJson from "@/package.json";
 
 export interface HealthReport {
@@ -26,8 +27,10 @@ async function checkDatabase(): Promise<"connected" | "disconnected"> {
       prisma.$queryRaw`SELECT 1`,
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), DB_TIMEOUT_MS)),
     ]);
+    dependencyState("database", "up");
     return "connected";
-  } catch {
+  } catch (error) {
+    dependencyState("database", "down", { error: (error as Error).message });
     return "disconnected";
   }
 }

@@ -6,6 +6,7 @@ import { tagActiveSpan } from "@/lib/tracing";
 import { RATE_LIMIT_HEADER_NAMES } from "@/lib/ratelimit/categories";
 import { CACHE } from "./cache";
 import { clientIp } from "./client-ip";
+import { refuseCrossSiteWrite } from "./cross-site";
 import { openAiErrorResponse } from "./openai-error";
 import { parseInput } from "./parse-input";
 import { requestIdOf } from "./request-id";
@@ -58,6 +59,7 @@ export function createRoute<
     const url = new URL(req.url);
     const log = createLogger({ method: req.method, path: url.pathname });
     const params: Record<string, string> = {};
+    let caller: string | null = null;
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
     let response: Response;
@@ -80,6 +82,10 @@ export function createRoute<
           ? null
           : await runtime.resolveUser(req);
       if (spec.auth === "session" && !user) throw new AppError("unauthorized", "Authentication required");
+      caller = user?.id ?? operator?.id ?? null;
+      // Writes with the session cookie come from this site's pages only (CSRF); after the operator
+      // check, so the operator API stays invisible to everyone else.
+      if (user || operator) refuseCrossSiteWrite(req);
       if (user?.locked && req.method !== "GET" && req.method !== "HEAD") {
         throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
       }
@@ -133,6 +139,8 @@ export function createRoute<
       response = result instanceof Response ? result : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
+        // A private answer depends on who asked: a shared browser must not show it to the next account.
+        if (spec.cache?.startsWith("private")) response.headers.set("vary", "Cookie, Authorization");
       }
     } catch (error) {
       response = toErrorResponse(error, log, spec.dialect);
@@ -152,6 +160,7 @@ export function createRoute<
         kind: "request",
         labels: { route: routePattern(url.pathname, params), method: req.method, status: String(response.status) },
         seconds: (performance.now() - started) / 1000,
+        userId: caller,
       });
     } catch (error) {
       // Recording a metric never costs the client its answer.

@@ -30,6 +30,7 @@ const KIND_BY_CODE: Record<ErrorCode, OpenAiErrorKind> = {
   method_not_allowed: { status: 405, type: "invalid_request_error", code: "method_not_allowed" },
   conflict: { status: 409, type: "invalid_request_error", code: "conflict" },
   payload_too_large: { status: 413, type: "invalid_request_error", code: "payload_too_large" },
+  unsupported_media_type: { status: 415, type: "invalid_request_error", code: "unsupported_media_type" },
   range_not_satisfiable: { status: 416, type: "invalid_request_error", code: null },
   rate_limited: { status: 429, type: "requests", code: "rate_limit_exceeded" },
   misconfigured: { status: 500, type: "server_error", code: null },

@@ -1,6 +1,7 @@
 import { z, type ZodType } from "zod";
 import type { ErrorCode } from "@/lib/errors";
 import { RATE_LIMIT_CATEGORIES } from "@/lib/ratelimit/categories";
+import { aiSettings } from "@/lib/ai/settings";
 import { CACHE } from "./cache";
 import type { AuthMode, RouteSpec } from "./route-types";
 import { STATUS_BY_CODE } from "./status";
@@ -83,6 +84,26 @@ function operationId(method: string, apiPath: string): string {
   return method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
 }
 
+/**
+ * Request schemas as strict as the server: every free-text string refuses NUL characters (the
+ * wrapper answers 400 for them anywhere in a body), and the AI endpoints' `model` lists the models
+ * served, so generated clients do not send what is refused.
+ */
+function strictStrings(schema: JsonObject, models: string[] | null): JsonObject {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== "object") return node;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node as JsonObject)) out[k] = visit(v);
+    // The chat endpoints' `model`: the models this configuration serves (AI_ALLOWED_MODELS).
+    const props = out.properties as Record<string, JsonObject> | undefined;
+    if (models && props?.model && props.model.type === "string") props.model = { ...props.model, enum: models, pattern: undefined };
+    if (out.type === "string" && out.pattern === undefined && out.enum === undefined && out.const === undefined && out.format === undefined) out.pattern = "^[^\\u0000]*$";
+    return out;
+  };
+  return visit(schema) as JsonObject;
+}
+
 export function operationFor(method: string, apiPath: string, pathParams: string[], def: Definition): JsonObject {
   const parameters: JsonObject[] = pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
   if (def.query) {
@@ -110,6 +131,11 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   if (def.feature || pathParams.length) statuses.add(404);
   if (def.rateLimit) statuses.add(429);
   if (def.successStatus) statuses.add(def.successStatus);
+  // A body is read within its bound (413); a JSON body only as JSON (415).
+  if (def.body || def.consumes) statuses.add(413);
+  if (def.body && def.bodyFormat !== "form" && (!def.consumes || def.consumes === "application/json")) statuses.add(415);
+  // A ranged download answers 206 (documented beside its 416).
+  if (statuses.has(416)) statuses.add(206);
   statuses.add(405);
   statuses.add(500);
 
@@ -126,7 +152,9 @@ export function operationFor(method: string, apiPath: string, pathParams: string
     responses["200"] = {
       description: STATUS_TEXT[200],
       headers: {
-        "Cache-Control": { description: "Caching of the success response", schema: { type: "string", const: cache } },
+        "Cache-Control": produced.includes("text/event-stream")
+          ? { description: "Caching of the success response: JSON as declared; an event stream is never stored", schema: { type: "string", enum: [...new Set([cache, "no-cache, no-transform"])] } }
+          : { description: "Caching of the success response", schema: { type: "string", const: cache } },
         "X-Request-Id": requestIdHeader,
         ...(def.rateLimit ? rateHeaders : {}),
         ...Object.fromEntries(Object.entries(def.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }])),
@@ -137,6 +165,14 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   const openai = def.dialect === "openai";
   for (const status of [...statuses].sort((a, b) => a - b)) {
     if (status === 200) continue;
+    if (status === 206) {
+      responses["206"] = {
+        description: "Partial content: one `Range: bytes=` range",
+        headers: { "Content-Range": { description: "bytes start-end/size", schema: { type: "string" } }, "X-Request-Id": requestIdHeader },
+        content: successContent,
+      };
+      continue;
+    }
     const codes = openai ? [] : codesFor(status, def);
     responses[String(status)] =
       status >= 300 && status < 400
@@ -165,10 +201,10 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   };
   const documented = def.bodyDoc ?? def.body;
   if (documented && (!def.consumes || def.consumes === "application/json")) {
-    op.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(documented, "input") } } };
+    op.requestBody = { required: true, content: { "application/json": { schema: strictStrings(jsonSchema(documented, "input"), def.tags?.includes("ai") ? aiSettings().allowedModels : null) } } };
   } else if (def.consumes) {
     const schema = documented
-      ? jsonSchema(documented, "input")
+      ? strictStrings(jsonSchema(documented, "input"), def.tags?.includes("ai") ? aiSettings().allowedModels : null)
       : def.consumes === "application/json" || def.consumes.startsWith("multipart/")
         ? { type: "object" }
         : { type: "string", format: "binary" };

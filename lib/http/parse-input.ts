@@ -5,6 +5,7 @@ import type { AuthMode, RouteSpec } from "./route-types";
 import { findUnsafeText } from "./unsafe-text";
 
 const UNSAFE_TEXT_MESSAGE = "must not contain NUL characters or unpaired surrogates";
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 function invalidInput(error: z.ZodError, where: "body" | "query"): AppError {
   const first = error.issues[0]?.path;
@@ -44,8 +45,14 @@ export async function parseInput(spec: RouteSpec<ZodType | undefined, ZodType | 
   let bodyFormat: "json" | "form" = "json";
   if (spec.body) {
     const limit = spec.maxBodyBytes ?? DEFAULT_MAX_JSON_BODY_BYTES;
-    if (spec.bodyFormat === "form" && FORM_TYPES.test(req.headers.get("content-type") ?? "")) bodyFormat = "form";
+    const type = req.headers.get("content-type") ?? "";
+    if (spec.bodyFormat === "form" && FORM_TYPES.test(type)) bodyFormat = "form";
+    // JSON only as JSON: a text/plain or form body is what a cross-site form can send without asking.
+    else if (type && !JSON_TYPE.test(type)) {
+      throw new AppError("unsupported_media_type", `Unsupported Content-Type "${type.split(";")[0].trim().slice(0, 100)}": send the body as application/json`);
+    }
     const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit);
+    if (raw !== undefined && !type) throw new AppError("unsupported_media_type", "Missing Content-Type: send the body as application/json");
     const unsafeBody = findUnsafeText(raw);
     if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
     const parsed = spec.body.safeParse(raw);

@@ -19,7 +19,7 @@ export interface RateOutcome {
 
 /** What the wrapper reports for metrics (Node routes record them; edge routes have no metrics). */
 export type RouteObservation =
-  | { kind: "request"; labels: { route: string; method: string; status: string }; seconds: number }
+  | { kind: "request"; labels: { route: string; method: string; status: string }; seconds: number; userId: string | null }
   | { kind: "rate_limited"; category: RateLimitCategory };
 
 /** A session's user as the wrapper resolved it: `locked` accounts may read but not write. */

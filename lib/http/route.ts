@@ -3,6 +3,8 @@ import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
 import { checkRateLimit } from "@/lib/ratelimit";
+import { env } from "@/lib/config/env";
+import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
@@ -32,6 +34,11 @@ function observe(o: RouteObservation): void {
   }
   m.httpRequests.inc(o.labels);
   m.httpDuration.observe(o.labels, o.seconds);
+  // One access line per request (the request id comes with the log context), LOG_ACCESS_SAMPLE of them.
+  const sample = env().LOG_ACCESS_SAMPLE;
+  if (sample >= 1 || Math.random() < sample) {
+    log.info("request", { method: o.labels.method, route: o.labels.route, status: Number(o.labels.status), ms: Math.round(o.seconds * 10_000) / 10, ...(o.userId ? { userId: o.userId } : {}) });
+  }
 }
 
 /**

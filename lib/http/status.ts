@@ -15,6 +15,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   range_not_satisfiable: 416,
   rate_limited: 429,
   quota_exhausted: 429,

@@ -1,5 +1,5 @@
 import { env } from "@/lib/config/env";
-import { log } from "@/lib/log";
+import { dependencyState, log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { RATE_LIMIT_CATEGORIES, RATE_LIMIT_HEADER_NAMES, RATE_LIMIT_WINDOW_MS, type RateLimitCategory } from "./categories";
 import { databaseStore } from "./database-store";
@@ -91,6 +91,7 @@ async function countHits(
   const nowMs = options.nowMs ?? Date.now();
   try {
     const counts = await withTimeout(store.hit(hits, windowMs, nowMs), e.RATE_LIMIT_TIMEOUT_MS + 250);
+    dependencyState(`rate-limit store (${store.name})`, "up");
     let tightest: RateLimitOutcome | null = null;
     for (const c of counts) {
       const outcome: RateLimitOutcome = {
@@ -109,7 +110,9 @@ async function countHits(
     }
     return tightest;
   } catch (error) {
-    log.warn("rate limit store unavailable; request allowed", { store: store.name, category: label, error: (error as Error).message });
+    // Logged when the store stops answering (and when it is back), not on every request meanwhile.
+    dependencyState(`rate-limit store (${store.name})`, "down", { error: (error as Error).message, effect: "requests are allowed without a limit" });
+    log.debug("rate limit store unavailable; request allowed", { store: store.name, category: label });
     metrics().rateLimitFailOpen.inc({ store: store.name });
     return null;
   }

@@ -1,4 +1,6 @@
-import { env, EnvError } from "@/lib/config/env";
+import { env } from "@/lib/config/env";
+import { checkAiConfig } from "@/lib/ai/check-ai-config";
+import { configurationProblems, describeProblems } from "./check-configuration";
 import { log } from "@/lib/log";
 
 /**
@@ -8,25 +10,19 @@ import { log } from "@/lib/log";
  */
 export async function startServer(options: { exit?: (code: number) => never } = {}): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  try {
-    env();
-  } catch (error) {
-    if (error instanceof EnvError) {
-      console.error(`${error.message}\nFix these settings (see .env.example) and start again.`);
-      exit(1);
-      return;
-    }
-    throw error;
-  }
-
-  const { checkAiConfig } = await import("@/lib/ai/check-ai-config");
-  const ai = checkAiConfig();
-  if (ai.problems.length > 0) {
-    console.error(`Invalid configuration:\n${ai.problems.map((p) => `  - ${p}`).join("\n")}\nFix these settings (see .env.example) and start again.`);
+  // The standalone server checked all of it before listening (scripts/preflight.ts); `next dev` and
+  // tests come here first.
+  const problems = configurationProblems();
+  if (problems.length > 0) {
+    console.error(describeProblems(problems));
     exit(1);
     return;
   }
-  logAiPricing(ai.limits);
+  const e = env();
+  if (e.isProduction && e.devLoginEnabled) {
+    log.warn("AUTH_DEV_LOGIN is on in production (AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true): anyone can sign in as any email address. Use it for a closed demo only.");
+  }
+  logAiPricing(checkAiConfig().limits);
 
   const started = Date.now();
   try {
@@ -37,6 +33,17 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     // Not fatal: /api/health answers 503 and names the database as disconnected until it recovers.
     log.error("database unavailable at start-up", { error: (error as Error).message });
   }
+
+  // What a stopping server does once its requests are done (scripts/preflight.ts calls it on SIGTERM):
+  // the settlements queued after answers are written, then the database pool is closed.
+  (globalThis as { __appShutdown?: () => Promise<void> }).__appShutdown = async () => {
+    const { drainSettlements, pendingSettlements } = await import("@/lib/credits");
+    const { closeDb } = await import("@/lib/db/client");
+    const pending = pendingSettlements();
+    await drainSettlements();
+    await closeDb();
+    log.info("settlements written and database closed", { settlementsPending: pending });
+  };
 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
   void sweepUploadsInBackground();

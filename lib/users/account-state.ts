@@ -12,7 +12,10 @@ export type AccountState = "active" | "locked";
  */
 const STATE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
-const known = new Map<string, { state: AccountState; revokedAt: number | null; until: number }>();
+// On globalThis: Next bundles pages and route handlers separately, each with its own copy of this
+// module; one map per process lets a lock through the API end the console's rendering at once.
+const shared = globalThis as unknown as { __accountStates?: Map<string, { state: AccountState; revokedAt: number | null; until: number }> };
+const known = (shared.__accountStates ??= new Map());
 
 /**
  * The account's state for a session signed in at `signedInAt` (epoch milliseconds; unknown: not checked),

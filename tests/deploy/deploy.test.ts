@@ -113,6 +113,7 @@ beforeAll(async () => {
     NEXTAUTH_SECRET: "deploy-nextauth-secret-0123456789abcdef",
     CRON_SECRET,
     AUTH_DEV_LOGIN: "true",
+    AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true",
     UPSTASH_REDIS_REST_URL: redis.url,
     UPSTASH_REDIS_REST_TOKEN: redis.token,
     ...s3.env,

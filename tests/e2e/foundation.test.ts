@@ -3,7 +3,7 @@ import path from "node:path";
 import { Webhook } from "svix";
 import { describe, expect, inject, it } from "vitest";
 import { Client } from "./client";
-import { E2E_IDENTITY_SECRET, freePort } from "./server";
+import { E2E_IDENTITY_SECRET, freePort, standaloneDir } from "./server";
 
 const baseUrl = inject("baseUrl");
 const email = `e2e-${Date.now()}@example.com`;
@@ -181,5 +181,57 @@ describe("start-up", () => {
     expect(output).toContain("- CRON_SECRET: required in production");
     expect(output).toContain("- RATE_LIMIT_ENABLED: cannot be false in production");
     expect(output).not.toContain("secret-password");
+  });
+
+  it("the standalone server lists every problem of several at once (JSON settings, production rules, AI, sign-in) and exits before saying Ready", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.join(standaloneDir(), "server.js")], {
+      cwd: standaloneDir(),
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOSTNAME: "127.0.0.1",
+        NEXTAUTH_SECRET: "x".repeat(40),
+        CRON_SECRET: "y".repeat(40),
+        ALLOW_EMBEDDED_DATABASE: "true",
+        PRICING_CONFIG: "{bad",
+        ADMIN_API_TOKEN: "too-short",
+        RATE_LIMIT_ENABLED: "false",
+        AUTH_DEV_LOGIN: "true",
+        LEMONSQUEEZY_API_KEY: "ls_test",
+      } as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (d) => (output += d));
+    child.stderr?.on("data", (d) => (output += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(null);
+      }, 60_000);
+      child.once("exit", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code, output).toBe(1);
+    expect(output).not.toMatch(/Ready in/);
+    const list = output.slice(output.indexOf("Invalid configuration:"));
+    for (const expected of [
+      "- PRICING_CONFIG: is not valid JSON",
+      "- ADMIN_API_TOKEN: must be at least 32 characters",
+      "- RATE_LIMIT_ENABLED: cannot be false in production",
+      "- LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set",
+      "- PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set",
+      "- AUTH_DEV_LOGIN: true lets anyone sign in as any email address",
+      "- Sign-in: no sign-in method is configured for production",
+      "- AI provider: none is configured",
+    ]) {
+      expect(list, expected).toContain(expected);
+    }
+    expect(output).not.toContain("too-short");
   });
 });

@@ -165,7 +165,9 @@ export async function startServer(
     NEXTAUTH_URL: baseUrl,
     NEXTAUTH_SECRET: "e2e-nextauth-secret-0123456789abcdef",
     CRON_SECRET: "e2e-cron-secret",
+    // The test servers sign in by the development sign-in, in production on purpose.
     AUTH_DEV_LOGIN: "true",
+    AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true",
     // Production on the embedded database is refused unless said explicitly (a suite with
     // DATABASE_URL overrides this with undefined).
     ALLOW_EMBEDDED_DATABASE: "true",

@@ -169,3 +169,74 @@ describe("OIDC sign-in and account linking", () => {
     expect((await back.fetch("/api/user/status")).status).toBe(200);
   });
 });
+
+describe("the operator console against cross-site writes, onlookers and locks", () => {
+  async function operatorClient(sub: string, email: string): Promise<{ client: Client; id: string }> {
+    const client = new Client(server.baseUrl);
+    await oidcSignIn(client, { sub, email, email_verified: true });
+    return { client, id: (await sessionOf(client))?.id as string };
+  }
+
+  it("refuses a cross-site credit adjustment made with the operator's cookie, and JSON sent as text/plain", async () => {
+    const { client } = await operatorClient("boss-csrf", "boss@example.com");
+    const target = new Client(server.baseUrl);
+    await target.signIn("csrf-target@example.com");
+    const targetId = (await sessionOf(target))?.id as string;
+    const body = JSON.stringify({ amount: 500, bucket: "subscription", reason: "csrf attempt", idempotencyKey: "csrf-1" });
+    const balance = async () => ((await (await admin(`/api/admin/users/${targetId}`)).json()) as { credits: { balances: { subscription: number } } }).credits.balances.subscription;
+    const before = await balance();
+
+    for (const headers of <Record<string, string>[]>[
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "text/plain" },
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site", "content-type": "application/json" },
+      { origin: "https://app.sibling.example", "sec-fetch-site": "same-site", "content-type": "application/json" },
+      { origin: "https://evil.example", "content-type": "application/json" },
+    ]) {
+      const res = await client.fetch(`/api/admin/users/${targetId}/credits`, { method: "POST", headers, body });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(await res.json()).toMatchObject({ code: "forbidden", error: expect.stringContaining("Cross-site") });
+    }
+    // From its own pages, but JSON as text/plain: refused too.
+    const plain = await client.fetch(`/api/admin/users/${targetId}/credits`, { method: "POST", headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "text/plain" }, body });
+    expect(plain.status).toBe(415);
+    expect(await balance()).toBe(before);
+    // The console itself may.
+    const ok = await client.fetch(`/api/admin/users/${targetId}/credits`, { method: "POST", headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "application/json" }, body });
+    expect(ok.status).toBe(200);
+    expect(await balance()).toBe(before + 500);
+  });
+
+  it("shows /admin to anyone else as exactly the not-found page of an unknown path", async () => {
+    const strip = (html: string) =>
+      html
+        .replace(/nonce="[^"]*"/g, "")
+        .replace(/"nonce":"[^"]*"/g, "")
+        .replace(/\/admin/g, "/PATH")
+        .replace(/\/no-such-page/g, "/PATH");
+    const title = (html: string) => /<title>([^<]*)<\/title>/.exec(html)?.[1];
+    const metas = (html: string) => [...html.matchAll(/<meta [^>]*>/g)].map((m) => m[0].replace(/nonce="[^"]*"/, "")).sort();
+    const visitor = new Client(server.baseUrl);
+    await visitor.signIn("curious@example.com");
+    for (const client of [new Client(server.baseUrl), visitor]) {
+      const admin = await client.fetch("/admin");
+      const unknown = await client.fetch("/no-such-page");
+      expect(admin.status).toBe(404);
+      expect(unknown.status).toBe(404);
+      const [a, u] = [await admin.text(), await unknown.text()];
+      expect(title(a)).toBe(title(u));
+      expect(a).not.toContain("Operator console");
+      expect(metas(a)).toEqual(metas(u));
+      expect(Math.abs(strip(a).length - strip(u).length)).toBeLessThan(200);
+    }
+  });
+
+  it("closes the console to an operator the moment they are locked", async () => {
+    const { client, id } = await operatorClient("boss-lock", "boss@example.com");
+    expect((await client.fetch("/admin")).status).toBe(200);
+    const lock = await admin(`/api/admin/users/${id}/lock`, { method: "POST", body: JSON.stringify({ reason: "testing the lock" }) });
+    expect(lock.status).toBe(200);
+    expect((await client.fetch("/admin")).status).toBe(404);
+    expect((await client.fetch("/api/admin/metrics/summary")).status).toBe(404);
+    await admin(`/api/admin/users/${id}/unlock`, { method: "POST", body: JSON.stringify({ reason: "testing the lock" }) });
+  });
+});

@@ -1,8 +1,10 @@
 import { AiRoutesPanel } from "./ai-routes-panel";
+import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "AI routes" };
+export const generateMetadata = operatorMetadata({ title: "AI routes" });
 
-export default function AdminAiRoutesPage() {
+export default async function AdminAiRoutesPage() {
+  await requireOperatorPage();
   return <AiRoutesPanel />;
 }

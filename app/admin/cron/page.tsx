@@ -1,8 +1,10 @@
 import { CronPanel } from "./cron-panel";
+import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Cron" };
+export const generateMetadata = operatorMetadata({ title: "Cron" });
 
-export default function AdminCronPage() {
+export default async function AdminCronPage() {
+  await requireOperatorPage();
   return <CronPanel />;
 }

@@ -1,8 +1,10 @@
 import { EmailsPanel } from "./emails-panel";
+import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Emails" };
+export const generateMetadata = operatorMetadata({ title: "Emails" });
 
-export default function AdminEmailsPage() {
+export default async function AdminEmailsPage() {
+  await requireOperatorPage();
   return <EmailsPanel />;
 }

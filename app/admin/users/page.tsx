@@ -1,8 +1,10 @@
 import { UsersPanel } from "./users-panel";
+import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Users" };
+export const generateMetadata = operatorMetadata({ title: "Users" });
 
-export default function AdminUsersPage() {
+export default async function AdminUsersPage() {
+  await requireOperatorPage();
   return <UsersPanel />;
 }

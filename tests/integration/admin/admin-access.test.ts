@@ -94,7 +94,7 @@ describe("operator API: nobody else learns it exists", () => {
       {
         name: "a listed email from the development sign-in in production (not verified)",
         cookie: listedButUnverifiedInProduction.cookie,
-        env: { APP_ENV: "production", CRON_SECRET: "c".repeat(32), AUTH_DEV_LOGIN: "true" },
+        env: { APP_ENV: "production", CRON_SECRET: "c".repeat(32), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" },
       },
     ];
     let checked = 0;
@@ -142,7 +142,7 @@ describe("operator API: nobody else learns it exists", () => {
 
   it("in production, an OAuth or OIDC session's listed email is an operator; the development sign-in's never is", async () => {
     const op = await signIn("ops@example.com");
-    const restoreProd = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32), AUTH_DEV_LOGIN: "true" });
+    const restoreProd = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" });
     try {
       const verified = await sessionCookie(op.user, { authMethod: "google", emailVerified: true });
       expect((await call(summaryGet, { path: "/api/admin/metrics/summary", cookie: verified })).status).toBe(200);

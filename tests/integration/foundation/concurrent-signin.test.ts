@@ -46,7 +46,7 @@ describe("first sign-in", () => {
     expect(await prisma.creditTransaction.count({ where: { userId: first!.id } })).toBe(1);
   });
 
-  it("refuses an invalid email and a locked user; dev sign-in is off in production unless AUTH_DEV_LOGIN=true", async () => {
+  it("refuses an invalid email and a locked user; dev sign-in is off in production unless AUTH_DEV_LOGIN=true and AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true", async () => {
     const authorize = devAuthorize();
     expect(await authorize("not-an-email")).toBeNull();
     const user = await authorize("locked@example.com");
@@ -58,9 +58,13 @@ describe("first sign-in", () => {
     try {
       expect(providerIds()).not.toContain("dev");
       process.env.AUTH_DEV_LOGIN = "true";
+      // Not even then without the second, loudly named switch.
+      expect(providerIds()).not.toContain("dev");
+      process.env.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION = "true";
       expect(providerIds()).toContain("dev");
     } finally {
       delete process.env.AUTH_DEV_LOGIN;
+      delete process.env.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION;
       restore();
     }
   });

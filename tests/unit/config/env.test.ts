@@ -35,7 +35,8 @@ describe("env", () => {
   it("derives production from NODE_ENV (as next start sets it); APP_ENV wins", () => {
     const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", ALLOW_EMBEDDED_DATABASE: "true" };
     expect(parseEnv(base)).toMatchObject({ appEnv: "production", isProduction: true, devLoginEnabled: false });
-    expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(true);
+    expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(false);
+    expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" }).devLoginEnabled).toBe(true);
     expect(parseEnv({ ...base, APP_ENV: "development" }).appEnv).toBe("development");
     expect(parseEnv({ AUTH_DEV_LOGIN: "false" }).devLoginEnabled).toBe(false);
   });

@@ -27,7 +27,7 @@ describe("OpenAPI document", () => {
     expect(Object.keys(admin.paths)).toHaveLength(17);
     const adjust = admin.paths["/api/admin/users/{id}/credits"].post;
     expect(adjust.security).toEqual([{ sessionCookie: [] }, { adminToken: [] }]);
-    expect(Object.keys(adjust.responses)).toEqual(["200", "400", "404", "405", "409", "429", "500"]);
+    expect(Object.keys(adjust.responses)).toEqual(["200", "400", "404", "405", "409", "413", "415", "429", "500"]);
     expect(adjust["x-rate-limit"]).toMatchObject({ category: "admin" });
   }, 120_000);
 
@@ -85,9 +85,22 @@ describe("OpenAPI document", () => {
     ]);
     expect(op.requestBody.content["application/json"].schema).toMatchObject({ type: "object", required: ["name"] });
     // 403: a locked account's session may read but not write.
-    expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "402", "403", "404", "405", "409", "429", "500"]);
+    expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "402", "403", "404", "405", "409", "413", "415", "429", "500"]);
     expect(op.responses["200"].content["application/json"].schema).toMatchObject({ properties: { id: { type: "string" } } });
     expect(op.security).toEqual([{ sessionCookie: [] }, { bearerSession: [] }]);
     expect(op["x-feature-flag"]).toBe("aiChat");
   });
+
+  it("documents what the server answers and accepts as strictly as it does: 206 and 413/415, stream caching, NUL-free strings, served models", async () => {
+    const { document } = await buildOpenApiDocument(root, version);
+    const paths = (document as { paths: Record<string, Record<string, Record<string, any>>> }).paths;
+    expect(Object.keys(paths["/api/files/{id}/content"].get.responses)).toContain("206");
+    for (const [p, m] of [["/api/ai/chat", "post"], ["/api/email/send", "post"], ["/api/credits/preferences", "patch"]]) {
+      expect(Object.keys(paths[p][m].responses), p).toEqual(expect.arrayContaining(["413", "415"]));
+    }
+    expect(paths["/api/ai/rag/ask"].post.responses["200"].headers["Cache-Control"].schema.enum).toContain("no-cache, no-transform");
+    const stream = paths["/api/ai/stream"].post.requestBody.content["application/json"].schema;
+    expect(stream.properties.model.enum).toContain("gpt-4o-mini");
+    expect(stream.properties.systemPrompt.pattern).toBe("^[^\\u0000]*$");
+  }, 120_000);
 });

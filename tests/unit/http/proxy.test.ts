@@ -1,6 +1,8 @@
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
+import { securityHeaders } from "@/lib/config/security-headers";
 import { proxy } from "@/proxy";
+import { setEnv } from "@/tests/helpers/env";
 import { sessionCookie } from "@/tests/helpers/http";
 
 const request = (url: string, headers: Record<string, string> = {}) => new NextRequest(url, { headers });
@@ -41,7 +43,22 @@ describe("proxy", () => {
     expect(res.headers.get("x-middleware-request-x-request-id")).toBe("mw-given-1");
     const fresh = await proxy(request("https://example.com/", { "x-request-id": "bad id" }));
     expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fresh.headers.get("strict-transport-security")).toMatch(/max-age=/);
+    // HSTS comes with production builds (lib/config/security-headers.ts), whatever the request's scheme.
+    expect(fresh.headers.get("strict-transport-security")).toBeNull();
+    expect(securityHeaders(true).find((h) => h.key === "Strict-Transport-Security")?.value).toMatch(/max-age=63072000/);
+    expect(securityHeaders(false).some((h) => h.key === "Strict-Transport-Security")).toBe(false);
+  });
+
+  it("limits where a page's forms may lead: this site, and the configured sign-in and checkout providers", async () => {
+    const plain = await proxy(request("http://localhost:3000/signin"));
+    expect(plain.headers.get("content-security-policy")).toContain("form-action 'self'");
+    const undo = setEnv({ AUTH_OIDC_ISSUER: "https://sso.example.com/realm", AUTH_OIDC_ID: "x", AUTH_OIDC_SECRET: "y", AUTH_GITHUB_ID: "gh", AUTH_GITHUB_SECRET: "s" });
+    try {
+      const csp = (await proxy(request("http://localhost:3000/signin"))).headers.get("content-security-policy") ?? "";
+      expect(csp).toMatch(/form-action 'self' https:\/\/github\.com https:\/\/sso\.example\.com(;|$)/);
+    } finally {
+      undo();
+    }
   });
 });
 

@@ -23,7 +23,12 @@ async function handler(req: Request, ctx: Ctx) {
     delete process.env.AUTH_TRUST_HOST;
     trustHostSetHere = false;
   }
-  return NextAuth(req as never, ctx as never, authOptions());
+  const response: Response = await NextAuth(req as never, ctx as never, authOptions());
+  // Signing out also clears what the browser cached of this account's private answers.
+  if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/signout")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Clear-Site-Data", '"cache"');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 // next-auth answers GET and POST; every other method gets our 405 with an Allow header.

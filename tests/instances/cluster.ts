@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { applyMigrations } from "@/lib/db/migrate";
+import { freePort, removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
+import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
+import { startResendStub, type ResendStub } from "@/tests/helpers/resend-stub";
+import { startUpstashEmulator } from "@/tests/helpers/upstash-emulator";
+
+/**
+ * Three production servers (the standalone build) on one PostgreSQL database and one Redis (through
+ * the Upstash REST emulator), behind a small round-robin proxy that appends the client's address to
+ * X-Forwarded-For as a load balancer does (the servers trust one hop). Optionally through PgBouncer
+ * in transaction pooling mode, as serverless platforms' pooled connection strings are.
+ */
+export const CRON_SECRET = "instances-cron-secret-0123456789";
+export const ADMIN_TOKEN = "instances-admin-token-0123456789abcdef";
+export const IDENTITY_SECRET = "whsec_aW5zdGFuY2VzLWlkZW50aXR5LXNlY3JldC0wMTIz";
+
+export interface Cluster {
+  /** The round-robin proxy: every request goes to the next instance. */
+  url: string;
+  instances: RunningServer[];
+  stub: OpenAiStub;
+  resend: ResendStub;
+  /** SQL on the database itself (not through the pooler). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  stop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("TEST_DATABASE_URL is not set: scripts/test-services.sh start");
+  return url;
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** PgBouncer 1.18 (Debian) in transaction mode in front of the database; as an unprivileged user when we are root. */
+async function startPgBouncer(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "svc-pgbouncer-"));
+  chmodSync(dir, 0o777);
+  const port = await freePort();
+  const db = new URL(databaseUrl);
+  writeFileSync(
+    path.join(dir, "pgbouncer.ini"),
+    [
+      "[databases]",
+      `app = host=${db.hostname} port=${db.port || 5432} dbname=${db.pathname.slice(1)} user=${decodeURIComponent(db.username) || "postgres"}`,
+      "[pgbouncer]",
+      "listen_addr = 127.0.0.1",
+      `listen_port = ${port}`,
+      "auth_type = any",
+      "pool_mode = transaction",
+      "max_client_conn = 1000",
+      "default_pool_size = 20",
+      "unix_socket_dir =",
+      `logfile = ${dir}/pgbouncer.log`,
+      "ignore_startup_parameters = extra_float_digits,options",
+    ].join("\n"),
+  );
+  const asRoot = process.getuid?.() === 0;
+  const child: ChildProcess = spawn("/usr/sbin/pgbouncer", [...(asRoot ? ["-u", "nobody"] : []), path.join(dir, "pgbouncer.ini")], { stdio: "ignore" });
+  const url = `postgresql://postgres@127.0.0.1:${port}/app`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await withClient(url, (c) => c.query("SELECT 1"));
+      break;
+    } catch (error) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pgbouncer did not start: ${(error as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      removeDir(dir);
+    },
+  };
+}
+
+/** Round robin over the instances, appending the client's address to X-Forwarded-For (one trusted hop). */
+function startBalancer(instances: RunningServer[]): Promise<Server> {
+  let next = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const target = instances[next++ % instances.length];
+    const forwarded = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
+    const upstream = request(
+      { host: "127.0.0.1", port: target.port, path: req.url, method: req.method, headers: { ...req.headers, "x-forwarded-for": forwarded } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
+export async function startCluster(options: { viaPgBouncer: boolean; instances?: number }): Promise<Cluster> {
+  const admin = adminUrl();
+  const redisPort = Number(process.env.TEST_REDIS_PORT);
+  if (!redisPort) throw new Error("TEST_REDIS_PORT is not set: scripts/test-services.sh start");
+  const name = `inst_${randomBytes(5).toString("hex")}`;
+  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+  const direct = new URL(admin);
+  direct.pathname = `/${name}`;
+  await withClient(direct.toString(), (c) =>
+    applyMigrations({
+      exec: async (sql) => {
+        await c.query(sql);
+      },
+      query: async (sql, params) => (await c.query(sql, params as unknown[])).rows,
+    }),
+  );
+  const pooler = options.viaPgBouncer ? await startPgBouncer(direct.toString()) : null;
+  const [redis, stub, resend] = await Promise.all([startUpstashEmulator({ redisPort }), startOpenAiStub(), startResendStub()]);
+  const env = {
+    DATABASE_URL: pooler ? pooler.url : direct.toString(),
+    ...(pooler ? { DATABASE_PREPARED_STATEMENTS: "false" } : {}),
+    DATABASE_POOL_MAX: "10",
+    ALLOW_EMBEDDED_DATABASE: undefined,
+    UPSTASH_REDIS_REST_URL: redis.url,
+    UPSTASH_REDIS_REST_TOKEN: redis.token,
+    OPENAI_API_KEY: "sk-instances-upstream",
+    OPENAI_BASE_URL: stub.url,
+    ...resend.env,
+    EMAIL_FROM: "Instances <noreply@example.com>",
+    TRUSTED_PROXY_HOPS: "1",
+    CRON_SECRET,
+    ADMIN_API_TOKEN: ADMIN_TOKEN,
+    IDENTITY_WEBHOOK_SECRET: IDENTITY_SECRET,
+    RATE_LIMIT_ENABLED: "true",
+  };
+  const instances = await Promise.all(Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })));
+  const balancer = await startBalancer(instances);
+  const { port } = balancer.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    instances,
+    stub,
+    resend,
+    sql: (text, params) => withClient(direct.toString(), async (c) => (await c.query(text, params as unknown[])).rows),
+    stop: async () => {
+      await new Promise((r) => balancer.close(r));
+      for (const s of instances) {
+        await s.stop();
+        removeDir(s.dataDir);
+      }
+      await Promise.all([redis.close(), stub.close(), resend.close()]);
+      await pooler?.stop();
+      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { Webhook } from "svix";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@/tests/e2e/client";
+import { ensureBuild } from "@/tests/e2e/server";
+import { ADMIN_TOKEN, CRON_SECRET, IDENTITY_SECRET, startCluster, type Cluster } from "./cluster";
+
+/**
+ * Many instances, as production runs them: three standalone servers on one PostgreSQL and one Redis
+ * behind a round-robin load balancer. What must hold across processes, not just across requests of
+ * one: charges never overspend and the ledger adds up, rate limits are one window whichever instance
+ * answers, a cron job never runs twice at once, a lock or a deletion reaches every instance within
+ * the documented 5 seconds, a process killed mid-charge leaves nothing charged that was not
+ * delivered. Then all of it again through PgBouncer in transaction pooling mode.
+ */
+beforeAll(() => ensureBuild(console.log), 600_000);
+
+const admin = (c: Cluster, path: string, init: RequestInit = {}) =>
+  fetch(`${c.url}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } });
+
+async function signedIn(c: Cluster, email: string): Promise<{ client: Client; id: string }> {
+  const client = new Client(c.url);
+  const res = await client.signIn(email);
+  expect(res.status).toBe(200);
+  const { body } = await client.json<{ user: { id: string } }>("/api/auth/session");
+  return { client, id: body.user.id };
+}
+
+/** Sets the user's subscription credits to exactly `target` through the operator API (an audited adjustment). */
+async function setCredits(c: Cluster, userId: string, target: number): Promise<void> {
+  const [row] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [userId]);
+  const amount = target - row.subscription_credits;
+  if (amount === 0) return;
+  const res = await admin(c, `/api/admin/users/${userId}/credits`, { method: "POST", body: JSON.stringify({ amount, bucket: "subscription", reason: "instances suite setup", idempotencyKey: `set-${userId}-${target}` }) });
+  expect(res.status).toBe(200);
+}
+
+async function expectLedgerAddsUp(c: Cluster, userId: string): Promise<void> {
+  const [b] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [userId]);
+  const [l] = await c.sql<{ sum: string }>("SELECT COALESCE(SUM(amount), 0) AS sum FROM credit_transactions WHERE user_id = $1 AND bonus_purchase_id IS NULL", [userId]);
+  expect(Number(l.sum)).toBe(b.subscription_credits);
+  expect(b.subscription_credits).toBeGreaterThanOrEqual(0);
+}
+
+describe.each([
+  { name: "directly on PostgreSQL", viaPgBouncer: false },
+  { name: "through PgBouncer 1.18 in transaction pooling mode", viaPgBouncer: true },
+])("three instances, $name", ({ viaPgBouncer }) => {
+  let c: Cluster;
+  beforeAll(async () => {
+    c = await startCluster({ viaPgBouncer });
+  }, 300_000);
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it("64 concurrent charges spread over the instances against 20 charges' worth: exactly 20 answered, each settled once, the ledger adds up", async () => {
+    const { client, id } = await signedIn(c, `charges-${viaPgBouncer}@example.com`);
+    await setCredits(c, id, 20 * 15);
+    const results = await Promise.all(
+      Array.from({ length: 64 }, () => client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(44);
+    // Settlements are written just after the answers: give the last ones a moment.
+    await new Promise((r) => setTimeout(r, 500));
+    const ops = await c.sql<{ status: string; amount: number }>("SELECT status, amount FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
+    expect(ops).toHaveLength(20);
+    expect(ops.every((o) => o.status === "settled" && o.amount === 15)).toBe(true);
+    const [usage] = await c.sql<{ n: string; sum: string }>("SELECT COUNT(*) AS n, SUM(amount) AS sum FROM credit_transactions WHERE user_id = $1 AND type = 'usage'", [id]);
+    expect(Number(usage.sum)).toBe(-300);
+    await expectLedgerAddsUp(c, id);
+  });
+
+  it("shares one rate-limit window: the 6th email of a user in the hour is refused whichever instance gets it", async () => {
+    const { client } = await signedIn(c, `limits-${viaPgBouncer}@example.com`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await client.fetch("/api/email/send", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ to: `limits-${viaPgBouncer}@example.com`, subject: `note ${i}`, type: "notification", text: "hello" }),
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+
+  it("never runs a cron job twice at once, called on all three instances at the same moment", async () => {
+    const runs = await Promise.all(
+      c.instances.map((s) => fetch(`${s.baseUrl}/api/cron/expire-bonus-credits`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } }).then((r) => r.json() as Promise<{ success: boolean }>)),
+    );
+    expect(runs.filter((r) => r.success).length).toBeGreaterThanOrEqual(1);
+    const rows = await c.sql<{ started_at: Date; finished_at: Date | null; status: string }>(
+      "SELECT started_at, finished_at, status FROM cron_runs WHERE job = 'expire-bonus-credits' AND status <> 'skipped' ORDER BY started_at",
+    );
+    for (let i = 1; i < rows.length; i++) expect(rows[i].started_at.getTime()).toBeGreaterThanOrEqual((rows[i - 1].finished_at as Date).getTime());
+    expect(rows.length + (await c.sql("SELECT 1 FROM cron_runs WHERE job = 'expire-bonus-credits' AND status = 'skipped'")).length).toBe(3);
+  });
+
+  it("a lock, and then a deletion, made through one instance reach the others within 5 seconds", async () => {
+    const email = `lock-${viaPgBouncer}@example.com`;
+    const { id } = await signedIn(c, email);
+    const direct = c.instances.map((s) => {
+      const client = new Client(s.baseUrl);
+      return client;
+    });
+    for (const client of direct) await client.signIn(email);
+    // Every instance has seen (and cached) the account as active.
+    for (const client of direct) expect((await client.fetch("/api/credits/preferences", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ bonusCreditsAutoUse: true }) })).status).toBe(200);
+    const lock = await fetch(`${c.instances[0].baseUrl}/api/admin/users/${id}/lock`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ reason: "instances suite" }) });
+    expect(lock.status).toBe(200);
+    const refusedWithin = async (client: Client, status: number, init: RequestInit & { headers?: Record<string, string> }, path: string) => {
+      const started = Date.now();
+      while (Date.now() - started < 7_000) {
+        if ((await client.fetch(path, init)).status === status) return Date.now() - started;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return Infinity;
+    };
+    const write = { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ bonusCreditsAutoUse: false }) };
+    const lockDelays = await Promise.all(direct.map((client) => refusedWithin(client, 403, write, "/api/credits/preferences")));
+    expect(Math.max(...lockDelays)).toBeLessThanOrEqual(5_500);
+
+    // The identity provider deletes the user: its webhook reaches one instance.
+    await c.sql("UPDATE users SET external_id = $2 WHERE id = $1", [id, `ext-${id}`]);
+    const at = new Date();
+    const event = JSON.stringify({ type: "user.deleted", data: { id: `ext-${id}`, deleted: true } });
+    const msgId = `msg_del_${id}`;
+    const deleted = await fetch(`${c.instances[0].baseUrl}/api/webhooks/identity`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "svix-id": msgId, "svix-timestamp": String(Math.floor(at.getTime() / 1000)), "svix-signature": new Webhook(IDENTITY_SECRET).sign(msgId, at, event) },
+      body: event,
+    });
+    expect(deleted.status).toBe(200);
+    expect(await c.sql("SELECT 1 FROM users WHERE id = $1", [id])).toEqual([]);
+    const deleteDelays = await Promise.all(direct.map((client) => refusedWithin(client, 401, { method: "GET" }, "/api/user/status")));
+    expect(Math.max(...deleteDelays)).toBeLessThanOrEqual(5_500);
+  });
+
+  it("an instance killed mid-charge leaves a reservation the cleanup refunds (nothing charged for the answer it never sent)", async () => {
+    const { id } = await signedIn(c, `crash-${viaPgBouncer}@example.com`);
+    await setCredits(c, id, 100);
+    const victim = c.instances[c.instances.length - 1];
+    const client = new Client(victim.baseUrl);
+    await client.signIn(`crash-${viaPgBouncer}@example.com`);
+    c.stub.next("chat", { kind: "hang" });
+    const pending = client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "never answered" }] }) }).catch(() => null);
+    const deadline = Date.now() + 10_000;
+    while (c.stub.count("chat") === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
+    process.kill(victim.pid, "SIGKILL");
+    await pending;
+    // Time passes (the cleanup waits until no call could still be running), then the daily housekeeping runs on a survivor.
+    await c.sql("UPDATE credit_operations SET created_at = now() - interval '2 hours' WHERE user_id = $1 AND status = 'reserved'", [id]);
+    const sweep = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect(sweep.status).toBe(200);
+    const ops = await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
+    expect(ops.map((o) => o.status)).toEqual(["refunded"]);
+    const [b] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [id]);
+    expect(b.subscription_credits).toBe(100);
+    await expectLedgerAddsUp(c, id);
+    // A second sweep changes nothing.
+    await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect((await c.sql<{ n: string }>("SELECT COUNT(*) AS n FROM credit_transactions WHERE user_id = $1 AND type = 'refund'", [id]))[0].n).toBe("1");
+  });
+});

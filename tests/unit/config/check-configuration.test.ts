@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { configurationProblems } from "@/lib/server/check-configuration";
+
+/** A production configuration that starts (the base each case breaks). */
+const good = {
+  APP_ENV: "production",
+  NEXTAUTH_SECRET: "n".repeat(40),
+  CRON_SECRET: "c".repeat(40),
+  ALLOW_EMBEDDED_DATABASE: "true",
+  OPENAI_API_KEY: "sk-test",
+  RESEND_API_KEY: "re_test",
+};
+
+describe("the one configuration check at start-up", () => {
+  it("passes a complete production configuration", () => {
+    expect(configurationProblems(good)).toEqual([]);
+  });
+
+  it("lists every problem of several at once: invalid values, production rules, pairs, the pricing catalog, AI and sign-in", () => {
+    const problems = configurationProblems({
+      APP_ENV: "production",
+      NEXTAUTH_SECRET: "n".repeat(40),
+      ALLOW_EMBEDDED_DATABASE: "true",
+      PRICING_CONFIG: '{"tiers":{"gold":{}}}',
+      ADMIN_API_TOKEN: "short",
+      RATE_LIMIT_ENABLED: "false",
+      LEMONSQUEEZY_API_KEY: "ls_test",
+      AI_ALLOWED_MODELS: "gpt-4o-mini,no-such-model",
+      AUTH_DEV_LOGIN: "true",
+    });
+    const text = problems.join("\n");
+    for (const expected of [
+      'PRICING_CONFIG: tiers: Unrecognized key: "gold"',
+      "ADMIN_API_TOKEN: must be at least 32 characters",
+      "CRON_SECRET: required in production",
+      "RATE_LIMIT_ENABLED: cannot be false in production",
+      "PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set",
+      "LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set",
+      "AI provider: none is configured",
+      '"no-such-model" is not in the model catalog',
+      "AUTH_DEV_LOGIN: true lets anyone sign in",
+      "Sign-in: no sign-in method is configured for production",
+    ]) {
+      expect(text, expected).toContain(expected);
+    }
+    // Names and problems only, never a value.
+    expect(text).not.toContain("short\n");
+  });
+
+  it("reads JSON settings at start: a PRICING_CONFIG that is not JSON, or of the wrong shape, stops the server", () => {
+    expect(configurationProblems({ ...good, PRICING_CONFIG: "{bad" })).toEqual(["PRICING_CONFIG: is not valid JSON"]);
+    expect(configurationProblems({ ...good, PRICING_CONFIG: '{"tiers":{"pro":{"monthlyPrice":"cheap"}}}' }).join()).toContain("PRICING_CONFIG: tiers.pro.monthlyPrice");
+  });
+
+  it("asks a real store for its own variant ids, and the development sign-in in production for its second switch", () => {
+    const ls = configurationProblems({ ...good, LEMONSQUEEZY_API_KEY: "ls", LEMONSQUEEZY_STORE_ID: "1", PAYMENT_WEBHOOK_SECRET: "p".repeat(20) });
+    expect(ls.join()).toContain("PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for tiers.basic.variants.monthly");
+    expect(configurationProblems({ ...good, AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" })).toEqual([]);
+    expect(configurationProblems({ ...good, RESEND_API_KEY: "", AUTH_GITHUB_ID: "id", AUTH_GITHUB_SECRET: "s" })).toEqual([]);
+  });
+});
