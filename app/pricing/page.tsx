@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
+import { formatMoney } from "@/components/api";
 import { getSessionUser } from "@/lib/auth/session";
 import { runningSubscription } from "@/lib/billing/current-subscription";
 import { flags } from "@/lib/config/flags";
@@ -24,7 +25,7 @@ export default async function PricingPage() {
   const f = flags();
   const catalog = pricingCatalog();
   const tiers = catalog.tiers.filter((t) => t.key !== "free" || f.freeTier);
-  const money = (amount: number) => `${catalog.currency} ${amount.toFixed(2)}`;
+  const money = (amount: number) => formatMoney(amount, catalog.currency);
   return (
     <main id="main" className="mx-auto max-w-5xl px-6 py-12">
       <Link href="/" className="text-sm font-semibold uppercase tracking-wider text-brand-600">
@@ -48,9 +49,19 @@ export default async function PricingPage() {
             {f.creditBased ? <p className="mt-2 text-sm">{t.monthlyCredits.toLocaleString("en")} credits a month</p> : null}
             <div className="mt-auto flex flex-wrap gap-2 pt-4">
               {t.key === "free" ? (
-                <Link href="/signin" className="btn-secondary">
-                  Start free
-                </Link>
+                subscribed ? (
+                  <Link href="/dashboard/billing" className="btn-secondary">
+                    Change plan
+                  </Link>
+                ) : signedIn ? (
+                  <Link href="/dashboard" className="btn-primary">
+                    Your plan
+                  </Link>
+                ) : (
+                  <Link href="/signin" className="btn-secondary">
+                    Start free
+                  </Link>
+                )
               ) : subscribed ? (
                 <Link href="/dashboard/billing" className={subscribed.tier === t.key ? "btn-primary" : "btn-secondary"}>
                   {subscribed.tier === t.key ? "Your plan" : "Change plan"}

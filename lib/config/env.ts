@@ -18,6 +18,8 @@ const schema = z.object({
   /** Share of requests that get an access line (0 to 1; errors and slow requests are not treated apart). */
   LOG_ACCESS_SAMPLE: decimal({ fallback: 1, min: 0 }).pipe(z.number().max(1, "must be a number from 0 to 1")),
   APP_VERSION: optionalText,
+  /** How long a stopping standalone server waits for requests in flight (read by scripts/preflight.ts, checked here). */
+  SHUTDOWN_TIMEOUT_MS: int(25_000, 1),
 
   // Embedded default and database
   DATA_DIR: optionalText,

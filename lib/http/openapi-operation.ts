@@ -48,13 +48,22 @@ const OPENAI_STATUS_TEXT: Record<number, string> = {
   429: "insufficient_quota (no credits, or the key's budget is spent; x-should-retry: false) or rate_limit_exceeded (Retry-After)",
 };
 export const ALL_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[];
-const AI_ONLY: ErrorCode[] = ["provider_not_configured", "upstream_failed", "content_policy", "unavailable"];
+const AI_ONLY: ErrorCode[] = ["content_policy"];
+/** Codes only a route that calls an outside provider (AI, payments, email, storage) can answer. */
+const PROVIDER_ONLY: ErrorCode[] = ["provider_not_configured", "upstream_failed"];
+const PROVIDER_TAGS = new Set(["ai", "v1", "rag", "payments", "email", "files", "simulator", "auth"]);
 
 /** The error codes an operation may answer with a status: those the status table maps to it, less what the route cannot produce. */
 function codesFor(status: number, def: Definition): ErrorCode[] {
-  const ai = (def.tags ?? []).some((t) => t === "ai" || t === "v1");
+  const tags = def.tags ?? [];
+  const ai = tags.some((t) => t === "ai" || t === "v1");
+  const provider = tags.some((t) => PROVIDER_TAGS.has(t));
   return ALL_CODES.filter(
-    (code) => STATUS_BY_CODE[code] === status && (code !== "feature_disabled" || Boolean(def.feature)) && (ai || !AI_ONLY.includes(code) || code === "unavailable"),
+    (code) =>
+      STATUS_BY_CODE[code] === status &&
+      (code !== "feature_disabled" || Boolean(def.feature)) &&
+      (ai || !AI_ONLY.includes(code)) &&
+      (provider || !PROVIDER_ONLY.includes(code)),
   );
 }
 

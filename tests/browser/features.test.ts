@@ -4,10 +4,10 @@ import { newPage, signIn, useHarness } from "./harness";
 
 /**
  * Disabled features are hidden, not broken: a second server (same build; the flags are read at run
- * time) in classic SaaS mode with image generation and knowledge chat switched off.
+ * time) in classic SaaS mode with image generation, knowledge chat and API keys switched off.
  */
 const h = useHarness({
-  env: { PUBLIC_PRICING_MODEL: "classic_saas", PUBLIC_AI_IMAGE_GEN_ENABLED: "false", PUBLIC_AI_RAG_CHAT_ENABLED: "false" },
+  env: { PUBLIC_PRICING_MODEL: "classic_saas", PUBLIC_AI_IMAGE_GEN_ENABLED: "false", PUBLIC_AI_RAG_CHAT_ENABLED: "false", API_KEYS_ENABLED: "false" },
 });
 
 const navLinks = (page: Page) => page.getByRole("navigation", { name: "Dashboard" }).getByRole("link").allTextContents();
@@ -31,7 +31,7 @@ describe("dashboard with features switched off", () => {
   });
 
   it("answers 404 for the pages of disabled features", async () => {
-    for (const path of ["/dashboard/ai/image", "/dashboard/knowledge"]) {
+    for (const path of ["/dashboard/ai/image", "/dashboard/knowledge", "/dashboard/keys"]) {
       const res = await page.goto(path);
       expect(res?.status(), path).toBe(404);
     }

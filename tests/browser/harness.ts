@@ -66,7 +66,7 @@ export async function newPage(h: Harness, viewport = { width: 1280, height: 860 
 export async function signIn(page: Page, email: string): Promise<void> {
   await page.goto("/dashboard");
   await page.waitForURL(/\/signin\?callbackUrl=/);
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByRole("button", { name: "Sign in with email" }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard");
 }

@@ -56,7 +56,8 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
       />
       {purchaseSuccess ? (
         <Banner tone="success" title="Purchase complete">
-          Thank you! Your bonus credits are added as soon as the payment is confirmed (usually within seconds).{" "}
+          Thank you! Your bonus credits are added as soon as the payment is confirmed (usually within seconds).
+          {features.userToggle ? " They are spent only while bonus auto-use is on (below)." : ""}{" "}
           <button type="button" className="link" onClick={() => void loadUsage()}>
             Refresh balance
           </button>
@@ -65,7 +66,7 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
       <ErrorNotice error={usageError} />
       {usage ? <UsageCard usage={usage} /> : !usageError ? <Spinner label="Loading your credits" /> : null}
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
-        {features.bonusCredits ? <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} /> : null}
+        {features.bonusCredits ? <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} autoUseToggle={features.userToggle} /> : null}
         {features.creditBased ? <AutoUseSection toggleEnabled={features.userToggle} onChange={loadUsage} /> : null}
       </div>
       <HistorySection />
@@ -98,7 +99,7 @@ function UsageCard({ usage }: { usage: Usage }) {
   );
 }
 
-function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusExpiryDays: number }) {
+function BonusSection({ currency, bonusExpiryDays, autoUseToggle }: { currency: string; bonusExpiryDays: number; autoUseToggle: boolean }) {
   const { data, error: loadError } = useApi<BonusPackages>("/api/credits/bonus-packages");
   const [buyError, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -119,7 +120,10 @@ function BonusSection({ currency, bonusExpiryDays }: { currency: string; bonusEx
   return (
     <section className="card" aria-labelledby="bonus-heading">
       <h2 id="bonus-heading">Bonus credit packages</h2>
-      <p className="mt-1 text-sm text-slate-600">One-time purchases, valid for {bonusExpiryDays} days.</p>
+      <p className="mt-1 text-sm text-slate-600">
+        One-time purchases, valid for {bonusExpiryDays} days.
+        {autoUseToggle ? " Bonus credits are spent only while auto-use is on (off until you switch it on): your plan's credits go first either way." : ""}
+      </p>
       <div className="mt-4">
         <ErrorNotice error={error} onDismiss={buyError ? () => setError(null) : undefined} />
         {!data && !error ? <Spinner label="Loading packages" /> : null}

@@ -303,7 +303,7 @@ function AdjustCredits({ userId, email, onDone }: { userId: string; email: strin
       title="Adjust credits"
       canReview={valid}
       fields={
-        <div className="grid grid-cols-2 gap-3">
+        <div className="grid gap-3 xl:grid-cols-2">
           <Field id="adjust-amount" label="Amount (negative removes)">
             <input id="adjust-amount" className="input" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="e.g. 500 or -100" />
           </Field>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { describeSimulatedCheckout } from "@/lib/simulator/simulator-views";
 import { simulatorEnabled } from "@/lib/billing/payment-provider";
+import { formatMoney } from "@/components/api";
 
 export const dynamic = "force-dynamic";
 
@@ -39,7 +40,7 @@ export default async function SimulatedCheckoutPage({ params, searchParams }: { 
         <h1>{view.title}</h1>
         <p className="mt-1 text-sm text-slate-600">{view.detail}</p>
         <p className="mt-4 text-2xl font-semibold">
-          {view.currency} {view.price.toFixed(2)}
+          {formatMoney(view.price, view.currency)}
           <span className="text-sm font-normal text-slate-500">
             {view.kind === "plan" ? (view.title.includes("yearly") ? " per year" : " per month") : " once"}
             {view.trialDays > 0 ? ` after a ${view.trialDays}-day free trial` : ""}
