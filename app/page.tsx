@@ -1,5 +1,12 @@
 import Link from "next/link";
 
+/** What anyone may read without signing in (JSON, not pages). */
+const JSON_ENDPOINTS = [
+  { href: "/api/health", label: "Health" },
+  { href: "/api/config/public", label: "Public configuration" },
+  { href: "/api/pricing/config", label: "Pricing" },
+];
+
 export default function Home() {
   return (
     <main id="main" className="mx-auto flex min-h-screen max-w-3xl flex-col justify-center px-6 py-16">
@@ -18,24 +25,14 @@ export default function Home() {
         </Link>
       </div>
       <ul className="mt-10 flex flex-wrap gap-x-6 gap-y-2 text-sm">
-        <li>
-          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON endpoint, not a page */}
-          <a className="link" href="/api/health">
-            Health
-          </a>
-        </li>
-        <li>
-          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON endpoint, not a page */}
-          <a className="link" href="/api/config/public">
-            Public configuration
-          </a>
-        </li>
-        <li>
-          {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON endpoint, not a page */}
-          <a className="link" href="/api/pricing/config">
-            Pricing
-          </a>
-        </li>
+        {JSON_ENDPOINTS.map(({ href, label }) => (
+          <li key={href}>
+            {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON endpoint, not a page */}
+            <a className="link" href={href}>
+              {label}
+            </a>
+          </li>
+        ))}
       </ul>
     </main>
   );

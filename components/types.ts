@@ -105,3 +105,9 @@ export type ApiKeyList = z.infer<typeof keysListResponse>;
 export type ApiKeyView = z.infer<typeof apiKeyView>;
 /** POST /api/keys: the key and its secret, shown once */
 export type ApiKeyCreated = z.infer<typeof keyCreatedResponse>;
+
+/**
+ * What a dashboard page tells its user a call costs: SPEC's fixed credits (AI_PRICING_MODE=flat),
+ * "metered" (charged by what the call used: model, tokens, size), or null (no credits: classic SaaS).
+ */
+export type CallPrice = number | "metered" | null;

@@ -1,6 +1,8 @@
 // Server-only: imports the server configuration. Never import this from a "use client" file.
-import type { Features } from "@/components/types";
+import type { CallPrice, Features } from "@/components/types";
+import { pricingSettings } from "@/lib/ai/pricing-settings";
 import { flags } from "@/lib/config/flags";
+import { CREDIT_COSTS } from "@/lib/config/pricing";
 
 /** The feature flags the dashboard's client components need (booleans only; read on the server). */
 export function dashboardFeatures(): Features {
@@ -15,4 +17,10 @@ export function dashboardFeatures(): Features {
     aiContent: f.aiContent,
     aiRag: f.aiRag,
   };
+}
+
+/** What the dashboard says an operation costs: its fixed credits in flat pricing, "metered" in metered pricing, null without credits. */
+export function callPrice(operation: keyof typeof CREDIT_COSTS): CallPrice {
+  if (!flags().creditBased) return null;
+  return pricingSettings().mode === "metered" ? "metered" : CREDIT_COSTS[operation];
 }

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { env } from "@/lib/config/env";
 import { safeRedirectPath } from "@/lib/config/public-url";
 import { SignInForm } from "./sign-in-form";
+import { SignInShell } from "./sign-in-shell";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
@@ -25,22 +25,14 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   // Only this site's paths: never an open redirect after sign-in (lib/config/public-url.ts).
   const target = safeRedirectPath(callbackUrl);
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-sm">
-        <Link href="/" className="text-sm font-semibold uppercase tracking-wider text-brand-600">
-          Subscription AI Service
-        </Link>
-        <div className="card mt-3">
-          <h1>Sign in</h1>
-          <p className="mt-1 text-sm text-slate-600">Use one of the sign-in methods this server offers.</p>
-          {error ? (
-            <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
-              {ERRORS[error] ?? "Sign-in failed. Please try again."}
-            </p>
-          ) : null}
-          <SignInForm callbackUrl={target} localMailbox={!env().isProduction && !env().RESEND_API_KEY} />
-        </div>
-      </div>
-    </main>
+    <SignInShell>
+      <p className="mt-1 text-sm text-slate-600">Use one of the sign-in methods this server offers.</p>
+      {error ? (
+        <p role="alert" className="mt-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {ERRORS[error] ?? "Sign-in failed. Please try again."}
+        </p>
+      ) : null}
+      <SignInForm callbackUrl={target} localMailbox={!env().isProduction && !env().RESEND_API_KEY} />
+    </SignInShell>
   );
 }

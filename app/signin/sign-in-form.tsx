@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { Field } from "@/components/form-field";
 
 interface Provider {
   id: string;
@@ -142,21 +143,7 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
           </div>
         ) : (
           <form onSubmit={sendLink} className="space-y-3">
-            <div>
-              <label htmlFor="link-email" className="field-label">
-                Your email address
-              </label>
-              <input
-                id="link-email"
-                type="email"
-                required
-                className="input"
-                value={linkEmail}
-                onChange={(e) => setLinkEmail(e.target.value)}
-                autoComplete="email"
-                placeholder="you@example.com"
-              />
-            </div>
+            <EmailField id="link-email" label="Your email address" value={linkEmail} onChange={setLinkEmail} />
             <button type="submit" className="btn-primary w-full" disabled={busy !== null}>
               {busy === "email-link" ? "Sending…" : "Email me a sign-in link"}
             </button>
@@ -170,22 +157,7 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
       ) : null}
       {dev ? (
         <form onSubmit={devSignIn} className="space-y-3" aria-describedby="dev-hint">
-          <div>
-            <label htmlFor="email" className="field-label">
-              Email
-            </label>
-            <input
-              id="email"
-              name="email"
-              type="email"
-              required
-              className="input"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              autoComplete="email"
-              placeholder="you@example.com"
-            />
-          </div>
+          <EmailField id="email" label="Email" value={email} onChange={setEmail} />
           <button type="submit" className="btn-primary w-full" disabled={busy !== null}>
             {busy === "dev" ? "Signing in…" : "Sign in with email"}
           </button>
@@ -200,5 +172,13 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
         </p>
       ) : null}
     </div>
+  );
+}
+
+function EmailField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <Field id={id} label={label}>
+      <input id={id} name="email" type="email" required className="input" value={value} onChange={(e) => onChange(e.target.value)} autoComplete="email" placeholder="you@example.com" />
+    </Field>
   );
 }

@@ -12,6 +12,8 @@ export const sseError = (error: string) => encoder.encode(`data: ${JSON.stringif
 export const sseMeta = (meta: Record<string, unknown>) => encoder.encode(`event: meta\ndata: ${JSON.stringify(meta)}\n\n`);
 export const sseDone = () => encoder.encode("data: [DONE]\n\n");
 export const sseData = (payload: unknown) => encoder.encode(`data: ${JSON.stringify(payload)}\n\n`);
+/** The framing our streamed AI answers use (text chunks, `event: meta`, an error event, [DONE]). */
+export const SSE_FRAMING = { text: sseText, meta: sseMeta, error: sseError, done: sseDone };
 
 export interface SseEvent {
   event?: string;

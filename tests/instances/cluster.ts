@@ -138,6 +138,9 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
   );
   const pooler = options.viaPgBouncer ? await startPgBouncer(direct.toString()) : null;
   const [redis, stub, resend] = await Promise.all([startUpstashEmulator({ redisPort }), startOpenAiStub(), startResendStub()]);
+  // Each cluster starts with empty rate-limit windows (the client's address is the same for every run).
+  const flushed = await fetch(redis.url, { method: "POST", headers: { authorization: `Bearer ${redis.token}` }, body: JSON.stringify(["FLUSHDB"]) });
+  if (!flushed.ok) throw new Error(`FLUSHDB through the Upstash emulator: ${flushed.status}`);
   const env = {
     DATABASE_URL: pooler ? pooler.url : direct.toString(),
     ...(pooler ? { DATABASE_PREPARED_STATEMENTS: "false" } : {}),

@@ -145,9 +145,10 @@ describe.each([
     const client = new Client(victim.baseUrl);
     await client.signIn(`crash-${viaPgBouncer}@example.com`);
     c.stub.next("chat", { kind: "hang" });
+    const callsBefore = c.stub.count("chat");
     const pending = client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "never answered" }] }) }).catch(() => null);
     const deadline = Date.now() + 10_000;
-    while (c.stub.count("chat") === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (c.stub.count("chat") === callsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
     process.kill(victim.pid, "SIGKILL");
     await pending;

@@ -5,8 +5,10 @@ import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { ChatSettings, useChatSettings } from "@/components/chat-settings";
-import type { StreamMeta } from "@/components/types";
+import type { CallPrice, StreamMeta } from "@/components/types";
+import { priceSentence } from "@/components/call-price";
 import { StopOrSubmit } from "@/components/form-field";
+import { CreditsUsed } from "@/components/credits-used";
 
 interface Message {
   role: "user" | "assistant";
@@ -27,7 +29,7 @@ function readDataUrl(file: File): Promise<string> {
 }
 
 /** Streaming chat (POST /api/ai/stream) with an optional image attachment per message. */
-export function ChatPanel({ models, defaultModel, costText, costImage }: { models: string[]; defaultModel: string; costText: number; costImage: number }) {
+export function ChatPanel({ models, defaultModel, priceText, priceImage }: { models: string[]; defaultModel: string; priceText: CallPrice; priceImage: CallPrice }) {
   const [messages, setMessages] = useState<Message[]>([]);
   const [input, setInput] = useState("");
   const [image, setImage] = useState<{ name: string; dataUrl: string } | null>(null);
@@ -122,9 +124,9 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
       <PageHeader
         title="Chat"
         description={
-          costText > 0
-            ? `Each message costs ${costText} credits, or ${costImage} when the conversation includes an image.`
-            : "Chat with the AI; streamed answers appear as they are written."
+          typeof priceText === "number"
+            ? `Each message costs ${priceText} credits, or ${priceImage} when the conversation includes an image.`
+            : `Chat with the AI; streamed answers appear as they are written. ${priceSentence(priceText, "message")}`.trim()
         }
         actions={
           messages.length > 0 ? (
@@ -159,11 +161,7 @@ export function ChatPanel({ models, defaultModel, costText, costImage }: { model
             ))}
             <div ref={endRef} />
           </div>
-          {meta?.creditsUsed !== undefined ? (
-            <p className="mt-3 text-xs text-slate-500" role="status" data-testid="chat-cost">
-              {meta.creditsUsed} credits used{typeof meta.creditsRemaining === "number" ? `; ${meta.creditsRemaining.toLocaleString("en")} remaining` : ""}.
-            </p>
-          ) : null}
+          <CreditsUsed meta={meta} testId="chat-cost" />
           <div className="mt-3">
             <ErrorNotice error={error} onDismiss={() => setError(null)} />
           </div>

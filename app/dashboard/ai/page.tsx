@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { aiSettings } from "@/lib/ai/settings";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { dashboardFeatures } from "../features";
+import { callPrice, dashboardFeatures } from "../features";
 import { ChatPanel } from "./chat-panel";
 
 export const dynamic = "force-dynamic";
@@ -21,8 +20,8 @@ export default function ChatPage() {
     <ChatPanel
       models={s.allowedModels}
       defaultModel={s.chatModel}
-      costText={f.creditBased ? CREDIT_COSTS.streamText : 0}
-      costImage={f.creditBased ? CREDIT_COSTS.streamImage : 0}
+      priceText={callPrice("streamText")}
+      priceImage={callPrice("streamImage")}
     />
   );
 }

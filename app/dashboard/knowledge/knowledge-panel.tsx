@@ -8,6 +8,7 @@ import type { ConversationDetail, ConversationList, RagSource, RagStreamMeta } f
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { StopOrSubmit } from "@/components/form-field";
+import { CreditsUsed } from "@/components/credits-used";
 
 interface Turn {
   id: string;
@@ -260,11 +261,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
               </div>
             ))}
           </div>
-          {meta?.creditsUsed !== undefined && creditBased ? (
-            <p className="mt-3 text-xs text-slate-500" role="status">
-              {meta.creditsUsed} credits used{typeof meta.creditsRemaining === "number" ? `; ${meta.creditsRemaining.toLocaleString("en")} remaining` : ""}.
-            </p>
-          ) : null}
+          {creditBased ? <CreditsUsed meta={meta} /> : null}
           <div className="mt-3">
             <ErrorNotice error={error} onDismiss={() => setError(null)} />
           </div>

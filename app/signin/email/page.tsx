@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { safeRedirectPath } from "@/lib/config/public-url";
+import { SignInShell } from "../sign-in-shell";
 import { EmailLinkConfirm } from "./email-link-confirm";
 
 export const dynamic = "force-dynamic";
@@ -10,22 +11,14 @@ export const metadata: Metadata = { title: "Sign in", robots: { index: false } }
 export default async function EmailSignInPage({ searchParams }: { searchParams: Promise<{ email?: string; token?: string; callbackUrl?: string }> }) {
   const { email, token, callbackUrl } = await searchParams;
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-sm">
-        <Link href="/" className="text-sm font-semibold uppercase tracking-wider text-brand-600">
-          Subscription AI Service
-        </Link>
-        <div className="card mt-3">
-          <h1>Sign in</h1>
-          {email && token ? (
-            <EmailLinkConfirm email={email} token={token} callbackUrl={safeRedirectPath(callbackUrl)} />
-          ) : (
-            <p role="alert" className="mt-4 text-sm text-red-700">
-              This sign-in link is incomplete. Ask for a new one on the <Link className="link" href="/signin">sign-in page</Link>.
-            </p>
-          )}
-        </div>
-      </div>
-    </main>
+    <SignInShell>
+      {email && token ? (
+        <EmailLinkConfirm email={email} token={token} callbackUrl={safeRedirectPath(callbackUrl)} />
+      ) : (
+        <p role="alert" className="mt-4 text-sm text-red-700">
+          This sign-in link is incomplete. Ask for a new one on the <Link className="link" href="/signin">sign-in page</Link>.
+        </p>
+      )}
+    </SignInShell>
   );
 }

@@ -52,7 +52,7 @@ describe("local checkout simulator, end to end through the handlers (credit_base
 
     const html = await renderCheckout(id);
     expect(html).toContain("Pro plan, billed monthly");
-    expect(html).toContain("USD 29.99");
+    expect(html).toContain("$29.99");
     expect(html).toContain("Complete purchase");
     expect(html).toContain("buyer@example.com");
     expect(html).toContain("WELCOME");

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET as userStatus } from "@/app/api/user/status/route";
 import { closeDb, db } from "@/lib/db/client";
+import { metrics } from "@/lib/metrics";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { RATE_LIMIT_CATEGORIES, RATE_LIMIT_WINDOW_MS } from "@/lib/ratelimit/categories";
 import { databaseStore } from "@/lib/ratelimit/database-store";
@@ -33,6 +34,11 @@ afterEach(() => {
 });
 
 const HOUR = RATE_LIMIT_WINDOW_MS;
+
+async function failOpenCount(store: string): Promise<number> {
+  const { values } = await metrics().rateLimitFailOpen.get();
+  return values.find((v) => v.labels.store === store)?.value ?? 0;
+}
 const at = (hour: number, minute = 0) => Date.UTC(2030, 0, 1, hour, minute);
 
 describe("rate limits on the database store (SPEC §8)", () => {
@@ -144,11 +150,18 @@ describe("fail-open when the store is unavailable", () => {
   };
   const hanging: RateLimitStore = { name: "hanging", hit: () => new Promise(() => undefined) };
 
-  it("lets the request pass and logs a warning when the store throws", async () => {
+  it("lets the request pass and logs a warning when the store throws: once when it goes down, not on every request", async () => {
     expect(await checkRateLimit("api", { userId: "u1", ip: "192.0.2.2" }, { store: throwing })).toBeNull();
-    expect(warnings).toEqual([
-      expect.objectContaining({ msg: "rate limit store unavailable; request allowed", store: "throwing", category: "api", error: "connection reset by peer" }),
-    ]);
+    const down = expect.objectContaining({
+      msg: "dependency unavailable",
+      dependency: "rate-limit store (throwing)",
+      store: "throwing",
+      error: "connection reset by peer",
+      effect: "requests are allowed without a limit",
+    });
+    expect(warnings).toEqual([down]);
+    expect(await checkRateLimit("api", { userId: "u2", ip: "192.0.2.3" }, { store: throwing })).toBeNull();
+    expect(warnings).toEqual([down]);
   });
 
   it("lets the request pass and logs a warning when the store does not answer in time (about 1 s)", async () => {
@@ -186,11 +199,13 @@ describe("fail-open when the store is unavailable", () => {
     const restore = setEnv({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`, UPSTASH_REDIS_REST_TOKEN: "t", RATE_LIMIT_TIMEOUT_MS: "200" });
     try {
       const { cookie } = await signIn("hang@example.com");
+      const before = await failOpenCount("upstash");
       const started = Date.now();
       const res = await call(userStatus, { path: "/api/user/status", cookie });
       expect(res.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(2000);
-      expect(warnings.some((w) => w.store === "upstash")).toBe(true);
+      // The store has been down since the test before: counted, not logged again.
+      expect(await failOpenCount("upstash")).toBe(before + 1);
     } finally {
       restore();
       for (const s of sockets) s.destroy();

@@ -2,7 +2,7 @@ import { contentBodySchema } from "@/lib/ai/content-templates";
 import { generateContent } from "@/lib/ai/generate-content";
 import { sse } from "@/lib/http/respond";
 import { aiRoute, methods } from "@/lib/http/route";
-import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
+import { SSE_FRAMING } from "@/lib/http/sse";
 
 export const dynamic = "force-dynamic";
 export const maxDuration = 60;
@@ -21,7 +21,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         userId: user.id,
         body,
         signal: req.signal,
-        framing: { text: sseText, meta: sseMeta, error: sseError, done: sseDone },
+        framing: SSE_FRAMING,
         log,
       });
       return sse(stream);

@@ -2,7 +2,7 @@ import { streamBodySchema, STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { streamChat } from "@/lib/ai/stream-chat";
 import { sse } from "@/lib/http/respond";
 import { aiRoute, methods } from "@/lib/http/route";
-import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
+import { SSE_FRAMING } from "@/lib/http/sse";
 
 export const dynamic = "force-dynamic";
 
@@ -21,7 +21,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         userId: user.id,
         body,
         signal: req.signal,
-        framing: { text: sseText, meta: sseMeta, error: sseError, done: sseDone },
+        framing: SSE_FRAMING,
         log,
       });
       return sse(result.body, result.headers);

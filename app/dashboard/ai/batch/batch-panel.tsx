@@ -3,7 +3,7 @@
 import { useRef, useState } from "react";
 import { apiJson, apiJsonWithHeaders, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import type { ChatAnswer, ChatBatchAnswer } from "@/components/types";
+import type { CallPrice, ChatAnswer, ChatBatchAnswer } from "@/components/types";
 import { PageHeader, Spinner } from "@/components/ui";
 import { ChatSettings, useChatSettings } from "@/components/chat-settings";
 
@@ -33,14 +33,14 @@ interface BatchResult {
 export function BatchPanel({
   models,
   defaultModel,
-  cost,
+  price,
   maxBatch,
   defaultCacheTtl,
   maxCacheTtl,
 }: {
   models: string[];
   defaultModel: string;
-  cost: number;
+  price: CallPrice;
   maxBatch: number;
   defaultCacheTtl: number;
   maxCacheTtl: number;
@@ -110,9 +110,11 @@ export function BatchPanel({
       <PageHeader
         title="Single / batch chat"
         description={
-          cost > 0
-            ? `The whole answer at once, without streaming. Each answer costs ${cost} credits (also when it comes from the cache); a batch reserves ${cost} per prompt and charges only the prompts that were answered.`
-            : "The whole answer at once, without streaming: one prompt, or a batch of several prompts answered together."
+          typeof price === "number"
+            ? `The whole answer at once, without streaming. Each answer costs ${price} credits (also when it comes from the cache); a batch reserves ${price} per prompt and charges only the prompts that were answered.`
+            : price === "metered"
+              ? "The whole answer at once, without streaming. Each answer is charged by the tokens it used (an answer from the cache by the minimum per call); a batch reserves each prompt's largest possible cost and charges only what was answered."
+              : "The whole answer at once, without streaming: one prompt, or a batch of several prompts answered together."
         }
       />
       <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
@@ -175,7 +177,7 @@ export function BatchPanel({
             )}
             <div className="flex flex-wrap items-center justify-between gap-2">
               <p className="text-xs text-slate-500">
-                {mode === "batch" && filled.length > 0 && cost > 0 ? `Up to ${filled.length * cost} credits for ${filled.length} prompt${filled.length === 1 ? "" : "s"}; empty prompts are not sent.` : null}
+                {mode === "batch" && filled.length > 0 && typeof price === "number" ? `Up to ${filled.length * price} credits for ${filled.length} prompt${filled.length === 1 ? "" : "s"}; empty prompts are not sent.` : null}
               </p>
               <button type="submit" className="btn-primary" disabled={!canSend}>
                 {mode === "single" ? "Send" : "Send batch"}

@@ -2,8 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DEFAULT_CACHE_TTL_SECONDS, MAX_BATCH, MAX_CACHE_TTL_SECONDS } from "@/lib/ai/schemas";
 import { aiSettings } from "@/lib/ai/settings";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { dashboardFeatures } from "../../features";
+import { callPrice, dashboardFeatures } from "../../features";
 import { BatchPanel } from "./batch-panel";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +16,7 @@ export default function BatchChatPage() {
     <BatchPanel
       models={s.allowedModels}
       defaultModel={s.chatModel}
-      cost={f.creditBased ? CREDIT_COSTS.chat : 0}
+      price={callPrice("chat")}
       maxBatch={MAX_BATCH}
       defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS}
       maxCacheTtl={MAX_CACHE_TTL_SECONDS}

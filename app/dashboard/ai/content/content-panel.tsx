@@ -4,8 +4,10 @@ import { useRef, useState } from "react";
 import { postStream, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
-import type { StreamMeta } from "@/components/types";
+import type { CallPrice, StreamMeta } from "@/components/types";
 import { SelectField, StopOrSubmit } from "@/components/form-field";
+import { CreditsUsed } from "@/components/credits-used";
+import { priceSentence, priceSuffix } from "@/components/call-price";
 
 interface FieldDef {
   key: string;
@@ -87,7 +89,7 @@ const LENGTHS = [
 ];
 
 /** Template-based content generation, streamed (POST /api/ai/generate-content). */
-export function ContentPanel({ cost }: { cost: number }) {
+export function ContentPanel({ price }: { price: CallPrice }) {
   const [templateKey, setTemplateKey] = useState(TEMPLATES[0].key);
   const [values, setValues] = useState<Record<string, Record<string, string>>>({});
   const [tone, setTone] = useState("professional");
@@ -131,7 +133,7 @@ export function ContentPanel({ cost }: { cost: number }) {
     <>
       <PageHeader
         title="Content templates"
-        description={cost > 0 ? `Fill in a template and get ready-to-use text. Each generation costs ${cost} credits.` : "Fill in a template and get ready-to-use text."}
+        description={`Fill in a template and get ready-to-use text. ${priceSentence(price, "generation")}`.trim()}
       />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
@@ -164,7 +166,7 @@ export function ContentPanel({ cost }: { cost: number }) {
           </div>
           <SelectField id="content-length" label="Length" value={length} onChange={setLength} options={LENGTHS} />
           <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} className="w-full">
-            {cost > 0 ? `Generate (${cost} credits)` : "Generate"}
+            {`Generate${priceSuffix(price)}`}
           </StopOrSubmit>
         </form>
         <section className="card" aria-label="Generated content">
@@ -183,11 +185,7 @@ export function ContentPanel({ cost }: { cost: number }) {
                 >
                   {copied ? "Copied" : "Copy"}
                 </button>
-                {meta?.creditsUsed !== undefined ? (
-                  <span className="text-slate-500" role="status">
-                    {meta.creditsUsed} credits used{typeof meta.creditsRemaining === "number" ? `; ${meta.creditsRemaining.toLocaleString("en")} remaining` : ""}
-                  </span>
-                ) : null}
+                <CreditsUsed meta={meta} as="span" className="text-slate-500" />
               </div>
             </>
           ) : streaming ? (

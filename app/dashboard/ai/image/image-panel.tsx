@@ -4,7 +4,8 @@ import { useState } from "react";
 import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
-import type { ImageResult } from "@/components/types";
+import type { CallPrice, ImageResult } from "@/components/types";
+import { priceSentence, priceSuffix } from "@/components/call-price";
 import { SelectField } from "@/components/form-field";
 
 const MODELS = ["image-model-1", "image-model-1.5", "image-model-1-mini"];
@@ -20,7 +21,7 @@ const FORMATS = ["png", "jpeg", "webp"];
 const plain = (values: string[]) => values.map((v) => ({ value: v, label: v[0].toUpperCase() + v.slice(1) }));
 
 /** POST /api/ai/image-gen with every option of SPEC §4.4. */
-export function ImagePanel({ cost }: { cost: number }) {
+export function ImagePanel({ price }: { price: CallPrice }) {
   const [prompt, setPrompt] = useState("");
   const [model, setModel] = useState("image-model-1");
   const [size, setSize] = useState("1024x1024");
@@ -54,7 +55,7 @@ export function ImagePanel({ cost }: { cost: number }) {
     <>
       <PageHeader
         title="Image generation"
-        description={cost > 0 ? `Each image costs ${cost} credits. Generation can take up to a minute.` : "Generation can take up to a minute."}
+        description={`${priceSentence(price, "image")} Generation can take up to a minute.`.trim()}
       />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
@@ -99,7 +100,7 @@ export function ImagePanel({ cost }: { cost: number }) {
             </p>
           ) : null}
           <button type="submit" className="btn-primary w-full" disabled={busy || !prompt.trim() || conflict}>
-            {busy ? "Generating…" : cost > 0 ? `Generate (${cost} credits)` : "Generate"}
+            {busy ? "Generating…" : `Generate${priceSuffix(price)}`}
           </button>
         </form>
         <section className="card" aria-live="polite" aria-busy={busy} aria-label="Generated image">
@@ -118,7 +119,7 @@ export function ImagePanel({ cost }: { cost: number }) {
                 </p>
                 <p>
                   {result.model} · {result.size} · {result.quality} quality · {result.format.toUpperCase()}
-                  {cost > 0 ? ` · ${result.credits_used} credits used, ${result.credits_remaining.toLocaleString("en")} remaining` : ""}
+                  {price !== null ? ` · ${result.credits_used} credits used, ${result.credits_remaining.toLocaleString("en")} remaining` : ""}
                 </p>
                 <a className="link" href={result.image} download={`image.${result.format}`}>
                   Download

@@ -4,7 +4,8 @@ import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { errorFrom, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
-import type { Transcript } from "@/components/types";
+import type { CallPrice, Transcript } from "@/components/types";
+import { priceSentence, priceSuffix } from "@/components/call-price";
 import { SelectField } from "@/components/form-field";
 
 const ACCEPT = ".webm,.wav,.mp3,.m4a,.mp4,.ogg,.oga,.opus,.flac,audio/*";
@@ -25,7 +26,7 @@ const noSubscription = () => () => {};
 const browserCanRecord = () => typeof window.MediaRecorder !== "undefined" && !!navigator.mediaDevices?.getUserMedia;
 
 /** Speech to text (POST /api/ai/speech-to-text, multipart field `audio`) by recording or upload. */
-export function SpeechPanel({ cost }: { cost: number }) {
+export function SpeechPanel({ price }: { price: CallPrice }) {
   const [audio, setAudio] = useState<{ blob: Blob; name: string; url: string } | null>(null);
   const [language, setLanguage] = useState("");
   const [recording, setRecording] = useState(false);
@@ -106,7 +107,7 @@ export function SpeechPanel({ cost }: { cost: number }) {
     <>
       <PageHeader
         title="Speech to text"
-        description={`Record with your microphone or upload WebM, WAV, MP3, M4A, OGG or FLAC (up to 25 MB).${cost > 0 ? ` Each transcription costs ${cost} credits.` : ""}`}
+        description={`Record with your microphone or upload WebM, WAV, MP3, M4A, OGG or FLAC (up to 25 MB). ${priceSentence(price, "transcription")}`.trim()}
       />
       <div className="grid gap-6 lg:grid-cols-2">
         <section className="card space-y-5" aria-label="Audio">
@@ -158,7 +159,7 @@ export function SpeechPanel({ cost }: { cost: number }) {
           ) : null}
           <SelectField id="speech-language" label="Spoken language" value={language} onChange={setLanguage} options={LANGUAGES} />
           <button type="button" className="btn-primary w-full" onClick={transcribe} disabled={!audio || busy || recording || tooLarge}>
-            {busy ? "Transcribing…" : cost > 0 ? `Transcribe (${cost} credits)` : "Transcribe"}
+            {busy ? "Transcribing…" : `Transcribe${priceSuffix(price)}`}
           </button>
         </section>
         <section className="card" aria-live="polite" aria-busy={busy} aria-label="Transcript">

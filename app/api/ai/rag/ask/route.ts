@@ -1,6 +1,6 @@
 import { sse } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
-import { sseDone, sseError, sseMeta, sseText } from "@/lib/http/sse";
+import { SSE_FRAMING } from "@/lib/http/sse";
 import { askQuestion, resolveQuestion, streamQuestion } from "@/lib/rag";
 import { askBodySchema, askResponseSchema } from "@/lib/rag/schemas";
 
@@ -32,7 +32,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     async ({ user, body, req, log }) => {
       const input = { userId: user.id, question: resolveQuestion(body), conversationId: body?.conversationId, signal: req.signal, log };
       if (!body?.stream) return askQuestion(input);
-      const result = await streamQuestion(input, { text: sseText, meta: sseMeta, error: sseError, done: sseDone });
+      const result = await streamQuestion(input, SSE_FRAMING);
       return sse(result.body, {
         "X-RAG-Sources": Buffer.from(JSON.stringify(result.sources)).toString("base64"),
         "X-RAG-Chunks-Used": String(result.chunksUsed),
