@@ -145,15 +145,17 @@ export async function loadCharge(
   tx: Tx,
   reservation: { id: string; userId: string },
 ): Promise<{ amount: number; status: string; details: ChargeDetails } | null> {
-  const [op] = await tx.$queryRaw<{ amount: number; status: string; details: unknown }[]>`
-    SELECT amount, status, details FROM credit_operations
-    WHERE id = ${reservation.id}::text AND user_id = ${reservation.userId}::text AND kind = 'charge' FOR UPDATE`;
+  // Found by the primary key alone, owner and kind checked on the row: with them in the statement the
+  // embedded database's planner (no statistics) reads every charge or every row of the user as well.
+  const [op] = await tx.$queryRaw<{ amount: number; status: string; details: unknown; user_id: string; kind: string }[]>`
+    SELECT amount, status, details, user_id, kind FROM credit_operations WHERE id = ${reservation.id}::text FOR UPDATE`;
+  if (op && (op.user_id !== reservation.userId || op.kind !== "charge")) return null;
   if (op) {
     const details = (op.details ?? { operation: "unknown", draws: [] }) as ChargeDetails;
     return { amount: Number(op.amount), status: op.status, details };
   }
-  const row = await tx.creditTransaction.findFirst({ where: { id: reservation.id, userId: reservation.userId, type: "usage", operationId: null } });
-  if (!row) return null;
+  const row = await tx.creditTransaction.findUnique({ where: { id: reservation.id } });
+  if (!row || row.userId !== reservation.userId || row.type !== "usage" || row.operationId !== null) return null;
   const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : undefined;
   return {
     amount: -row.amount,
