@@ -66,7 +66,8 @@ export function createRouter(adapterFor: (provider: string) => AiProvider): AiPr
     for (let i = 0; ; i++) {
       const route = p.routes[i % p.routes.length];
       const started = performance.now();
-      const remaining = Math.max(1, deadline - Date.now());
+      // The first attempt has the whole deadline (its timeout error names the configured time, not a ms less).
+      const remaining = i === 0 ? timeoutMs : Math.max(1, deadline - Date.now());
       const attemptMs = perRoute > 0 && i + 1 < p.attempts ? Math.min(remaining, perRoute) : remaining;
       try {
         const value = await call(adapterFor(route.provider), route, attemptMs, remaining);
