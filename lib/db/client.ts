@@ -5,6 +5,7 @@ import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import { watchDbPool } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
+import { maintainEmbeddedDatabase } from "./embedded-maintenance";
 import { applyMigrations, type SqlRunner } from "./migrate";
 
 /**
@@ -70,11 +71,13 @@ async function openPglite(): Promise<Handle> {
     // PGlite serializes every query through one connection: queued transactions must wait, not fail.
     transactionOptions: { maxWait: 10_000, timeout: 10_000 },
   });
+  const stopMaintenance = maintainEmbeddedDatabase(runner.exec);
   return {
     prisma,
     kind: "pglite",
     runner,
     close: async () => {
+      await stopMaintenance();
       await prisma.$disconnect();
       await pg.close();
     },
