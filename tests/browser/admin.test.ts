@@ -7,8 +7,9 @@ import { TEST_SECRETS } from "./server";
 /**
  * The operator console in a real browser against the production build: an operator finds the user
  * who "paid and got no credits", adjusts their credits with a reason (review, then confirm), sees the
- * ledger row, and replays their payment webhook; a customer gets the not-found page; the console
- * works at phone width and from the keyboard.
+ * ledger row, and replays their payment webhook; the AI routes and scheduled jobs pages show their
+ * tables (a job run by hand heads its runs); a customer gets the not-found page; the console works
+ * at phone width and from the keyboard.
  */
 const OPERATOR = "ops@example.com";
 const h = useHarness({ env: { ADMIN_EMAILS: OPERATOR } });
@@ -101,6 +102,26 @@ describe("operator console in a real browser", () => {
     await page.getByRole("navigation", { name: "Operator console" }).getByRole("link", { name: "Audit log" }).click();
     await page.getByRole("cell", { name: "Customer asked twice" }).waitFor();
     expect(await page.getByRole("cell", { name: "Ticket 4711: paid, no credits" }).count()).toBe(1);
+  });
+
+  it("shows each model's routes, and runs a scheduled job whose run then heads its table", async () => {
+    await page.getByRole("navigation", { name: "Operator console" }).getByRole("link", { name: "AI routes" }).click();
+    const routes = page.getByRole("table", { name: "Routes per model" });
+    await routes.waitFor();
+    expect(await routes.getByRole("columnheader").allTextContents()).toEqual(["Model", "Route", "Calls", "Errors", "p50 / p95", "Last error"]);
+    expect(await routes.getByRole("row").count()).toBeGreaterThan(1);
+    await shot(page, "admin-ai-routes");
+
+    await page.getByRole("navigation", { name: "Operator console" }).getByRole("link", { name: "Cron" }).click();
+    const job = page.locator("section", { has: page.getByRole("heading", { name: "expire-bonus-credits", exact: true }) });
+    await job.getByLabel("Reason (recorded in the audit log)").fill("Checking the job by hand");
+    await job.getByRole("button", { name: "Review" }).click();
+    await job.getByRole("button", { name: "Confirm run" }).click();
+    await job.getByText(/^(Done|Not run): /).waitFor();
+    const runs = job.getByRole("table", { name: "Last runs of expire-bonus-credits" });
+    await runs.waitFor();
+    expect(await runs.getByRole("columnheader").allTextContents()).toEqual(["Started", "Status", "Result"]);
+    expect(await runs.getByRole("row").count()).toBeGreaterThan(1);
   });
 
   it("works at phone width and from the keyboard", async () => {

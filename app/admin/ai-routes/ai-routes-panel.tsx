@@ -1,12 +1,42 @@
 "use client";
 
 import type { AdminAiRoutes } from "@/components/admin-types";
+import { DataTable, type Column } from "@/components/data-table";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { LoadState, RefreshButton } from "@/components/paged-list";
 
 const ms = (v: number | null) => (v === null ? "—" : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 const pct = (v: number) => `${(v * 100).toFixed(v > 0 && v < 0.1 ? 1 : 0)} %`;
+
+type RouteRow = { model: string; route: AdminAiRoutes["models"][number]["routes"][number]; i: number };
+
+const ROUTE_COLUMNS: Column<RouteRow>[] = [
+  { header: "Model", cell: (r) => (r.i === 0 ? <span className="font-medium">{r.model}</span> : null) },
+  {
+    header: "Route",
+    cell: ({ model, route, i }) => (
+      <>
+        {i + 1}. {route.provider}
+        {route.upstreamModel !== model ? <span className="text-xs text-slate-500"> as {route.upstreamModel}</span> : null}
+        {route.model !== model ? <span className="text-xs text-slate-500"> (priced as {route.model})</span> : null}
+      </>
+    ),
+  },
+  { header: "Calls", align: "right", cell: (r) => r.route.stats.calls },
+  {
+    header: "Errors",
+    align: "right",
+    cell: (r) => (r.route.stats.calls ? pct(r.route.stats.errorRate) : "—"),
+    cellClass: (r) => (r.route.stats.errorRate > 0.1 ? "font-medium text-red-700" : ""),
+  },
+  { header: "p50 / p95", align: "right", cell: (r) => `${ms(r.route.stats.p50Ms)} / ${ms(r.route.stats.p95Ms)}` },
+  {
+    header: "Last error",
+    cell: (r) => (r.route.stats.lastError ? `${r.route.stats.lastError.message} (${new Date(r.route.stats.lastError.at).toLocaleTimeString()})` : "—"),
+    cellClass: () => "text-xs text-slate-600",
+  },
+];
 
 /** Which providers serve each model, in fallback order, and how each route did lately (GET /api/admin/ai/routes). */
 export function AiRoutesPanel() {
@@ -42,40 +72,13 @@ export function AiRoutesPanel() {
           </section>
           {data.models.length === 0 ? <EmptyState title="No model has a route" /> : null}
           {data.models.length > 0 ? (
-            <section className="card overflow-x-auto p-0" aria-label="Routes per model">
-              <table className="w-full text-sm">
-                <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
-                  <tr>
-                    <th scope="col" className="px-4 py-2">Model</th>
-                    <th scope="col" className="px-4 py-2">Route</th>
-                    <th scope="col" className="px-4 py-2 text-right">Calls</th>
-                    <th scope="col" className="px-4 py-2 text-right">Errors</th>
-                    <th scope="col" className="px-4 py-2 text-right">p50 / p95</th>
-                    <th scope="col" className="px-4 py-2">Last error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.models.flatMap((m) =>
-                    m.routes.map((r, i) => (
-                      <tr key={`${m.model}-${r.provider}-${i}`} className="border-t border-slate-100 align-top">
-                        <td className="px-4 py-2">{i === 0 ? <span className="font-medium">{m.model}</span> : null}</td>
-                        <td className="px-4 py-2">
-                          {i + 1}. {r.provider}
-                          {r.upstreamModel !== m.model ? <span className="text-xs text-slate-500"> as {r.upstreamModel}</span> : null}
-                          {r.model !== m.model ? <span className="text-xs text-slate-500"> (priced as {r.model})</span> : null}
-                        </td>
-                        <td className="px-4 py-2 text-right">{r.stats.calls}</td>
-                        <td className={`px-4 py-2 text-right ${r.stats.errorRate > 0.1 ? "font-medium text-red-700" : ""}`}>{r.stats.calls ? pct(r.stats.errorRate) : "—"}</td>
-                        <td className="px-4 py-2 text-right">
-                          {ms(r.stats.p50Ms)} / {ms(r.stats.p95Ms)}
-                        </td>
-                        <td className="px-4 py-2 text-xs text-slate-600">{r.stats.lastError ? `${r.stats.lastError.message} (${new Date(r.stats.lastError.at).toLocaleTimeString()})` : "—"}</td>
-                      </tr>
-                    )),
-                  )}
-                </tbody>
-              </table>
-            </section>
+            <DataTable
+              label="Routes per model"
+              testId="ai-routes"
+              rows={data.models.flatMap((m) => m.routes.map((route, i) => ({ model: m.model, route, i })))}
+              rowKey={(r) => `${r.model}-${r.route.provider}-${r.i}`}
+              columns={ROUTE_COLUMNS}
+            />
           ) : null}
         </>
       ) : null}

@@ -3,6 +3,7 @@
 import { ConfirmForm } from "@/components/admin/confirm-form";
 import type { AdminCron, AdminCronRun } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
+import { DataTable, type Column } from "@/components/data-table";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { LoadState } from "@/components/paged-list";
@@ -11,6 +12,14 @@ function resultText(result: unknown): string {
   if (result && typeof result === "object" && "message" in result) return String((result as { message: unknown }).message);
   return result ? JSON.stringify(result) : "";
 }
+
+type CronRunRow = AdminCron["jobs"][number]["runs"][number];
+
+const RUN_COLUMNS: Column<CronRunRow>[] = [
+  { header: "Started", cell: (run) => formatDate(run.startedAt, true) },
+  { header: "Status", cell: (run) => run.status, cellClass: (run) => (run.status === "failed" ? "font-medium text-red-700" : "") },
+  { header: "Result", cell: (run) => run.error ?? resultText(run.result), cellClass: () => "text-slate-600" },
+];
 
 /** The scheduled jobs, their recent runs, and "run now" under the same lock as the scheduler. */
 export function CronPanel() {
@@ -31,24 +40,7 @@ export function CronPanel() {
               {job.runs.length === 0 ? (
                 <EmptyState title="No runs yet" />
               ) : (
-                <table className="mt-3 w-full text-sm">
-                  <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
-                    <tr>
-                      <th scope="col" className="px-2 py-1">Started</th>
-                      <th scope="col" className="px-2 py-1">Status</th>
-                      <th scope="col" className="px-2 py-1">Result</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {job.runs.map((run) => (
-                      <tr key={run.id} className="border-t border-slate-100 align-top">
-                        <td className="px-2 py-1.5">{formatDate(run.startedAt, true)}</td>
-                        <td className={`py-1.5 ${run.status === "failed" ? "font-medium text-red-700" : ""}`}>{run.status}</td>
-                        <td className="px-2 py-1.5 text-slate-600">{run.error ?? resultText(run.result)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <DataTable inline label={`Last runs of ${job.job}`} rows={job.runs} rowKey={(run) => run.id} columns={RUN_COLUMNS} />
               )}
             </div>
             <ConfirmForm
