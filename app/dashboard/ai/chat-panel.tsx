@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { postStream, toApiError, type ApiError } from "@/components/api";
+import { postStream } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import { ChatSettings, useChatSettings } from "@/components/chat-settings";
@@ -9,6 +9,7 @@ import type { CallPrice, StreamMeta } from "@/components/types";
 import { priceSentence } from "@/components/call-price";
 import { StopOrSubmit } from "@/components/form-field";
 import { CreditsUsed } from "@/components/credits-used";
+import { useStreamRun } from "@/components/use-stream-run";
 
 interface Message {
   role: "user" | "assistant";
@@ -36,10 +37,7 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
   const [imageError, setImageError] = useState<string | null>(null);
   const settings = useChatSettings(defaultModel);
   const { model, temperature, systemPrompt } = settings;
-  const [streaming, setStreaming] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<StreamMeta | null>(null);
-  const abortRef = useRef<AbortController | null>(null);
+  const { streaming, error, setError, meta, setMeta, run, stop, reset } = useStreamRun<StreamMeta>();
   const fileRef = useRef<HTMLInputElement>(null);
   const endRef = useRef<HTMLDivElement>(null);
 
@@ -69,54 +67,43 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
     setMessages([...history, { role: "assistant", text: "" }]);
     setInput("");
     setImage(null);
-    setError(null);
-    setMeta(null);
-    setStreaming(true);
-    const controller = new AbortController();
-    abortRef.current = controller;
-    let received = false;
-    try {
-      await postStream(
-        "/api/ai/stream",
-        {
-          messages: history.map((m) =>
-            m.image
-              ? { role: m.role, content: [{ type: "text", text: m.text }, { type: "image", image: m.image }] }
-              : { role: m.role, content: m.text },
-          ),
-          model,
-          temperature,
-          ...(systemPrompt.trim() ? { systemPrompt: systemPrompt.trim() } : {}),
-        },
-        {
-          onText: (chunk) => {
-            received = true;
-            setMessages((prev) => {
-              const next = prev.slice();
-              const last = next[next.length - 1];
-              next[next.length - 1] = { ...last, text: last.text + chunk };
-              return next;
-            });
+    await run(
+      (signal, received) =>
+        postStream(
+          "/api/ai/stream",
+          {
+            messages: history.map((m) =>
+              m.image
+                ? { role: m.role, content: [{ type: "text", text: m.text }, { type: "image", image: m.image }] }
+                : { role: m.role, content: m.text },
+            ),
+            model,
+            temperature,
+            ...(systemPrompt.trim() ? { systemPrompt: systemPrompt.trim() } : {}),
           },
-          onMeta: (m) => setMeta(m),
-        },
-        controller.signal,
-      );
-    } catch (e) {
-      const empty = !received;
-      if (!controller.signal.aborted) setError(toApiError(e));
-      if (empty) {
+          {
+            onText: (chunk) => {
+              received();
+              setMessages((prev) => {
+                const next = prev.slice();
+                const last = next[next.length - 1];
+                next[next.length - 1] = { ...last, text: last.text + chunk };
+                return next;
+              });
+            },
+            onMeta: (m) => setMeta(m),
+          },
+          signal,
+        ),
+      (stopped) => {
         // Nothing was answered: drop the empty bubble, and after a refusal keep the question to resend.
-        setMessages(controller.signal.aborted ? [...history] : messages);
-        if (!controller.signal.aborted) {
+        setMessages(stopped ? [...history] : messages);
+        if (!stopped) {
           setInput(text);
           if (userMessage.image) setImage({ name: "attached image", dataUrl: userMessage.image });
         }
-      }
-    } finally {
-      setStreaming(false);
-      abortRef.current = null;
-    }
+      },
+    );
   }
 
   return (
@@ -130,7 +117,7 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
         }
         actions={
           messages.length > 0 ? (
-            <button type="button" className="btn-secondary" disabled={streaming} onClick={() => { setMessages([]); setMeta(null); setError(null); }}>
+            <button type="button" className="btn-secondary" disabled={streaming} onClick={() => { setMessages([]); reset(); }}>
               New chat
             </button>
           ) : null
@@ -207,7 +194,7 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
                   Attach image
                 </label>
               </div>
-              <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} disabled={!input.trim()}>
+              <StopOrSubmit streaming={streaming} onStop={stop} disabled={!input.trim()}>
                 Send
               </StopOrSubmit>
             </div>

@@ -1,14 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import { useRef, useState } from "react";
-import { apiJson, errorFrom, formatDate, readSse, toApiError, type ApiError } from "@/components/api";
+import { useState } from "react";
+import { apiJson, errorFrom, formatDate, readSse, toApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { ConversationDetail, ConversationList, RagSource, RagStreamMeta } from "@/components/types";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { StopOrSubmit } from "@/components/form-field";
 import { CreditsUsed } from "@/components/credits-used";
+import { useStreamRun } from "@/components/use-stream-run";
 
 interface Turn {
   id: string;
@@ -69,17 +70,13 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [loadingConversation, setLoadingConversation] = useState(false);
   const [question, setQuestion] = useState("");
-  const [streaming, setStreaming] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<RagStreamMeta | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const abortRef = useRef<AbortController | null>(null);
+  const { streaming, error, setError, setMeta, meta, run, stop, reset } = useStreamRun<RagStreamMeta>();
 
   async function openConversation(id: string) {
     if (streaming) return;
     setActiveId(id);
-    setError(null);
-    setMeta(null);
+    reset();
     setConfirmDelete(false);
     setLoadingConversation(true);
     try {
@@ -94,11 +91,10 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
   }
 
   function newConversation() {
-    abortRef.current?.abort();
+    stop();
     setActiveId(null);
     setTurns([]);
-    setMeta(null);
-    setError(null);
+    reset();
     setConfirmDelete(false);
   }
 
@@ -120,54 +116,45 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
     const before = turns;
     setTurns([...before, { id: `q-${Date.now()}`, role: "user", content: q }, { id: `a-${Date.now()}`, role: "assistant", content: "" }]);
     setQuestion("");
-    setError(null);
-    setMeta(null);
-    setStreaming(true);
-    const controller = new AbortController();
-    abortRef.current = controller;
-    let received = false;
     const updateAnswer = (patch: (t: Turn) => Turn) =>
       setTurns((prev) => {
         const next = prev.slice();
         next[next.length - 1] = patch(next[next.length - 1]);
         return next;
       });
-    try {
-      let res: Response;
-      try {
-        res = await fetch("/api/ai/rag/ask", {
-          method: "POST",
-          credentials: "same-origin",
-          headers: { "content-type": "application/json", accept: "text/event-stream" },
-          body: JSON.stringify({ question: q, stream: true, ...(activeId ? { conversationId: activeId } : {}) }),
-          signal: controller.signal,
+    await run(
+      async (signal, received) => {
+        let res: Response;
+        try {
+          res = await fetch("/api/ai/rag/ask", {
+            method: "POST",
+            credentials: "same-origin",
+            headers: { "content-type": "application/json", accept: "text/event-stream" },
+            body: JSON.stringify({ question: q, stream: true, ...(activeId ? { conversationId: activeId } : {}) }),
+            signal,
+          });
+        } catch (e) {
+          throw toApiError(e);
+        }
+        if (!res.ok) throw await errorFrom(res);
+        const sources = decodeSources(res.headers.get("x-rag-sources"));
+        const conversationId = res.headers.get("x-rag-conversation-id");
+        updateAnswer((t) => ({ ...t, sources }));
+        if (conversationId) setActiveId(conversationId);
+        await readSse(res, {
+          onText: (text) => {
+            received();
+            updateAnswer((t) => ({ ...t, content: t.content + text }));
+          },
+          onMeta: (m) => setMeta(m as RagStreamMeta),
         });
-      } catch (e) {
-        throw toApiError(e);
-      }
-      if (!res.ok) throw await errorFrom(res);
-      const sources = decodeSources(res.headers.get("x-rag-sources"));
-      const conversationId = res.headers.get("x-rag-conversation-id");
-      updateAnswer((t) => ({ ...t, sources }));
-      if (conversationId) setActiveId(conversationId);
-      await readSse(res, {
-        onText: (text) => {
-          received = true;
-          updateAnswer((t) => ({ ...t, content: t.content + text }));
-        },
-        onMeta: (m) => setMeta(m as RagStreamMeta),
-      });
-      await loadList();
-    } catch (e) {
-      if (!controller.signal.aborted) setError(toApiError(e));
-      if (!received) {
+        await loadList();
+      },
+      (stopped) => {
         setTurns(before);
-        if (!controller.signal.aborted) setQuestion(q);
-      }
-    } finally {
-      setStreaming(false);
-      abortRef.current = null;
-    }
+        if (!stopped) setQuestion(q);
+      },
+    );
   }
 
   return (
@@ -277,7 +264,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
               onChange={(e) => setQuestion(e.target.value)}
               placeholder={activeId ? "Ask a follow-up question" : "Ask a question about the documents"}
             />
-            <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} disabled={!question.trim()}>
+            <StopOrSubmit streaming={streaming} onStop={stop} disabled={!question.trim()}>
               Ask
             </StopOrSubmit>
           </form>

@@ -1,13 +1,14 @@
 "use client";
 
-import { useRef, useState } from "react";
-import { postStream, toApiError, type ApiError } from "@/components/api";
+import { useState } from "react";
+import { postStream } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader } from "@/components/ui";
 import type { CallPrice, StreamMeta } from "@/components/types";
 import { SelectField, StopOrSubmit } from "@/components/form-field";
 import { CreditsUsed } from "@/components/credits-used";
 import { priceSentence, priceSuffix } from "@/components/call-price";
+import { useStreamRun } from "@/components/use-stream-run";
 
 interface FieldDef {
   key: string;
@@ -96,11 +97,8 @@ export function ContentPanel({ price }: { price: CallPrice }) {
   const [language, setLanguage] = useState("en");
   const [length, setLength] = useState("medium");
   const [output, setOutput] = useState("");
-  const [streaming, setStreaming] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [meta, setMeta] = useState<StreamMeta | null>(null);
   const [copied, setCopied] = useState(false);
-  const abortRef = useRef<AbortController | null>(null);
+  const { streaming, error, setError, meta, setMeta, run, stop } = useStreamRun<StreamMeta>();
   const template = TEMPLATES.find((t) => t.key === templateKey) ?? TEMPLATES[0];
   const current = values[template.key] ?? {};
 
@@ -108,25 +106,15 @@ export function ContentPanel({ price }: { price: CallPrice }) {
     event.preventDefault();
     const fields = Object.fromEntries(Object.entries(current).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
     setOutput("");
-    setMeta(null);
-    setError(null);
     setCopied(false);
-    setStreaming(true);
-    const controller = new AbortController();
-    abortRef.current = controller;
-    try {
-      await postStream(
+    await run((signal) =>
+      postStream(
         "/api/ai/generate-content",
         { template: template.key, fields, tone, language, length },
         { onText: (t) => setOutput((prev) => prev + t), onMeta: (m) => setMeta(m) },
-        controller.signal,
-      );
-    } catch (e) {
-      if (!controller.signal.aborted) setError(toApiError(e));
-    } finally {
-      setStreaming(false);
-      abortRef.current = null;
-    }
+        signal,
+      ),
+    );
   }
 
   return (
@@ -165,7 +153,7 @@ export function ContentPanel({ price }: { price: CallPrice }) {
             <SelectField id="content-language" label="Language" value={language} onChange={setLanguage} options={LANGUAGES} />
           </div>
           <SelectField id="content-length" label="Length" value={length} onChange={setLength} options={LENGTHS} />
-          <StopOrSubmit streaming={streaming} onStop={() => abortRef.current?.abort()} className="w-full">
+          <StopOrSubmit streaming={streaming} onStop={stop} className="w-full">
             {`Generate${priceSuffix(price)}`}
           </StopOrSubmit>
         </form>
