@@ -1,8 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { AppError } from "@/lib/errors";
-import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
-import { callDeadline, observeProviderCall, unsupported } from "./provider-call";
+import { callDeadline, observeProviderCall, runProviderCall, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 
@@ -62,10 +61,10 @@ function usageOf(u: { input_tokens?: number | null; output_tokens?: number | nul
 }
 
 /** Maps the SDK's errors to our vocabulary (lib/ai/upstream-error.ts). */
-function mapError(error: unknown, what: string, timedOut: boolean, callerAborted: boolean, timeoutMs: number): Error {
+function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
-  if (callerAborted || error instanceof APIUserAbortError) return new AiAbortError();
-  if (timedOut || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  if (d.callerAborted() || error instanceof APIUserAbortError) return new AiAbortError();
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (error instanceof APIError && error.status !== undefined) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     return upstreamError(
@@ -98,25 +97,14 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): AiPr
     offline: false,
     capabilities: { chat: true, embeddings: false, images: false, transcription: false },
 
-    async chat(req: ChatRequest): Promise<ChatResult> {
+    chat(req: ChatRequest): Promise<ChatResult> {
       const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
-      return withSpan("ai.provider.chat", { "ai.model": labels.model, "ai.provider": options.name }, async () => {
-        const d = callDeadline(req.signal, timeoutMs);
-        const started = performance.now();
-        try {
-          const message = await client.messages.create(request(req), { signal: d.signal, timeout: timeoutMs });
-          if (message.stop_reason === "refusal") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
-          const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-          observeProviderCall(labels, started);
-          return { text, model: message.model, usage: usageOf(message.usage) };
-        } catch (error) {
-          const mapped = mapError(error, "chat completion", d.timedOut(), d.callerAborted(), timeoutMs);
-          observeProviderCall(labels, started, mapped);
-          throw mapped;
-        } finally {
-          d.dispose();
-        }
+      const call = { provider: options.name, what: "chat completion", model: req.model as string, endpoint: "chat", signal: req.signal, timeoutMs, mapError };
+      return runProviderCall(call, async (signal) => {
+        const message = await client.messages.create(request(req), { signal, timeout: timeoutMs });
+        if (message.stop_reason === "refusal") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+        const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+        return { text, model: message.model, usage: usageOf(message.usage) };
       });
     },
 
@@ -151,7 +139,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): AiPr
             yield { type: "usage", model, ...usage };
             observeProviderCall(labels, started);
           } catch (error) {
-            const mapped = mapError(error, "chat stream", d.timedOut(), d.callerAborted(), timeoutMs);
+            const mapped = mapError(error, "chat stream", d, timeoutMs);
             observeProviderCall(labels, started, mapped);
             throw mapped;
           } finally {

@@ -1,5 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
+import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { failoverOf } from "./upstream-error";
 
@@ -70,4 +71,45 @@ export function observeProviderCall(labels: { model: string; endpoint: string; p
 /** What a provider does not offer: a 400 naming it, so the operator can route the model elsewhere. */
 export function unsupported(provider: string, what: string): AppError {
   return new AppError("validation_failed", `The AI provider "${provider}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`);
+}
+
+/** An adapter's error mapping: its SDK's failure as the error the caller sees (AppError, or AiAbortError for the caller's abort). */
+export type MapProviderError = (error: unknown, what: string, d: Deadline, timeoutMs: number) => Error;
+
+export interface ProviderCall {
+  provider: string;
+  /** Words for the error messages ("chat completion", "embedding"). */
+  what: string;
+  model: string;
+  endpoint: string;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  mapError: MapProviderError;
+}
+
+/**
+ * One upstream call that answers at once (not a stream), with everything every adapter does around
+ * it: its `ai.provider.<endpoint>` span (model, provider, outcome, tokens), one deadline, the metrics
+ * by outcome, and the adapter's error mapping.
+ */
+export function runProviderCall<T>(call: ProviderCall, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const labels = { model: call.model, endpoint: call.endpoint, provider: call.provider };
+  return withSpan(`ai.provider.${call.endpoint}`, { "ai.model": call.model, "ai.provider": call.provider }, async (span) => {
+    const d = callDeadline(call.signal, call.timeoutMs);
+    const started = performance.now();
+    try {
+      const result = await fn(d.signal);
+      observeProviderCall(labels, started);
+      const usage = (result as { usage?: { promptTokens?: number; completionTokens?: number } }).usage;
+      span?.setAttributes({ "ai.outcome": "ok", "ai.tokens.prompt": usage?.promptTokens ?? 0, "ai.tokens.completion": usage?.completionTokens ?? 0 });
+      return result;
+    } catch (error) {
+      const mapped = call.mapError(error, call.what, d, call.timeoutMs);
+      observeProviderCall(labels, started, mapped);
+      span?.setAttribute("ai.outcome", mapped instanceof AiAbortError ? "aborted" : failureKind(mapped));
+      throw mapped;
+    } finally {
+      d.dispose();
+    }
+  });
 }

@@ -1,8 +1,7 @@
 import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse, type Part } from "@google/genai";
 import { AppError } from "@/lib/errors";
-import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
-import { callDeadline, observeProviderCall, unsupported } from "./provider-call";
+import { callDeadline, observeProviderCall, runProviderCall, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { upstreamError } from "./upstream-error";
 
@@ -74,10 +73,10 @@ function googleError(error: ApiError): { status: number; code: string | null; me
   return { status: error.status, code: body.error?.status ?? null, message: body.error?.message ?? error.message, retryAfterMs: Number.isFinite(seconds) ? Math.ceil(seconds * 1000) : null };
 }
 
-function mapError(error: unknown, what: string, timedOut: boolean, callerAborted: boolean, timeoutMs: number): Error {
+function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
-  if (callerAborted) return new AiAbortError();
-  if (timedOut || (error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  if (d.callerAborted()) return new AiAbortError();
+  if (d.timedOut() || (error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (error instanceof ApiError) {
     const g = googleError(error);
     return upstreamError({ kind: "http", ...g, outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs }, what, timeoutMs, error);
@@ -107,24 +106,13 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
     offline: false,
     capabilities: { chat: true, embeddings: true, images: false, transcription: false },
 
-    async chat(req: ChatRequest): Promise<ChatResult> {
+    chat(req: ChatRequest): Promise<ChatResult> {
       const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
-      return withSpan("ai.provider.chat", { "ai.model": labels.model, "ai.provider": options.name }, async () => {
-        const d = callDeadline(req.signal, timeoutMs);
-        const started = performance.now();
-        try {
-          const r = await client.models.generateContent(request(req, d.signal));
-          if (refused(r)) throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
-          observeProviderCall(labels, started);
-          return { text: r.text ?? "", model: r.modelVersion ?? labels.model, usage: usageOf(r) };
-        } catch (error) {
-          const mapped = mapError(error, "chat completion", d.timedOut(), d.callerAborted(), timeoutMs);
-          observeProviderCall(labels, started, mapped);
-          throw mapped;
-        } finally {
-          d.dispose();
-        }
+      const call = { provider: options.name, what: "chat completion", model: req.model as string, endpoint: "chat", signal: req.signal, timeoutMs, mapError };
+      return runProviderCall(call, async (signal) => {
+        const r = await client.models.generateContent(request(req, signal));
+        if (refused(r)) throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+        return { text: r.text ?? "", model: r.modelVersion ?? call.model, usage: usageOf(r) };
       });
     },
 
@@ -156,7 +144,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
             if (last) yield { type: "usage", model: last.modelVersion ?? labels.model, ...usageOf(last) };
             observeProviderCall(labels, started);
           } catch (error) {
-            const mapped = mapError(error, "chat stream", d.timedOut(), d.callerAborted(), timeoutMs);
+            const mapped = mapError(error, "chat stream", d, timeoutMs);
             observeProviderCall(labels, started, mapped);
             throw mapped;
           } finally {
@@ -169,20 +157,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
     async embed(texts: string[], signal?: AbortSignal, model?: string) {
       const id = model ?? "gemini-embedding-001";
       if (texts.length === 0) return { model: id, vectors: [] };
-      const labels = { model: id, endpoint: "embeddings", provider: options.name };
-      const d = callDeadline(signal, options.timeoutMs);
-      const started = performance.now();
-      try {
-        const r = await client.models.embedContent({ model: id, contents: texts, config: { abortSignal: d.signal } });
-        observeProviderCall(labels, started);
+      const call = { provider: options.name, what: "embedding", model: id, endpoint: "embeddings", signal, timeoutMs: options.timeoutMs, mapError };
+      return runProviderCall(call, async (abortSignal) => {
+        const r = await client.models.embedContent({ model: id, contents: texts, config: { abortSignal } });
         return { model: id, vectors: (r.embeddings ?? []).map((e) => e.values ?? []) };
-      } catch (error) {
-        const mapped = mapError(error, "embedding", d.timedOut(), d.callerAborted(), options.timeoutMs);
-        observeProviderCall(labels, started, mapped);
-        throw mapped;
-      } finally {
-        d.dispose();
-      }
+      });
     },
     transcribe: () => Promise.reject(unsupported(options.name, "speech to text")),
     generateImage: () => Promise.reject(unsupported(options.name, "image generation")),

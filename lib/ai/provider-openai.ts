@@ -1,10 +1,9 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile } from "openai";
 import { AppError } from "@/lib/errors";
-import { withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
 import { createWireClient, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
-import { callDeadline, failureKind, observeProviderCall, type Deadline } from "./provider-call";
+import { callDeadline, observeProviderCall, runProviderCall, type Deadline } from "./provider-call";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
@@ -119,32 +118,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
   });
 
-  async function run<T>(
-    what: string,
-    labels: { model: string; endpoint: string },
-    signal: AbortSignal | undefined,
-    timeoutMs: number,
-    fn: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    return withSpan(`ai.provider.${labels.endpoint}`, { "ai.model": labels.model }, async (span) => {
-      const d = callDeadline(signal, timeoutMs);
-      const started = performance.now();
-      try {
-        const result = await fn(d.signal);
-        observeProviderCall({ ...labels, provider: name }, started);
-        const usage = (result as { usage?: { promptTokens?: number; completionTokens?: number } }).usage;
-        span?.setAttributes({ "ai.outcome": "ok", "ai.tokens.prompt": usage?.promptTokens ?? 0, "ai.tokens.completion": usage?.completionTokens ?? 0 });
-        return result;
-      } catch (error) {
-        const mapped = mapUpstreamError(error, what, d, timeoutMs);
-        observeProviderCall({ ...labels, provider: name }, started, mapped);
-        span?.setAttribute("ai.outcome", mapped instanceof AiAbortError ? "aborted" : failureKind(mapped));
-        throw mapped;
-      } finally {
-        d.dispose();
-      }
-    });
-  }
+  const run = <T>(what: string, labels: { model: string; endpoint: string }, signal: AbortSignal | undefined, timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>) =>
+    runProviderCall({ provider: name, what, ...labels, signal, timeoutMs, mapError: mapUpstreamError }, fn);
 
   return {
     name,
