@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { applyBefore, pieces, readJson, roughTokens, sendJson, sleep, stubControls, trackStream, type StubControls } from "./stub-kit";
+import { applyBefore, pieces, readJson, roughTokens, sendJson, sleep, stubControls, trackStream, listenStub, type StubControls } from "./stub-kit";
 
 /**
  * A local server speaking Anthropic's Messages API (docs.anthropic.com/en/api/messages and
@@ -92,15 +91,5 @@ export async function startAnthropicStub(): Promise<AnthropicStub> {
       else res.destroy();
     }
   });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return Object.assign(controls, {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return listenStub(server, controls);
 }

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 
 /**
  * What the provider stubs share (tests/helpers/anthropic-stub.ts, gemini-stub.ts): a behaviour queue
@@ -137,4 +138,19 @@ export function trackStream(controls: StubControls<string>, res: ServerResponse)
       finished = true;
     },
   };
+}
+
+/** Starts a stub's server on 127.0.0.1 (a free port) and gives its controls the URL and a close that ends kept-alive connections. */
+export async function listenStub<T extends object>(server: Server, controls: T): Promise<T & { url: string; close: () => Promise<void> }> {
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return Object.assign(controls, {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
 }
