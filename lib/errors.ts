@@ -61,3 +61,16 @@ export function isAppError(error: unknown): error is AppError {
 }
 
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Our row ids are UUIDs. */
+export const isUuid = (id: string): boolean => UUID.test(id);
+
+/**
+ * A malformed id can only be "not found": the same answer as another user's id (never a 400 that
+ * tells them apart), and no database cast error.
+ */
+export function requireUuids(what: string, ...ids: string[]): void {
+  if (!ids.every(isUuid)) throw notFound(what);
+}

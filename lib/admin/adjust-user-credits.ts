@@ -1,10 +1,9 @@
 import { adjustCredits, countCreditsGranted, type AdjustmentResult, type CreditBucket } from "@/lib/credits";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { requireUuids } from "@/lib/errors";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AdjustUserCreditsInput {
   operator: Operator;
@@ -22,7 +21,7 @@ export interface AdjustUserCreditsInput {
  * Never below zero; the same idempotency key applies once (a repeat answers applied: false).
  */
 export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<AdjustmentResult> {
-  if (!UUID.test(input.userId)) throw notFound("User");
+  requireUuids("User", input.userId);
   const prisma = await db();
   const outcome = await prisma.$transaction(async (tx) => {
     const result = await adjustCredits(tx, {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { pricingSettings } from "@/lib/ai/pricing-settings";
 import { db } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
+import { AppError, requireUuids } from "@/lib/errors";
 import type { usageReportResponse } from "./schemas";
 
 type UsageReport = z.infer<typeof usageReportResponse>;
@@ -18,7 +18,6 @@ interface Row {
 
 const DAY = 24 * 3600_000;
 const MAX_DAYS = 366;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * AI usage and what it cost upstream over a period (UTC days, `to` inclusive), per model and per
@@ -32,7 +31,7 @@ export async function getUsageReport(input: { from?: string; to?: string; userId
   const from = input.from ? parseDay(input.from, "from") : new Date(to.getTime() - 29 * DAY);
   if (from > to) throw new AppError("validation_failed", "Invalid query: from must not be after to", { param: "from" });
   if ((to.getTime() - from.getTime()) / DAY >= MAX_DAYS) throw new AppError("validation_failed", `Invalid query: the period may be at most ${MAX_DAYS} days`, { param: "from" });
-  if (input.userId !== undefined && !UUID.test(input.userId)) throw new AppError("not_found", "User not found");
+  if (input.userId !== undefined) requireUuids("User", input.userId);
   const end = new Date(to.getTime() + DAY);
   const user = input.userId ?? null;
   const prisma = await db();

@@ -1,13 +1,12 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound, requireUuids } from "@/lib/errors";
 import { keySpend } from "@/lib/api-keys/key-spend";
 import { toKeyView } from "@/lib/api-keys/key-view";
 import { toDeliveryRow } from "./delivery-row";
 import type { userOverviewResponse } from "./schemas";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Everything an operator needs to answer "I paid and got no credits": the user, their subscriptions
@@ -16,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * or buyer email), newest first.
  */
 export async function getUserOverview(userId: string): Promise<z.infer<typeof userOverviewResponse>> {
-  if (!UUID.test(userId)) throw notFound("User");
+  requireUuids("User", userId);
   const prisma = await db();
   const user = await prisma.user.findUnique({
     where: { id: userId },

@@ -1,17 +1,16 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound, requireUuids } from "@/lib/errors";
 import { toDeliveryRow } from "./delivery-row";
 import type { deliveryDetailResponse } from "./schemas";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One delivery with its stored payload: the verified event body as it arrived. Signature headers and
  * secrets are never stored, so none can be shown.
  */
 export async function getWebhookDelivery(id: string): Promise<z.infer<typeof deliveryDetailResponse>> {
-  if (!UUID.test(id)) throw notFound("Webhook delivery");
+  requireUuids("Webhook delivery", id);
   const prisma = await db();
   const row = await prisma.webhookDelivery.findUnique({ where: { id } });
   if (!row) throw notFound("Webhook delivery");

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
-import { AppError, notFound } from "@/lib/errors";
+import { AppError, notFound, requireUuids } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
 import { runStoredDelivery } from "@/lib/webhooks/run-stored-delivery";
 import { toDeliveryRow } from "./delivery-row";
@@ -8,7 +8,6 @@ import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 import type { replayResponse } from "./schemas";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Runs a stored delivery again through the same processing its webhook route uses, after its cause
@@ -18,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * processed order grants nothing new, an older subscription event keeps the newer state.
  */
 export async function replayWebhookDelivery(input: { operator: Operator; id: string; reason: string; requestId: string | null; log: Logger }): Promise<z.infer<typeof replayResponse>> {
-  if (!UUID.test(input.id)) throw notFound("Webhook delivery");
+  requireUuids("Webhook delivery", input.id);
   const prisma = await db();
   const { delivery, auditId, statusBefore } = await prisma.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM webhook_deliveries WHERE id = ${input.id}::text FOR UPDATE`;

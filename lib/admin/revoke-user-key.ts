@@ -2,12 +2,11 @@ import { forgetApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { keySpend } from "@/lib/api-keys/key-spend";
 import { toKeyView } from "@/lib/api-keys/key-view";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound, requireUuids } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * An operator revokes a user's API key: the revocation and its audit row commit together; the key
@@ -15,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Revoking a revoked key changes nothing and records nothing.
  */
 export async function revokeUserKey(input: { operator: Operator; userId: string; keyId: string; reason: string; requestId: string | null }) {
-  if (!UUID.test(input.userId) || !UUID.test(input.keyId)) throw notFound("API key");
+  requireUuids("API key", input.userId, input.keyId);
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id: input.keyId, userId: input.userId } });

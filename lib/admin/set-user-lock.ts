@@ -1,10 +1,9 @@
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound, requireUuids } from "@/lib/errors";
 import { forgetUser } from "@/lib/users/account-state";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Prefix of an operator's lock reason: the identity provider's unlock never lifts an operator's lock. */
 export const OPERATOR_LOCK_PREFIX = "locked by an operator: ";
 
@@ -15,7 +14,7 @@ export const OPERATOR_LOCK_PREFIX = "locked by an operator: ";
  * is already in changes nothing and writes no audit row.
  */
 export async function setUserLock(input: { operator: Operator; userId: string; locked: boolean; reason: string; requestId: string | null }) {
-  if (!UUID.test(input.userId)) throw notFound("User");
+  requireUuids("User", input.userId);
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
     const [user] = await tx.$queryRaw<{ locked_at: Date | null; lock_reason: string | null }[]>`

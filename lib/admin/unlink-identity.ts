@@ -1,10 +1,9 @@
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound, requireUuids } from "@/lib/errors";
 import { forgetUser } from "@/lib/users/account-state";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Unlinks a sign-in identity (an OAuth/OIDC account) from a user and ends every session of that user
@@ -13,7 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The identity, the revocation and the audit row commit together.
  */
 export async function unlinkIdentity(input: { operator: Operator; userId: string; identityId: string; reason: string; requestId: string | null }) {
-  if (!UUID.test(input.userId) || !UUID.test(input.identityId)) throw notFound("Identity");
+  requireUuids("Identity", input.userId, input.identityId);
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
     const identity = await tx.account.findFirst({ where: { id: input.identityId, userId: input.userId } });

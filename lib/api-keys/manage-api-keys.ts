@@ -1,6 +1,6 @@
 import { keyModelsAvailable } from "@/lib/ai/key-models";
 import { db } from "@/lib/db/client";
-import { AppError, notFound } from "@/lib/errors";
+import { AppError, notFound, requireUuids } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { forgetApiKey } from "./authenticate-api-key";
 import { hashKeySecret, keyDisplay, newKeySecret } from "./key-secret";
@@ -8,7 +8,6 @@ import { keySpend } from "./key-spend";
 import { toKeyView } from "./key-view";
 import type { ApiKeyView, CreateKeyBody, UpdateKeyBody } from "./schemas";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Keys a user may hold at once (revoked ones do not count). */
 export const MAX_ACTIVE_KEYS = 50;
 
@@ -65,7 +64,7 @@ export async function listApiKeys(userId: string): Promise<{ keys: ApiKeyView[] 
 
 /** Renames a key or changes its limits (owner only; a revoked key cannot be changed). */
 export async function updateApiKey(userId: string, keyId: string, body: UpdateKeyBody): Promise<{ key: ApiKeyView }> {
-  if (!UUID.test(keyId)) throw notFound("API key");
+  requireUuids("API key", keyId);
   const prisma = await db();
   const data = { ...(body.name !== undefined ? { name: body.name } : {}), ...limitsData(body) };
   const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data });
@@ -82,7 +81,7 @@ export async function updateApiKey(userId: string, keyId: string, body: UpdateKe
  * key cache's lifetime (lib/api-keys/authenticate-api-key.ts). `by` is "user" or the operator.
  */
 export async function revokeApiKey(userId: string, keyId: string, by: string): Promise<{ key: ApiKeyView; changed: boolean }> {
-  if (!UUID.test(keyId)) throw notFound("API key");
+  requireUuids("API key", keyId);
   const prisma = await db();
   const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
   const key = await prisma.apiKey.findFirst({ where: { id: keyId, userId } });

@@ -1,3 +1,4 @@
+import { isUuid } from "@/lib/errors";
 import type { File } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
 import { objectStore, type StorageKind } from "./object-store";
@@ -31,9 +32,5 @@ export async function toFileRecord(file: File, baseUrl: string): Promise<FileRec
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** File ids are UUIDs; anything else can only be "not found" (same answer as another user's id). */
-export function isFileId(id: string): boolean {
-  return UUID.test(id);
-}
+export const isFileId = isUuid;
