@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
+import { testDatabaseAdminUrl, withPgClient } from "@/tests/helpers/pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuild, freePort, removeDir, standaloneDir, startServer, type RunningServer } from "@/tests/e2e/server";
 import { LEMONSQUEEZY_TEST_PRICING, startLemonSqueezyStub, type LemonSqueezyStub } from "@/tests/helpers/lemonsqueezy-stub";
@@ -44,22 +44,6 @@ let productionEnv: Record<string, string | undefined>;
 const migrateOutput: string[] = [];
 const containerName = `svc-deploy-${randomBytes(4).toString("hex")}`;
 
-function adminUrl(): string {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error("TEST_DATABASE_URL is not set: run scripts/test-services.sh start and export its output");
-  return url;
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Runs a command to completion, with only the given environment (plus PATH/HOME). */
 function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined>) {
   const result = spawnSync(command, args, {
@@ -79,7 +63,7 @@ function runShippedMigrate(env: Record<string, string | undefined>) {
 }
 
 beforeAll(async () => {
-  const admin = adminUrl();
+  const admin = testDatabaseAdminUrl();
   const redisPort = Number(process.env.TEST_REDIS_PORT);
   if (!redisPort) throw new Error("TEST_REDIS_PORT is not set");
 
@@ -94,7 +78,7 @@ beforeAll(async () => {
   }
 
   databaseName = `deploy_${randomBytes(5).toString("hex")}`;
-  await withClient(admin, (c) => c.query(`CREATE DATABASE ${databaseName}`));
+  await withPgClient(admin, (c) => c.query(`CREATE DATABASE ${databaseName}`));
   const url = new URL(admin);
   url.pathname = `/${databaseName}`;
   databaseUrl = url.toString();
@@ -135,7 +119,7 @@ afterAll(async () => {
   if (DEPLOY_IMAGE) engineRun(["rm", "--force", "--ignore", containerName]);
   if (server) removeDir(server.dataDir);
   await Promise.all([redis?.close(), s3?.close(), openai?.close(), resend?.close(), lemon?.close()]);
-  if (databaseName) await withClient(adminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)).catch(() => undefined);
+  if (databaseName) await withPgClient(testDatabaseAdminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)).catch(() => undefined);
   if (appDir) removeDir(path.dirname(appDir));
 });
 
@@ -344,7 +328,7 @@ describe("production server on PostgreSQL, Redis, S3 and the provider stubs", ()
   it("stops on SIGTERM, leaving nothing half-written: no open reservation, every balance equals its ledger", async () => {
     await server!.stop();
     expect(server!.child.exitCode !== null || server!.child.signalCode !== null).toBe(true);
-    await withClient(databaseUrl, async (c) => {
+    await withPgClient(databaseUrl, async (c) => {
       // No charge left reserved (every request settled or refunded before the answer went out).
       const open = await c.query(`SELECT count(*)::int AS n FROM credit_operations WHERE status = 'reserved'`);
       expect(open.rows[0].n).toBe(0);

@@ -5,7 +5,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
+import { testDatabaseAdminUrl, withPgClient } from "@/tests/helpers/pg";
 import { applyMigrations } from "@/lib/db/migrate";
 import { freePort, removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
@@ -31,22 +31,6 @@ export interface Cluster {
   /** SQL on the database itself (not through the pooler). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
-}
-
-function adminUrl(): string {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error("TEST_DATABASE_URL is not set: scripts/test-services.sh start");
-  return url;
-}
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** PgBouncer 1.18 (Debian) in transaction mode in front of the database; as an unprivileged user when we are root. */
@@ -78,7 +62,7 @@ async function startPgBouncer(databaseUrl: string): Promise<{ url: string; stop:
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
-      await withClient(url, (c) => c.query("SELECT 1"));
+      await withPgClient(url, (c) => c.query("SELECT 1"));
       break;
     } catch (error) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pgbouncer did not start: ${(error as Error).message}`);
@@ -121,14 +105,14 @@ function startBalancer(instances: RunningServer[]): Promise<Server> {
 }
 
 export async function startCluster(options: { viaPgBouncer: boolean; instances?: number }): Promise<Cluster> {
-  const admin = adminUrl();
+  const admin = testDatabaseAdminUrl();
   const redisPort = Number(process.env.TEST_REDIS_PORT);
   if (!redisPort) throw new Error("TEST_REDIS_PORT is not set: scripts/test-services.sh start");
   const name = `inst_${randomBytes(5).toString("hex")}`;
-  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+  await withPgClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
   const direct = new URL(admin);
   direct.pathname = `/${name}`;
-  await withClient(direct.toString(), (c) =>
+  await withPgClient(direct.toString(), (c) =>
     applyMigrations({
       exec: async (sql) => {
         await c.query(sql);
@@ -166,7 +150,7 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
     instances,
     stub,
     resend,
-    sql: (text, params) => withClient(direct.toString(), async (c) => (await c.query(text, params as unknown[])).rows),
+    sql: (text, params) => withPgClient(direct.toString(), async (c) => (await c.query(text, params as unknown[])).rows),
     stop: async () => {
       await new Promise((r) => balancer.close(r));
       for (const s of instances) {
@@ -175,7 +159,7 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
       }
       await Promise.all([redis.close(), stub.close(), resend.close()]);
       await pooler?.stop();
-      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined);
+      await withPgClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined);
     },
   };
 }
