@@ -146,10 +146,29 @@ describe("the built server over HTTP (next start, embedded database)", () => {
   });
 });
 
+/** Runs a Node script as a server would start; its exit code (null if still running after 60 s, then killed) and everything it printed. */
+async function runUntilExit(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve(null);
+    }, 60_000);
+    child.once("exit", (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  return { code, output };
+}
+
 describe("start-up", () => {
   it("an invalid environment stops the server with the readable list of problems (exit 1)", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1"], {
+    const { code, output } = await runUntilExit([path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1"], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -159,20 +178,6 @@ describe("start-up", () => {
         RATE_LIMIT_ENABLED: "false",
         NEXT_TELEMETRY_DISABLED: "1",
       } as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (d) => (output += d));
-    child.stderr?.on("data", (d) => (output += d));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(null);
-      }, 60_000);
-      child.once("exit", (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
     });
     expect(code).toBe(1);
     expect(output).toContain("Invalid configuration:");
@@ -185,7 +190,7 @@ describe("start-up", () => {
 
   it("the standalone server lists every problem of several at once (JSON settings, production rules, AI, sign-in) and exits before saying Ready", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [path.join(standaloneDir(), "server.js")], {
+    const { code, output } = await runUntilExit([path.join(standaloneDir(), "server.js")], {
       cwd: standaloneDir(),
       env: {
         PATH: process.env.PATH,
@@ -202,20 +207,6 @@ describe("start-up", () => {
         AUTH_DEV_LOGIN: "true",
         LEMONSQUEEZY_API_KEY: "ls_test",
       } as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (d) => (output += d));
-    child.stderr?.on("data", (d) => (output += d));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve(null);
-      }, 60_000);
-      child.once("exit", (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
     });
     expect(code, output).toBe(1);
     expect(output).not.toMatch(/Ready in/);
