@@ -1,13 +1,16 @@
 import { hostname } from "node:os";
 import type { z } from "zod";
+import { flatLimits } from "@/lib/ai/check-ai-config";
 import { modelCatalog } from "@/lib/ai/models";
+import { pricingSettings } from "@/lib/ai/pricing-settings";
 import { routeStats } from "@/lib/ai/route-stats";
 import { routing } from "@/lib/ai/routes";
 import { env } from "@/lib/config/env";
 import type { aiRoutesResponse } from "./schemas";
 
 /**
- * The AI routing as configured, with each route's recent error rate and latency on this instance
+ * The AI routing as configured (and, in flat mode, the largest call each flat price accepts per
+ * model, after the AI_FLAT_MARGIN safety margin), with each route's recent error rate and latency on this instance
  * (lib/ai/route-stats.ts; the Prometheus counters ai_route_attempts_total and ai_route_fallbacks_total
  * cover every instance). Provider keys are never shown: only each provider's type and API host.
  */
@@ -22,6 +25,7 @@ export function getAiRoutes(): z.infer<typeof aiRoutesResponse> {
     routeTimeoutMs: e.AI_ROUTE_TIMEOUT_MS,
     timeoutMs: e.AI_TIMEOUT_MS,
     providers: [...r.providers.values()].map((p) => ({ name: p.name, type: p.type, host: p.baseURL ? new URL(p.baseURL).host : null })),
+    pricing: { mode: pricingSettings().mode, flatMargin: pricingSettings().flatMargin, flatLimits: flatLimits() },
     models: [...r.routes.entries()].map(([model, routes]) => ({
       model,
       kind: catalog.get(model)?.kind ?? "chat",

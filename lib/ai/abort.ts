@@ -1,8 +1,14 @@
-/** Thrown when the CALLER aborted (client went away): not an upstream failure; callers decide the charge. */
+/**
+ * Thrown when the CALLER aborted (the client went away): not an upstream failure. `received`: the
+ * provider may already have the request (the abort came while it was being answered), so the call
+ * is billed; false when the request never left (lib/ai/upstream-error.ts reachOf).
+ */
 export class AiAbortError extends Error {
-  constructor() {
+  readonly received: boolean;
+  constructor(received = true) {
     super("The request was aborted by the client");
     this.name = "AbortError";
+    this.received = received;
   }
 }
 

@@ -1,9 +1,8 @@
 import { refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { findModel } from "./models";
-import { costMicros, creditsForCost, type CallUsage } from "./price-call";
-import type { AnsweredBy } from "./provider-types";
+import type { BilledAttempt } from "./meter";
+import { costMicros, creditsForCost, wholeMicros, type CallUsage } from "./price-call";
 import { pricingSettings } from "./pricing-settings";
 import type { Quote } from "./quote-call";
 
@@ -84,24 +83,36 @@ function meteredShortfall(quote: Quote, error: AppError): AppError {
 
 export interface UsagePrice {
   credits: number;
+  /** Upstream cost, USD millionths (exact; the ledger records it rounded up). */
   micros: number;
 }
 
+/** How a call ended, for its price (lib/ai/meter.ts says what each attempt is billed for). */
+export interface CallOutcome {
+  /** Every attempt the provider may bill, the last one the call's own. */
+  attempts: BilledAttempt[];
+  /** The answer was complete: a flat call costs its flat price. */
+  complete: boolean;
+  /** Some of the answer reached the client (a stream's text): a flat call costs its flat price. */
+  delivered?: boolean;
+  /** Answered from the answer cache: nothing upstream. */
+  cached?: boolean;
+  /** Upstream cost besides the attempts (a RAG question's embedding), USD millionths. */
+  extraMicros?: number;
+}
+
 /**
- * What a call's usage is charged. Metered: its cost in credits. Flat: the flat price; a stream cut
- * short (`partial`) costs what its delivered part would cost metered, at most the flat price. An
- * answer from the answer cache costs nothing upstream: the flat price in flat mode (SPEC's per-request
- * cost), the minimum per call in metered mode.
+ * What a call costs in credits. Metered: what its attempts cost upstream, at the markup (an answer
+ * from the cache: the minimum per call). Flat: the flat price when the answer was complete or reached
+ * the client; a call cut short before that (the client left, the deadline passed) costs what it used
+ * metered, at most the flat price, and never less than what the provider bills.
  */
-export function priceUsage(charge: AiCharge, usage: CallUsage, options: { partial?: boolean; cached?: boolean; extraMicros?: number; answeredBy?: AnsweredBy } = {}): UsagePrice {
+export function priceOutcome(charge: AiCharge, outcome: CallOutcome): UsagePrice {
   const s = pricingSettings();
-  // Priced at the route that answered (a fallback may be another model); extraMicros: upstream cost
-  // outside this model's usage (a RAG answer's question embedding).
-  const model = (options.answeredBy && findModel(options.answeredBy.model)) || charge.quote.model;
-  const micros = options.cached ? 0 : costMicros(model, usage) + (options.extraMicros ?? 0);
+  const micros = outcome.cached ? 0 : outcome.attempts.reduce((sum, a) => sum + costMicros(a.model, a.usage), 0) + (outcome.extraMicros ?? 0);
   const flat = charge.quote.flatCredits;
-  if (flat === null) return { credits: options.cached ? s.minCreditsPerCall : creditsForCost(micros, s), micros };
-  return { credits: options.partial ? Math.min(flat, creditsForCost(micros, s)) : flat, micros };
+  if (flat === null) return { credits: outcome.cached ? s.minCreditsPerCall : creditsForCost(micros, s), micros };
+  return { credits: outcome.complete || outcome.delivered ? flat : Math.min(flat, creditsForCost(micros, s)), micros };
 }
 
 export interface SettledCharge {
@@ -112,43 +123,44 @@ export interface SettledCharge {
 }
 
 /**
- * Settles the charge at the usage's price, recording model, tokens (or images, audio seconds),
- * provider cost and credits on its ledger rows. `background`: the caller answers without waiting for
- * the statement (its price and the balance after it are known now); otherwise the settlement is
- * written first (a stream's closing event reports it). A settlement that cannot be written leaves the
- * charge reserved (logged): the cleanup refunds it, so a database failure here errs toward the user.
+ * Settles the charge at its outcome's price, recording the answering model, its usage (tokens,
+ * images, audio seconds), provider cost and credits on its ledger rows. `background`: the caller
+ * answers without waiting for the statement (its price and the balance after it are known now);
+ * otherwise the settlement is written first (a stream's closing event reports it). A settlement
+ * that cannot be written leaves the charge reserved (logged): the sweep refunds it once this
+ * process is gone, so a database failure here errs toward the user.
  */
 export async function settleCharge(
   charge: AiCharge,
-  usage: CallUsage,
+  outcome: CallOutcome,
   options: {
-    partial?: boolean;
-    cached?: boolean;
-    extraMicros?: number;
+    /** The model id the provider named in its answer (recorded when it differs from the priced one). */
     model?: string;
-    /** The route that answered: its provider is recorded and its model priced. */
-    answeredBy?: AnsweredBy;
     metadata?: Record<string, unknown>;
+    /** A batch settles at the sum of its items' prices, each priced by its own quote. */
     price?: UsagePrice;
     background?: boolean;
   } = {},
 ): Promise<SettledCharge> {
-  // A batch settles at the sum of its items' prices, each priced by its own quote.
-  const { credits, micros } = options.price ?? priceUsage(charge, usage, options);
+  const { credits, micros } = options.price ?? priceOutcome(charge, outcome);
+  const last = outcome.attempts[outcome.attempts.length - 1];
+  const answeredBy = last?.answeredBy;
   const metadata: Record<string, unknown> = {
     ...charge.metadata,
-    ...(options.answeredBy ? { provider: options.answeredBy.provider, model: options.answeredBy.model } : {}),
-    ...(options.model && options.model !== (options.answeredBy?.model ?? charge.quote.model.id) ? { providerModel: options.model } : {}),
-    ...usageFields(usage),
-    costMicros: micros,
+    ...(answeredBy ? { provider: answeredBy.provider, model: answeredBy.model } : {}),
+    ...(options.model && options.model !== (answeredBy?.model ?? charge.quote.model.id) ? { providerModel: options.model } : {}),
+    ...(last ? usageFields(last.usage) : {}),
+    ...(last && !last.reported && !outcome.cached ? { usageEstimated: true } : {}),
+    ...(outcome.attempts.length > 1 ? { attempts: outcome.attempts.length } : {}),
+    costMicros: wholeMicros(micros),
     credits,
-    ...(options.cached ? { cached: true } : {}),
-    ...(options.partial ? { partial: true } : {}),
+    ...(outcome.cached ? { cached: true } : {}),
+    ...(!outcome.complete ? { partial: true } : {}),
     ...options.metadata,
   };
   const { reservation } = charge;
   if (!reservation.charged) return { credits: 0, remaining: reservation.remaining };
-  const input = { amount: credits, costMicros: micros, metadata };
+  const input = { amount: credits, costMicros: wholeMicros(micros), metadata };
   if (options.background) {
     settleInBackground(reservation, input);
     // The balance after it: what the reservation left, plus the part returned (or minus the rest drawn).
@@ -158,7 +170,7 @@ export async function settleCharge(
     const settled = await settleReservation(reservation, input);
     return { credits: settled.settled ? settled.charged : reservation.amount, remaining: settled.remaining };
   } catch (error) {
-    log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error });
+    log.error("settlement not written; the charge stays reserved until the sweep", { reservationId: reservation.id, error });
     return { credits: reservation.amount, remaining: reservation.remaining };
   }
 }

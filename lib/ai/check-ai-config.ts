@@ -24,6 +24,8 @@ export interface FlatLimit {
   /** USD of upstream usage those credits pay for at the markup. */
   budgetUsd: number;
   maxInputTokens?: number;
+  /** What maxInputTokens counts: tokens, or bytes of text for a model whose tokenizer is not published. */
+  inputUnit?: "tokens" | "bytes";
   maxOutputTokens?: number;
   /** Image models: the dearest image that fits. */
   largestImage?: string;
@@ -75,7 +77,7 @@ export function flatLimits(): FlatLimit[] {
     if (!model) continue;
     for (const [operation, credits] of chatPrices) {
       if (operation === "content_generation" && id !== settings.chatModel) continue;
-      limits.push({ model: id, operation, credits, budgetUsd: budgetUsd(credits), ...flatChatLimits(model, credits, s) });
+      limits.push({ model: id, operation, credits, budgetUsd: budgetUsd(credits), ...flatChatLimits(model, credits, s), inputUnit: model.tokenizer === "bytes" ? "bytes" : "tokens" });
     }
   }
   for (const name of PUBLIC_IMAGE_MODELS) {
@@ -85,6 +87,12 @@ export function flatLimits(): FlatLimit[] {
     let largest = "none";
     for (const q of IMAGE_QUALITIES) for (const z of IMAGE_SIZES) if (model.perImage[q][z] * 1e6 <= budget) largest = `${q} ${z}`;
     limits.push({ model: model.id, operation: "image_generation", credits: CREDIT_COSTS.imageGeneration, budgetUsd: budgetUsd(CREDIT_COSTS.imageGeneration), largestImage: largest });
+  }
+  const embedding = findModel(settings.embeddingModel);
+  if (embedding?.perMillionTokens?.input) {
+    const credits = CREDIT_COSTS.embeddings;
+    const perToken = embedding.perMillionTokens.input;
+    limits.push({ model: embedding.id, operation: "embeddings", credits, budgetUsd: budgetUsd(credits), maxInputTokens: Math.floor(costBudgetMicros(credits, s) / perToken), inputUnit: embedding.tokenizer === "bytes" ? "bytes" : "tokens" });
   }
   const transcription = findModel(settings.transcriptionModel);
   if (transcription?.perAudioMinute) {

@@ -22,7 +22,7 @@ export async function generateContent(input: { userId: string; body: ContentBody
     { role: "user", content: prompt.user },
   ];
   const model = settings.chatModel;
-  const quote = quoteChatRoutes(model, { messages, flat: CREDIT_COSTS.contentGeneration, field: "fields" });
+  const quote = await quoteChatRoutes(model, { messages, flat: CREDIT_COSTS.contentGeneration, field: "fields" });
   const charge = await openCharge({
     userId: input.userId,
     operation: "content_generation",

@@ -1,7 +1,7 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError } from "@/lib/errors";
-import { isAbortError } from "./abort";
-import { openCharge, refundCharge, settleCharge, type ChargeKey } from "./ai-charge";
+import { openCharge, type ChargeKey } from "./ai-charge";
+import { oneShotFailure, runChargedCall } from "./charged-call";
+import { billOneShot } from "./meter";
 import { findModel } from "./models";
 import { OFFLINE_MODEL_PREFIX, aiProvider, type ImageBackground, type ImageFormat, type ImageQuality, type ImageResult, type ImageSize } from "./provider";
 import { countTokens } from "./tokens";
@@ -54,32 +54,32 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
     quote,
     metadata: { ...input.metadata, provider: provider.name },
   });
-  let result: ImageResult;
-  try {
-    result = await provider.generateImage({
-      prompt: input.prompt,
-      model: input.model,
-      size: input.size,
-      quality: input.quality,
-      outputFormat: input.outputFormat,
-      background: input.background,
-      signal: input.signal,
-      timeoutMs: aiSettings().longTimeoutMs,
-    });
-  } catch (error) {
-    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
-    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
-    throw error;
-  }
-  // Priced as rendered, by the route that answered: the quality and size the provider reports, else
-  // what was asked ("auto": the dearest).
-  const model = findModel(result.route?.model ?? input.model) ?? quote.model;
-  const rendered = dearestImage(model, result.quality ?? input.quality, result.size ?? input.size);
-  const settled = await settleCharge(
+  const { value: result, settled } = await runChargedCall({
     charge,
-    { promptTokens: countTokens(input.prompt), images: { ...rendered, count: 1 } },
-    { answeredBy: result.route, metadata: { format: result.format }, background: true },
-  );
+    signal: input.signal,
+    call: (signal) =>
+      provider.generateImage({
+        prompt: input.prompt,
+        model: input.model,
+        size: input.size,
+        quality: input.quality,
+        outputFormat: input.outputFormat,
+        background: input.background,
+        signal,
+        timeoutMs: aiSettings().longTimeoutMs,
+      }),
+    // Priced as rendered, by the route that answered: the quality and size the provider reports,
+    // else what was asked ("auto": the dearest).
+    answered: (r) => {
+      const model = findModel(r.route?.model ?? input.model) ?? quote.model;
+      const rendered = dearestImage(model, r.quality ?? input.quality, r.size ?? input.size);
+      const usage = { promptTokens: countTokens(input.prompt, model.tokenizer), images: { ...rendered, count: 1 } };
+      return { attempts: billOneShot(quote, { route: r.route ?? null, usage, reported: Boolean(r.quality && r.size) }, undefined, r.spent), complete: true };
+    },
+    // Cut after the provider had it (the client left, the 60-second deadline): the image's worst case.
+    failed: (error) => oneShotFailure(quote, error),
+    settle: (r) => ({ metadata: { format: r.format } }),
+  });
   return { result, credits: settled.credits, remaining: settled.remaining };
 }
 

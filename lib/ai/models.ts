@@ -20,7 +20,10 @@ function mergeCatalog(overrides: ModelOverrides | undefined): ModelCatalog {
   const problems: string[] = [];
   for (const [id, patch] of Object.entries(overrides ?? {})) {
     const base = models.get(id);
-    const merged = { ...(base ?? {}), ...patch, id } as ModelSpec;
+    const { imageInputTokens, ...fields } = patch;
+    // A new model whose tokenizer is not named is bounded by bytes (no published tokenizer is assumed).
+    const merged = { tokenizer: "bytes", ...(base ?? {}), ...fields, id } as ModelSpec;
+    if (imageInputTokens !== undefined) merged.imageTokens = { rule: "fixed", tokens: imageInputTokens };
     const missing = incomplete(merged);
     if (missing.length) problems.push(`AI_MODELS: ${id}: ${base ? "" : "a new model needs "}${missing.join(", ")}`);
     else models.set(id, merged);

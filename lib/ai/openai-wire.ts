@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
 /**
- * The chat-completion hot path's HTTP client: one POST to an OpenAI-compatible
+ * The chat-completion hot path's HTTP client: one streamed POST to an OpenAI-compatible
  * `/chat/completions` on a pooled keep-alive connection (node:http, not fetch: no web-stream
  * wrapping of the body, no Next.js fetch instrumentation, no per-request SDK machinery). It sends what
  * the openai SDK sends for the same call (method, path, JSON body, Authorization and JSON headers) and
@@ -23,6 +23,19 @@ export class UpstreamHttpError extends Error {
   }
 }
 
+/**
+ * Marks an error of a request that never left (aborted before its body was written): the provider
+ * cannot bill it (lib/ai/upstream-error.ts reachOf).
+ */
+export function isNotSent(error: unknown): boolean {
+  return (error as { notSent?: boolean } | null)?.notSent === true;
+}
+
+/** An error the provider sent inside a 2xx stream: it had the request. */
+export function isInStream(error: unknown): boolean {
+  return (error as { inStream?: boolean } | null)?.inStream === true;
+}
+
 /** The connection could not be made or broke before an answer (the SDK's APIConnectionError). */
 export class UpstreamConnectionError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -32,8 +45,6 @@ export class UpstreamConnectionError extends Error {
 }
 
 export interface WireClient {
-  /** POSTs `body` (JSON) to `${baseURL}${path}`; resolves with the parsed JSON of a 2xx answer. */
-  postJson<T>(path: string, body: unknown, signal: AbortSignal): Promise<T>;
   /** POSTs `body` and yields the `data:` payloads of the SSE answer (parsed JSON) until `[DONE]`. */
   postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncIterable<T>;
 }
@@ -51,7 +62,8 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
   function open(path: string, body: unknown, signal: AbortSignal, accept: string): Promise<IncomingMessage> {
     const payload = Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason ?? new Error("aborted"));
+      if (signal.aborted) return reject(Object.assign(new Error("aborted before sending"), { notSent: true }));
+      let flushed = false;
       const req = send(
         {
           protocol: base.protocol,
@@ -77,8 +89,9 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
           resolve(res);
         },
       );
-      const onAbort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+      const onAbort = () => req.destroy(flushed ? new Error("aborted") : Object.assign(new Error("aborted before sending"), { notSent: true }));
       signal.addEventListener("abort", onAbort, { once: true });
+      req.on("finish", () => (flushed = true));
       req.on("error", (error) => {
         signal.removeEventListener("abort", onAbort);
         reject(signal.aborted ? error : new UpstreamConnectionError(`connection failed: ${error.message}`, { cause: error }));
@@ -112,20 +125,14 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
   }
 
   return {
-    async postJson<T>(path: string, body: unknown, signal: AbortSignal): Promise<T> {
-      const res = await open(path, body, signal, "application/json");
-      if ((res.statusCode ?? 0) >= 400) throw await failure(res);
-      const text = await readAll(res);
-      try {
-        return JSON.parse(text) as T;
-      } catch (error) {
-        throw new Error(`the answer is not JSON (${text.slice(0, 80)})`, { cause: error });
-      }
-    },
-
     async *postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<T> {
       const res = await open(path, body, signal, "text/event-stream");
       if ((res.statusCode ?? 0) >= 400) throw await failure(res);
+      // A 2xx answer that is not a stream is unusable (the provider had the request: it may bill it).
+      if (!/event-stream/i.test(String(res.headers["content-type"] ?? ""))) {
+        const text = await readAll(res).catch(() => "");
+        throw new Error(`the answer is not an event stream (${text.slice(0, 80)})`);
+      }
       res.setEncoding("utf8");
       let buffer = "";
       try {
@@ -146,7 +153,7 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
             // An error sent inside the stream (the SDK throws it as an APIError too).
             if (parsed && typeof parsed === "object" && "error" in parsed && parsed.error) {
               const e = parsed.error;
-              throw new UpstreamHttpError(500, { get: () => null }, e.code ?? null, e.type ?? null, e.message ?? "error in stream");
+              throw Object.assign(new UpstreamHttpError(500, { get: () => null }, e.code ?? null, e.type ?? null, e.message ?? "error in stream"), { inStream: true });
             }
             yield parsed as T;
           }

@@ -2,9 +2,10 @@ import type { ImagePixelSize, ImageQualityTier, ModelSpec, TokenPrices } from ".
 import type { PricingSettings } from "./pricing-settings";
 
 /**
- * What a call costs: upstream, in USD millionths ("micros", integers, rounded up), and in credits.
- * Pure arithmetic over the model catalog; the same functions price the worst case before a call and
- * the usage after it, so a reservation and its settlement never disagree on the formula.
+ * What a call costs: upstream, in USD millionths ("micros", exact: rounded once, when turned into
+ * credits), and in credits. Pure arithmetic over the model catalog; the same functions price the
+ * worst case before a call and the usage after it, so a reservation and its settlement never
+ * disagree on the formula.
  */
 export interface CallUsage {
   /** Prompt tokens, including cached ones (chat, embedding, image prompts). */
@@ -22,7 +23,7 @@ export function tokenPricesFor(model: ModelSpec, promptTokens: number): TokenPri
   return model.longContext && promptTokens > model.longContext.above ? model.longContext : base;
 }
 
-/** Upstream cost of a call, in USD millionths, rounded up to a whole micro. */
+/** Upstream cost of a call, in USD millionths (exact; the ledger records it rounded up). */
 export function costMicros(model: ModelSpec, usage: CallUsage): number {
   const prompt = Math.max(0, usage.promptTokens ?? 0);
   const cached = Math.min(prompt, Math.max(0, usage.cachedPromptTokens ?? 0));
@@ -32,7 +33,11 @@ export function costMicros(model: ModelSpec, usage: CallUsage): number {
   let micros = (prompt - cached) * p.input + cached * (p.cachedInput ?? p.input) + completion * (p.output ?? 0);
   if (usage.images && model.perImage) micros += usage.images.count * model.perImage[usage.images.quality][usage.images.size] * 1e6;
   if (usage.audioSeconds && model.perAudioMinute) micros += (usage.audioSeconds / 60) * model.perAudioMinute * 1e6;
-  // Float noise (0.1 + 0.2) must not round a whole micro up.
+  return micros;
+}
+
+/** Micros as the ledger records them: rounded up to a whole micro (float noise never rounds one up). */
+export function wholeMicros(micros: number): number {
   return Math.ceil(micros - 1e-6);
 }
 
@@ -42,9 +47,13 @@ export function creditsForCost(micros: number, s: PricingSettings): number {
   return Math.max(s.minCreditsPerCall, Math.ceil(exact - 1e-9));
 }
 
-/** The most upstream cost (micros) that `credits` pay for at this markup: a flat price's budget. */
+/**
+ * The most upstream cost (micros) a flat price of `credits` may spend on one call: what the credits
+ * are worth at the markup, less the flat margin (AI_FLAT_MARGIN), so estimates and vendor rounding
+ * never sell a call below cost.
+ */
 export function costBudgetMicros(credits: number, s: PricingSettings): number {
-  return Math.floor((credits * s.creditValueUsd * 1e6) / s.markup + 1e-6);
+  return Math.floor((credits * s.creditValueUsd * 1e6 * (1 - s.flatMargin)) / s.markup + 1e-6);
 }
 
 /** Micros of one output token of a call with this many prompt tokens. */

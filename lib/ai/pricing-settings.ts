@@ -7,6 +7,7 @@ import { pricingCatalog, type PricingCatalog } from "@/lib/config/pricing";
  *   CREDIT_VALUE_USD         what one credit is worth; default: the lowest price a credit is sold at
  *   AI_MARKUP                provider cost x markup = price (>= 1, default 1)
  *   AI_MIN_CREDITS_PER_CALL  least credits a metered call costs (default 1)
+ *   AI_FLAT_MARGIN           flat mode: the share of a flat price kept as a margin (default 0.2)
  * Edge-safe (the public configuration shows it).
  */
 export type PricingMode = "flat" | "metered";
@@ -18,6 +19,8 @@ export interface PricingSettings {
   creditValueSource: string;
   markup: number;
   minCreditsPerCall: number;
+  /** Flat mode: a call's worst case may use at most (1 - flatMargin) of what its credits are worth. */
+  flatMargin: number;
 }
 
 /**
@@ -48,5 +51,6 @@ export const pricingSettings: () => PricingSettings = fromEnv((e) => {
     creditValueSource: derived ? derived.source : "CREDIT_VALUE_USD",
     markup: e.AI_MARKUP ?? 1,
     minCreditsPerCall: e.AI_MIN_CREDITS_PER_CALL,
+    flatMargin: e.AI_FLAT_MARGIN ?? 0.2,
   };
 });

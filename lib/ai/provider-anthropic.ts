@@ -1,7 +1,8 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
-import { callDeadline, observeProviderCall, runProviderCall, unsupported, type Deadline } from "./provider-call";
+import { assembleChat } from "./assemble-chat";
+import { callDeadline, observeProviderCall, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 
@@ -60,11 +61,15 @@ function usageOf(u: { input_tokens?: number | null; output_tokens?: number | nul
   };
 }
 
-/** Maps the SDK's errors to our vocabulary (lib/ai/upstream-error.ts). */
-function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
+/**
+ * Maps the SDK's errors to our vocabulary (lib/ai/upstream-error.ts). Our own deadline aborts the
+ * SDK's request too (it then throws APIUserAbortError): that is a timeout, not the client leaving.
+ * `opened`: the provider had accepted the request (its stream began), so whatever fails now was received.
+ */
+function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number, opened = false): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
-  if (d.callerAborted() || error instanceof APIUserAbortError) return new AiAbortError();
   if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  if (d.callerAborted() || error instanceof APIUserAbortError) return new AiAbortError();
   if (error instanceof APIError && error.status !== undefined) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     return upstreamError(
@@ -72,8 +77,10 @@ function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number):
       what,
       timeoutMs,
       error,
+      opened ? "received" : "refused",
     );
   }
+  if (opened) return upstreamError({ kind: "invalid" }, what, timeoutMs, error, "received");
   return upstreamError({ kind: error instanceof APIConnectionError ? "network" : "invalid" }, what, timeoutMs, error);
 }
 
@@ -92,63 +99,60 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): AiPr
     };
   };
 
+  /**
+   * Streams the answer (also for a JSON chat: a call cut short is then billed for what was
+   * produced), reporting the usage as it goes: message_start's prompt tokens at once, then each
+   * message_delta's output count.
+   */
+  function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    const timeoutMs = req.timeoutMs ?? options.timeoutMs;
+    const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
+    return {
+      async *[Symbol.asyncIterator]() {
+        const d = callDeadline(req.signal, timeoutMs);
+        const started = performance.now();
+        let first = true;
+        let opened = false;
+        const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+        let model = req.model as string;
+        try {
+          const stream = await client.messages.create({ ...request(req), stream: true }, { signal: d.signal, timeout: timeoutMs });
+          opened = true;
+          for await (const event of stream) {
+            if (event.type === "message_start") {
+              model = event.message.model ?? model;
+              Object.assign(usage, usageOf(event.message.usage));
+              yield { type: "usage", model, ...usage };
+            } else if (event.type === "content_block_delta" && event.delta.type === "text_delta" && event.delta.text) {
+              if (first) {
+                first = false;
+                observeProviderCall({ ...labels, firstToken: true }, started);
+              }
+              yield { type: "text", text: event.delta.text };
+            } else if (event.type === "message_delta") {
+              if (event.delta.stop_reason === "refusal") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+              usage.completionTokens = event.usage?.output_tokens ?? usage.completionTokens;
+              yield { type: "usage", model, ...usage };
+            }
+          }
+          if (d.signal.aborted) throw new Error("stream aborted");
+          observeProviderCall(labels, started);
+        } catch (error) {
+          const mapped = mapError(error, "chat completion", d, timeoutMs, opened);
+          observeProviderCall(labels, started, mapped);
+          throw mapped;
+        } finally {
+          d.dispose();
+        }
+      },
+    };
+  }
+
   return {
     name: options.name,
     offline: false,
-    capabilities: { chat: true, embeddings: false, images: false, transcription: false },
-
-    chat(req: ChatRequest): Promise<ChatResult> {
-      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const call = { provider: options.name, what: "chat completion", model: req.model as string, endpoint: "chat", signal: req.signal, timeoutMs, mapError };
-      return runProviderCall(call, async (signal) => {
-        const message = await client.messages.create(request(req), { signal, timeout: timeoutMs });
-        if (message.stop_reason === "refusal") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
-        const text = message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-        return { text, model: message.model, usage: usageOf(message.usage) };
-      });
-    },
-
-    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
-      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const labels = { model: req.model as string, endpoint: "chat_stream", provider: options.name };
-      return {
-        async *[Symbol.asyncIterator]() {
-          const d = callDeadline(req.signal, timeoutMs);
-          const started = performance.now();
-          let first = true;
-          const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-          let model = req.model as string;
-          try {
-            const stream = await client.messages.create({ ...request(req), stream: true }, { signal: d.signal, timeout: timeoutMs });
-            for await (const event of stream) {
-              if (event.type === "message_start") {
-                model = event.message.model ?? model;
-                Object.assign(usage, usageOf(event.message.usage));
-              } else if (event.type === "content_block_delta" && event.delta.type === "text_delta" && event.delta.text) {
-                if (first) {
-                  first = false;
-                  observeProviderCall({ ...labels, firstToken: true }, started);
-                }
-                yield { type: "text", text: event.delta.text };
-              } else if (event.type === "message_delta") {
-                if (event.delta.stop_reason === "refusal") throw upstreamError({ kind: "refused" }, "chat stream", timeoutMs);
-                usage.completionTokens = event.usage?.output_tokens ?? usage.completionTokens;
-              }
-            }
-            if (d.signal.aborted) throw new Error("stream aborted");
-            yield { type: "usage", model, ...usage };
-            observeProviderCall(labels, started);
-          } catch (error) {
-            const mapped = mapError(error, "chat stream", d, timeoutMs);
-            observeProviderCall(labels, started, mapped);
-            throw mapped;
-          } finally {
-            d.dispose();
-          }
-        },
-      };
-    },
-
+    streamChat,
+    chat: (req: ChatRequest): Promise<ChatResult> => assembleChat(streamChat(req), req.model as string),
     embed: () => Promise.reject(unsupported(options.name, "embeddings")),
     transcribe: () => Promise.reject(unsupported(options.name, "speech to text")),
     generateImage: () => Promise.reject(unsupported(options.name, "image generation")),

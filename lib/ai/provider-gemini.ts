@@ -1,6 +1,7 @@
 import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse, type Part } from "@google/genai";
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
+import { assembleChat } from "./assemble-chat";
 import { callDeadline, observeProviderCall, runProviderCall, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { upstreamError } from "./upstream-error";
@@ -73,14 +74,18 @@ function googleError(error: ApiError): { status: number; code: string | null; me
   return { status: error.status, code: body.error?.status ?? null, message: body.error?.message ?? error.message, retryAfterMs: Number.isFinite(seconds) ? Math.ceil(seconds * 1000) : null };
 }
 
-function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
+/** `opened`: the provider had accepted the request (its stream began): whatever fails now was received. */
+function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number, opened = false): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
+  if (d.timedOut()) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (d.callerAborted()) return new AiAbortError();
-  if (d.timedOut() || (error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  if ((error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (error instanceof ApiError) {
     const g = googleError(error);
-    return upstreamError({ kind: "http", ...g, outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs }, what, timeoutMs, error);
+    const failure = { kind: "http" as const, ...g, outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs };
+    return upstreamError(failure, what, timeoutMs, error, opened ? "received" : "refused");
   }
+  if (opened) return upstreamError({ kind: "invalid" }, what, timeoutMs, error, "received");
   const text = String((error as Error)?.message ?? "");
   return upstreamError({ kind: /fetch failed|ECONNREFUSED|ECONNRESET|socket|network/i.test(text) ? "network" : "invalid" }, what, timeoutMs, error);
 }
@@ -101,58 +106,53 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
     };
   };
 
+  /**
+   * Streams the answer (also for a JSON chat: a call cut short is then billed for what was
+   * produced). Every chunk carries the usage so far, thinking included: each is passed on, so a cut
+   * answer is billed at least the thinking the provider already reported.
+   */
+  function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    const timeoutMs = req.timeoutMs ?? options.timeoutMs;
+    const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
+    return {
+      async *[Symbol.asyncIterator]() {
+        const d = callDeadline(req.signal, timeoutMs);
+        const started = performance.now();
+        let first = true;
+        let opened = false;
+        try {
+          const stream = await client.models.generateContentStream(request(req, d.signal));
+          opened = true;
+          for await (const chunk of stream) {
+            if (refused(chunk)) throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+            if (chunk.usageMetadata) yield { type: "usage", model: chunk.modelVersion ?? labels.model, ...usageOf(chunk) };
+            const text = chunk.text;
+            if (text) {
+              if (first) {
+                first = false;
+                observeProviderCall({ ...labels, firstToken: true }, started);
+              }
+              yield { type: "text", text };
+            }
+          }
+          if (d.signal.aborted) throw new Error("stream aborted");
+          observeProviderCall(labels, started);
+        } catch (error) {
+          const mapped = mapError(error, "chat completion", d, timeoutMs, opened);
+          observeProviderCall(labels, started, mapped);
+          throw mapped;
+        } finally {
+          d.dispose();
+        }
+      },
+    };
+  }
+
   return {
     name: options.name,
     offline: false,
-    capabilities: { chat: true, embeddings: true, images: false, transcription: false },
-
-    chat(req: ChatRequest): Promise<ChatResult> {
-      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const call = { provider: options.name, what: "chat completion", model: req.model as string, endpoint: "chat", signal: req.signal, timeoutMs, mapError };
-      return runProviderCall(call, async (signal) => {
-        const r = await client.models.generateContent(request(req, signal));
-        if (refused(r)) throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
-        return { text: r.text ?? "", model: r.modelVersion ?? call.model, usage: usageOf(r) };
-      });
-    },
-
-    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
-      const timeoutMs = req.timeoutMs ?? options.timeoutMs;
-      const labels = { model: req.model as string, endpoint: "chat_stream", provider: options.name };
-      return {
-        async *[Symbol.asyncIterator]() {
-          const d = callDeadline(req.signal, timeoutMs);
-          const started = performance.now();
-          let first = true;
-          let last: GenerateContentResponse | undefined;
-          try {
-            const stream = await client.models.generateContentStream(request(req, d.signal));
-            for await (const chunk of stream) {
-              if (refused(chunk)) throw upstreamError({ kind: "refused" }, "chat stream", timeoutMs);
-              if (chunk.usageMetadata) last = chunk;
-              const text = chunk.text;
-              if (text) {
-                if (first) {
-                  first = false;
-                  observeProviderCall({ ...labels, firstToken: true }, started);
-                }
-                yield { type: "text", text };
-              }
-            }
-            if (d.signal.aborted) throw new Error("stream aborted");
-            // Every chunk carries the usage so far; the last one is the call's.
-            if (last) yield { type: "usage", model: last.modelVersion ?? labels.model, ...usageOf(last) };
-            observeProviderCall(labels, started);
-          } catch (error) {
-            const mapped = mapError(error, "chat stream", d, timeoutMs);
-            observeProviderCall(labels, started, mapped);
-            throw mapped;
-          } finally {
-            d.dispose();
-          }
-        },
-      };
-    },
+    streamChat,
+    chat: (req: ChatRequest): Promise<ChatResult> => assembleChat(streamChat(req), req.model as string),
 
     async embed(texts: string[], signal?: AbortSignal, model?: string) {
       const id = model ?? "gemini-embedding-001";

@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
-import { audioDuration, detectAudioFormat } from "./audio";
+import { detectAudioFormat, measureAudio } from "./audio";
 import { encodePng } from "./png";
+import { assembleChat } from "./assemble-chat";
+import { offlineEmbedding } from "./offline-embeddings";
 import { OFFLINE_MODEL_PREFIX, OFFLINE_TEXT_PREFIX, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ImageRequest, type ImageResult, type StreamPart, type TranscribeRequest } from "./provider-types";
+import { findModel } from "./models";
 import type { AiSettings } from "./settings";
 
 /**
@@ -126,48 +129,45 @@ export function renderOfflineImage(prompt: string, size: ImageRequest["size"], t
 
 export function createOfflineProvider(settings: AiSettings): AiProvider {
   const model = (id: string) => `${OFFLINE_MODEL_PREFIX}${id}`;
+  /** The answer in a few chunks, paced like a model when a client reads it as it comes. */
+  function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    return {
+      async *[Symbol.asyncIterator]() {
+        if (req.signal?.aborted) throw new AiAbortError(false);
+        const text = offlineAnswer(req);
+        for (const piece of chunkText(text)) {
+          if (req.paced) await pause(15, req.signal);
+          else if (req.signal?.aborted) throw abortError();
+          yield { type: "text", text: piece };
+        }
+        yield { type: "usage", model: model(req.model ?? settings.chatModel), promptTokens: promptTokens(req), completionTokens: estimateTokens(text) };
+      },
+    };
+  }
   return {
     name: "offline",
     offline: true,
-    capabilities: { chat: true, embeddings: false, images: true, transcription: true },
+    chat: (req: ChatRequest): Promise<ChatResult> => assembleChat(streamChat(req), model(req.model ?? settings.chatModel)),
+    streamChat,
 
-    async chat(req: ChatRequest): Promise<ChatResult> {
-      if (req.signal?.aborted) throw abortError();
-      const text = offlineAnswer(req);
-      return { text, model: model(req.model ?? settings.chatModel), usage: { promptTokens: promptTokens(req), completionTokens: estimateTokens(text) } };
-    },
-
-    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
-      return {
-        async *[Symbol.asyncIterator]() {
-          const text = offlineAnswer(req);
-          for (const piece of chunkText(text)) {
-            await pause(15, req.signal);
-            yield { type: "text", text: piece };
-          }
-          yield { type: "usage", model: model(req.model ?? settings.chatModel), promptTokens: promptTokens(req), completionTokens: estimateTokens(text) };
-        },
-      };
-    },
-
-    async embed() {
-      return null;
+    /** Deterministic vectors of the words (labelled by an offline- model name), the catalog model's dimensions. */
+    async embed(texts: string[], signal?: AbortSignal, id = settings.embeddingModel) {
+      if (signal?.aborted) throw new AiAbortError(false);
+      const dimensions = findModel(id)?.dimensions ?? 1536;
+      return { model: model(id), vectors: texts.map((t) => offlineEmbedding(t, dimensions)), promptTokens: texts.reduce((n, t) => n + estimateTokens(t), 0) };
     },
 
     async transcribe(req: TranscribeRequest) {
       if (req.signal?.aborted) throw abortError();
       const format = detectAudioFormat(req.audio);
-      const d = format ? audioDuration(format, req.audio) : { seconds: null, how: null };
+      const seconds = format ? (await measureAudio(format, req.audio)).measured : 0;
       const kb = Math.max(1, Math.round(req.audio.length / 1024));
       const label = (format ?? "audio").toUpperCase();
-      const length =
-        d.seconds === null
-          ? "of unknown duration (its header does not state one)"
-          : `of ${d.seconds.toFixed(2)} seconds${d.how === "estimate" ? " (estimated from the bitrate)" : ""}`;
+      const length = seconds > 0 ? `of ${seconds.toFixed(2)} seconds` : "in which no audio frames were found";
       return {
         text: `${OFFLINE_TEXT_PREFIX} Speech recognition is not available offline. Received a ${label} recording ${length}, ${kb} KB.`,
         language: req.language ?? "en",
-        duration: d.seconds === null ? 0 : Math.round(d.seconds * 1000) / 1000,
+        duration: Math.round(seconds * 1000) / 1000,
         model: model(req.model ?? settings.transcriptionModel),
       };
     },

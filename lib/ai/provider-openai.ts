@@ -2,7 +2,8 @@ import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError, toFile 
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
-import { createWireClient, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
+import { assembleChat } from "./assemble-chat";
+import { createWireClient, isInStream, isNotSent, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
 import { callDeadline, observeProviderCall, runProviderCall, type Deadline } from "./provider-call";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
@@ -26,7 +27,6 @@ export interface OpenAiProviderOptions {
 }
 
 type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type CompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 
@@ -78,13 +78,21 @@ function isOutOfQuota(error: HttpFailure): boolean {
   return error.code === "insufficient_quota" || error.type === "insufficient_quota";
 }
 
-/** Maps any error of an upstream call to an AppError (or AiAbortError when the caller aborted). */
+/**
+ * Maps any error of an upstream call to an AppError (or AiAbortError when the caller aborted), with
+ * how far the request got: a request aborted before it left was not sent; an error the provider
+ * sent inside its 2xx stream, or a failure while its answer was being read, was received.
+ */
 export function mapUpstreamError(error: unknown, what: string, d: Deadline, timeoutMs: number): Error {
   if (error instanceof AppError || error instanceof AiAbortError) return error;
-  if (d.callerAborted()) return new AiAbortError();
-  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
+  const notSent = isNotSent(error);
+  if (d.callerAborted()) return new AiAbortError(!notSent);
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error, notSent ? "not_sent" : "received");
   if (error instanceof APIUserAbortError) return new AiAbortError();
   const http = httpFailure(error);
+  if (http && isInStream(error)) {
+    return upstreamError({ kind: "http", status: http.status, code: http.code === null || http.code === undefined ? null : String(http.code), message: http.message }, what, timeoutMs, error, "received");
+  }
   if (http) {
     return upstreamError(
       {
@@ -110,10 +118,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
   // failures are refunded and reported instead.
   const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: settings.timeoutMs });
   const wire = createWireClient({ apiKey: options.apiKey, baseURL: options.baseURL, userAgent: "subscription-ai-backend" });
-  const chatBody = (req: ChatRequest, stream: boolean) => ({
+  // Always streamed with the usage chunk: a call cut short is then billed for what was produced.
+  const chatBody = (req: ChatRequest) => ({
     model: req.model ?? settings.chatModel,
     messages: toOpenAiMessages(req.messages),
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    stream: true,
+    stream_options: { include_usage: true },
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
   });
@@ -121,81 +131,60 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
   const run = <T>(what: string, labels: { model: string; endpoint: string }, signal: AbortSignal | undefined, timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>) =>
     runProviderCall({ provider: name, what, ...labels, signal, timeoutMs, mapError: mapUpstreamError }, fn);
 
+  function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
+    return {
+      async *[Symbol.asyncIterator]() {
+        const d = callDeadline(req.signal, timeoutMs);
+        const labels = { model: req.model ?? settings.chatModel, endpoint: "chat" };
+        const started = performance.now();
+        let firstText = true;
+        try {
+          const stream = wire.postStream<CompletionChunk>("/chat/completions", chatBody(req), d.signal);
+          let model = req.model ?? settings.chatModel;
+          for await (const chunk of stream) {
+            if (chunk.model) model = chunk.model;
+            const choice = chunk.choices?.[0];
+            const delta = choice?.delta;
+            // A refusal inside a 2xx answer: the provider billed the prompt (reach "received").
+            if (delta?.refusal || choice?.finish_reason === "content_filter") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+            if (delta?.content) {
+              if (firstText) {
+                firstText = false;
+                observeProviderCall({ ...labels, provider: name, firstToken: true }, started);
+              }
+              yield { type: "text", text: delta.content };
+            }
+            if (chunk.usage) {
+              yield {
+                type: "usage",
+                model,
+                promptTokens: chunk.usage.prompt_tokens ?? 0,
+                completionTokens: chunk.usage.completion_tokens ?? 0,
+                ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
+              };
+            }
+          }
+          // An aborted answer can end its iteration quietly: report why it ended.
+          if (d.signal.aborted) throw new Error("stream aborted");
+          observeProviderCall({ ...labels, provider: name }, started);
+        } catch (error) {
+          const mapped = mapUpstreamError(error, "chat completion", d, timeoutMs);
+          observeProviderCall({ ...labels, provider: name }, started, mapped);
+          throw mapped;
+        } finally {
+          // A consumer that stops early exits the for-await above, whose return() closes the upstream answer.
+          d.dispose();
+        }
+      },
+    };
+  }
+
   return {
     name,
     offline: false,
-    capabilities: { chat: true, embeddings: true, images: true, transcription: true },
-
-    async chat(req: ChatRequest): Promise<ChatResult> {
-      const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
-      return run("chat completion", { model: req.model ?? settings.chatModel, endpoint: "chat" }, req.signal, timeoutMs, async (signal) => {
-        const completion = await wire.postJson<Completion>("/chat/completions", chatBody(req, false), signal);
-        const choice = completion.choices?.[0];
-        if (!choice) throw new AppError("upstream_failed", "AI provider returned no choices (chat completion)");
-        if (choice.message?.refusal || choice.finish_reason === "content_filter") {
-          throw new AppError("content_policy", "The chat completion was refused by the AI provider's content policy");
-        }
-        return {
-          text: choice.message?.content ?? "",
-          model: completion.model ?? req.model ?? settings.chatModel,
-          usage: {
-            promptTokens: completion.usage?.prompt_tokens ?? 0,
-            completionTokens: completion.usage?.completion_tokens ?? 0,
-            ...(completion.usage?.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: completion.usage.prompt_tokens_details.cached_tokens } : {}),
-          },
-        };
-      });
-    },
-
-    streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
-      const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
-      return {
-        async *[Symbol.asyncIterator]() {
-          const d = callDeadline(req.signal, timeoutMs);
-          const labels = { model: req.model ?? settings.chatModel, endpoint: "chat_stream" };
-          const started = performance.now();
-          let firstText = true;
-          try {
-            const stream = wire.postStream<CompletionChunk>("/chat/completions", chatBody(req, true), d.signal);
-            let model = req.model ?? settings.chatModel;
-            for await (const chunk of stream) {
-              if (chunk.model) model = chunk.model;
-              const choice = chunk.choices?.[0];
-              const delta = choice?.delta;
-              if (delta?.refusal || choice?.finish_reason === "content_filter") {
-                throw new AppError("content_policy", "The chat completion was refused by the AI provider's content policy");
-              }
-              if (delta?.content) {
-                if (firstText) {
-                  firstText = false;
-                  observeProviderCall({ ...labels, provider: name, firstToken: true }, started);
-                }
-                yield { type: "text", text: delta.content };
-              }
-              if (chunk.usage) {
-                yield {
-                  type: "usage",
-                  model,
-                  promptTokens: chunk.usage.prompt_tokens ?? 0,
-                  completionTokens: chunk.usage.completion_tokens ?? 0,
-                  ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
-                };
-              }
-            }
-            // An aborted answer can end its iteration quietly: report why it ended.
-            if (d.signal.aborted) throw new Error("stream aborted");
-            observeProviderCall({ ...labels, provider: name }, started);
-          } catch (error) {
-            const mapped = mapUpstreamError(error, "chat stream", d, timeoutMs);
-            observeProviderCall({ ...labels, provider: name }, started, mapped);
-            throw mapped;
-          } finally {
-            // A consumer that stops early exits the for-await above, whose return() closes the upstream answer.
-            d.dispose();
-          }
-        },
-      };
-    },
+    streamChat,
+    chat: (req: ChatRequest): Promise<ChatResult> => assembleChat(streamChat(req), req.model ?? settings.chatModel),
 
     async embed(texts: string[], signal?: AbortSignal, model = settings.embeddingModel) {
       if (texts.length === 0) return { model, vectors: [] };

@@ -23,6 +23,8 @@ export interface ChatRequest {
   signal?: AbortSignal;
   /** Overall timeout in ms (default AI_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** The text goes to a client as it comes (the offline provider then paces its chunks like a model). */
+  paced?: boolean;
 }
 
 /** Token counts as the provider reported them (cachedPromptTokens: of the prompt, served from its prompt cache). */
@@ -41,15 +43,24 @@ export interface AnsweredBy {
 export interface ChatResult {
   text: string;
   model: string;
+  /** As the provider reported it; null when it reported none. */
   usage: TokenUsage;
+  /** False when the provider sent no usage (the counts above are then 0: the charge counts them itself). */
+  usageReported?: boolean;
   route?: AnsweredBy;
 }
 
+/**
+ * The parts of a streamed answer. `usage` may come several times (running counts: Anthropic's and
+ * Gemini's streams report them as they go, thinking included); the last one counts. The router sends
+ * `route` when an attempt starts (the route whose price applies), and `spent` for an attempt it gave
+ * up on after the provider had the request (AI_ROUTE_TIMEOUT_MS), which the provider may still bill.
+ */
 export type StreamPart =
   | { type: "text"; text: string }
   | ({ type: "usage"; model: string } & TokenUsage)
-  /** Sent by the router before the first text: the route that answers this stream. */
-  | ({ type: "route" } & AnsweredBy);
+  | ({ type: "route" } & AnsweredBy)
+  | { type: "spent"; route: AnsweredBy; usage: TokenUsage | null };
 
 export interface TranscribeRequest {
   /** The transcription model (default AI_TRANSCRIPTION_MODEL). */
@@ -71,6 +82,8 @@ export interface TranscriptionResult {
   duration: number;
   model: string;
   route?: AnsweredBy;
+  /** Attempts the router gave up on after the provider had the request (each may be billed). */
+  spent?: AnsweredBy[];
 }
 
 export type ImageSize = "1024x1024" | "1536x1024" | "1024x1536" | "auto";
@@ -101,6 +114,7 @@ export interface ImageResult {
   quality?: string;
   size?: string;
   route?: AnsweredBy;
+  spent?: AnsweredBy[];
 }
 
 export interface EmbeddingResult {
@@ -109,19 +123,19 @@ export interface EmbeddingResult {
   /** Input tokens as the provider counted them (when it says). */
   promptTokens?: number;
   route?: AnsweredBy;
+  spent?: AnsweredBy[];
 }
 
 export interface AiProvider {
   /** The provider's name in routes and metrics: "openai", "anthropic", "gemini", an AI_PROVIDERS name, "offline". */
   name: string;
   offline: boolean;
-  /** What it offers besides chat (a call it cannot make answers a 400 naming the provider). */
-  capabilities?: { chat: boolean; embeddings: boolean; images: boolean; transcription: boolean };
+  /** The whole answer of streamChat, assembled (every chat call is streamed upstream: lib/ai/assemble-chat.ts). */
   chat(req: ChatRequest): Promise<ChatResult>;
   /** Aborting req.signal aborts the upstream request. */
   streamChat(req: ChatRequest): AsyncIterable<StreamPart>;
-  /** `model`: default AI_EMBEDDING_MODEL. null = no embeddings (offline). */
-  embed(texts: string[], signal?: AbortSignal, model?: string): Promise<EmbeddingResult | null>;
+  /** `model`: default AI_EMBEDDING_MODEL. */
+  embed(texts: string[], signal?: AbortSignal, model?: string): Promise<EmbeddingResult>;
   transcribe(req: TranscribeRequest): Promise<TranscriptionResult>;
   generateImage(req: ImageRequest): Promise<ImageResult>;
 }

@@ -1,4 +1,4 @@
-import { fromEnv, type Env } from "@/lib/config/env";
+import { env as envOf, fromEnv, type Env } from "@/lib/config/env";
 import { modelCatalog, type ModelSpec } from "./models";
 
 /**
@@ -9,6 +9,21 @@ import { modelCatalog, type ModelSpec } from "./models";
  * configured. A model without a route cannot be used.
  */
 export type ProviderType = "openai" | "openai-compatible" | "anthropic" | "gemini" | "offline";
+
+/** The kinds of call a provider may serve. */
+export type Capability = "chat" | "embeddings" | "images" | "transcription";
+
+/** What each kind of provider offers (Anthropic: chat only; Gemini: chat and embeddings here). */
+const OFFERS: Record<ProviderType, readonly Capability[]> = {
+  openai: ["chat", "embeddings", "images", "transcription"],
+  "openai-compatible": ["chat", "embeddings", "images", "transcription"],
+  anthropic: ["chat"],
+  gemini: ["chat", "embeddings"],
+  offline: ["chat", "embeddings", "images", "transcription"],
+};
+
+/** The capability a catalog model's calls need. */
+export const CAPABILITY_OF_KIND: Record<ModelSpec["kind"], Capability> = { chat: "chat", embedding: "embeddings", image: "images", transcription: "transcription" };
 
 export interface ProviderConfig {
   name: string;
@@ -84,12 +99,35 @@ export function routesFor(model: string): Route[] {
   return routing().routes.get(model) ?? [];
 }
 
-/** The catalog models a call of `model` may be priced by: one per distinct route model. */
-export function routeModels(model: string): ModelSpec[] {
+/** Whether a route's provider offers a kind of call. */
+export function routeOffers(route: Route, capability: Capability): boolean {
+  const type = routing().providers.get(route.provider)?.type;
+  return type ? OFFERS[type].includes(capability) : false;
+}
+
+/** The routes of a model whose provider offers `capability`, in order. */
+export function routesOffering(model: string, capability: Capability): Route[] {
+  return routesFor(model).filter((r) => routeOffers(r, capability));
+}
+
+/** The catalog models a call of `model` may be priced by: one per distinct route model that offers the call. */
+export function routeModels(model: string, capability?: Capability): ModelSpec[] {
   const catalog = modelCatalog().models;
-  const ids = new Set(routesFor(model).map((r) => r.model));
+  const ids = new Set((capability ? routesOffering(model, capability) : routesFor(model)).map((r) => r.model));
   if (ids.size === 0) ids.add(model);
   return [...ids].map((id) => catalog.get(id)).filter((m): m is ModelSpec => Boolean(m));
+}
+
+/**
+ * How many attempts of one call may each be billed: a route that fails before the provider accepts
+ * the request (refused connection, an error status) bills nothing, and the call's own deadline ends
+ * it; only AI_ROUTE_TIMEOUT_MS gives up on a provider that has the request and tries the next, so
+ * then every attempt may be billed.
+ */
+export function billableAttempts(model: string, capability: Capability): number {
+  const e = envOf();
+  if (e.AI_ROUTE_TIMEOUT_MS <= 0) return 1;
+  return Math.max(1, routesOffering(model, capability).length, e.AI_ROUTE_ATTEMPTS);
 }
 
 /** Chat models some provider serves, in catalog order. */

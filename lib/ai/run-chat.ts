@@ -1,9 +1,11 @@
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError, type ErrorCode } from "@/lib/errors";
+import { isAppError, type ErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { isAbortError } from "./abort";
-import { openCharge, priceUsage, refundCharge, settleCharge, type AiCharge } from "./ai-charge";
+import { openCharge, priceOutcome, refundCharge, settleCharge, type AiCharge, type CallOutcome } from "./ai-charge";
+import { chatFailure, clientGone, meterResult, runChargedCall } from "./charged-call";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
+import { ChatMeter } from "./meter";
 import { quoteChatRoutes } from "./quote-routes";
 import { aiProvider, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult } from "./provider";
 import type { Quote } from "./quote-call";
@@ -26,55 +28,61 @@ export function toChatRequest(body: ChatBody): ChatRequest {
 }
 
 /** The request and its worst-case quote over its routes; the request's output cap becomes the quote's. 400s name the field. */
-function prepare(body: ChatBody, field = "messages"): { req: ChatRequest; quote: Quote } {
+async function prepare(body: ChatBody, field = "messages"): Promise<{ req: ChatRequest; quote: Quote }> {
   const req = toChatRequest(body);
-  const quote = quoteChatRoutes(req.model as string, { messages: req.messages, maxTokens: body.maxTokens, flat: CREDIT_COSTS.chat, field });
+  const quote = await quoteChatRoutes(req.model as string, { messages: req.messages, maxTokens: body.maxTokens, flat: CREDIT_COSTS.chat, field });
   return { req: { ...req, maxTokens: quote.maxOutputTokens }, quote };
 }
 
-/** Runs one chat request whose credits are already reserved; never charges. */
-async function answer(provider: AiProvider, userId: string, body: ChatBody, req: ChatRequest, signal?: AbortSignal): Promise<{ result: ChatResult; cached: boolean }> {
+interface ItemOutcome {
+  result: ChatResult;
+  cached: boolean;
+  outcome: CallOutcome;
+}
+
+/**
+ * Runs one chat request whose credits are already reserved, through its own meter (an answer from
+ * the per-user cache has no upstream call); the outcome prices it. Never charges itself.
+ */
+async function answer(provider: AiProvider, userId: string, body: ChatBody, req: ChatRequest, quote: Quote, meter: ChatMeter, signal?: AbortSignal): Promise<ItemOutcome> {
   const key = body.cache ? chatCacheKey(userId, provider.name, req) : null;
   if (key) {
     const hit = await readCachedChat(userId, key);
-    if (hit) return { result: hit, cached: true };
+    if (hit) return { result: hit, cached: true, outcome: { attempts: [], complete: true, cached: true } };
   }
-  const result = await provider.chat({ ...req, signal });
+  for await (const part of provider.streamChat({ ...req, signal })) meter.observe(part);
+  const result = meterResult(meter, (req.model as string | undefined) ?? quote.model.id);
   if (key) {
     // Best effort: a failed cache write must not fail (and refund) an answer the user already paid for.
     await writeCachedChat(userId, key, result, body.cacheTTL ?? DEFAULT_CACHE_TTL_SECONDS).catch((error) =>
       log.warn("chat cache write failed", { userId, error }),
     );
   }
-  return { result, cached: false };
-}
-
-function clientGone(): AppError {
-  return new AppError("bad_request", "The request was aborted by the client");
+  return { result, cached: false, outcome: { attempts: meter.bill(true), complete: true } };
 }
 
 /**
  * POST /api/ai/chat, single mode: the call's worst case is quoted (a 400 names what is too large)
- * and reserved before anything else (402 without an upstream call), refunded when the provider fails
- * or refuses, and settled at its price (flat: 15 credits; metered: the usage's cost) before the
- * answer is returned, so `cost` is what was charged.
+ * and reserved before anything else (402 without an upstream call), and settled through the charged
+ * call engine (lib/ai/charged-call.ts): at its price when answered (flat: 15 credits; metered: the
+ * usage's cost), refunded when the provider never had it, or charged what it used when it was cut
+ * after the provider had it. `cost` is what was charged.
  */
 export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
   const provider = aiProvider();
-  const { req, quote } = prepare(input.body);
+  const { req, quote } = await prepare(input.body);
   const charge = await openCharge({ userId: input.userId, operation: "chat", quote, metadata: { provider: provider.name } });
-  let outcome: { result: ChatResult; cached: boolean };
-  try {
-    outcome = await answer(provider, input.userId, input.body, req, input.signal);
-  } catch (error) {
-    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
-    if (isAbortError(error)) throw clientGone();
-    throw error;
-  }
-  const { route, ...result } = outcome.result;
-  const { cached } = outcome;
-  const settled = await settleCharge(charge, result.usage, { cached, model: result.model, answeredBy: route, background: true });
-  return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached };
+  const meter = new ChatMeter(quote);
+  const { value, settled } = await runChargedCall({
+    charge,
+    signal: input.signal,
+    call: (signal) => answer(provider, input.userId, input.body, req, quote, meter, signal),
+    answered: (v) => v.outcome,
+    failed: (error) => chatFailure(meter, error),
+    settle: (v) => ({ model: v.result.model }),
+  });
+  const { route: _route, usageReported: _reported, ...result } = value.result;
+  return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached: value.cached };
 }
 
 export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string; code: ErrorCode };
@@ -82,38 +90,50 @@ export type BatchItem = { text: string; model: string; usage: ChatResult["usage"
 /**
  * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. Every item is quoted
  * first (a 400 names the item's field), the sum of their worst cases is reserved as one charge (402 if
- * not enough, no upstream call), and the charge is settled at the sum of the answered items' prices:
- * failed items cost nothing. `cost` is what was finally charged.
+ * not enough, no upstream call), and the charge is settled at the sum of the items' prices: an item
+ * the provider never had costs nothing, one cut after it had it costs what it used. `cost` is what
+ * was finally charged.
  */
 export async function runChatBatch(input: { userId: string; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
   const provider = aiProvider();
-  const prepared = input.requests.map((body, i) => ({ body, ...prepare(body, `requests.${i}.messages`) }));
+  const prepared = await Promise.all(input.requests.map(async (body, i) => ({ body, ...(await prepare(body, `requests.${i}.messages`)) })));
   const batchQuote: Quote = {
     ...prepared[0].quote,
     reserve: prepared.reduce((sum, p) => sum + p.quote.reserve, 0),
     worstMicros: prepared.reduce((sum, p) => sum + p.quote.worstMicros, 0),
   };
   const charge: AiCharge = await openCharge({ userId: input.userId, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
-  const outcomes = await Promise.allSettled(prepared.map(({ body, req }) => answer(provider, input.userId, body, req, input.signal)));
-  const priced = outcomes.map((o, i) => {
-    if (o.status === "rejected") return null;
-    return priceUsage({ ...charge, quote: prepared[i].quote }, o.value.result.usage, { cached: o.value.cached, answeredBy: o.value.result.route });
-  });
-  const answered = priced.filter((p) => p !== null).length;
-  if (answered === 0) {
-    await refundCharge(charge, "batch_failed");
-    if (input.signal?.aborted) throw clientGone();
+  if (input.signal?.aborted) {
+    await refundCharge(charge, "client_gone");
+    throw clientGone();
   }
+  const meters = prepared.map((p) => new ChatMeter(p.quote));
+  const outcomes = await Promise.allSettled(prepared.map(({ body, req, quote }, i) => answer(provider, input.userId, body, req, quote, meters[i], input.signal)));
+  // Each item priced by its own quote: answered, cut after the provider had it, or nothing.
+  const priced = outcomes.map((o, i) => {
+    const item = { ...charge, quote: prepared[i].quote };
+    if (o.status === "fulfilled") return priceOutcome(item, o.value.outcome);
+    const cut = chatFailure(meters[i], o.reason);
+    return cut ? priceOutcome(item, cut) : null;
+  });
   const credits = priced.reduce((sum, p) => sum + (p?.credits ?? 0), 0);
   const micros = priced.reduce((sum, p) => sum + (p?.micros ?? 0), 0);
-  const usage = outcomes.reduce(
-    (u, o) => (o.status === "fulfilled" ? { promptTokens: u.promptTokens + o.value.result.usage.promptTokens, completionTokens: u.completionTokens + o.value.result.usage.completionTokens } : u),
-    { promptTokens: 0, completionTokens: 0 },
-  );
+  const answered = outcomes.filter((o) => o.status === "fulfilled").length;
   const charged = charge.reservation.charged;
-  if (answered > 0) {
-    await settleCharge(charge, usage, { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered }, background: true });
+  if (priced.every((p) => p === null)) await refundCharge(charge, "batch_failed");
+  else {
+    const usage = outcomes.reduce(
+      (u, o) => (o.status === "fulfilled" ? { promptTokens: u.promptTokens + o.value.result.usage.promptTokens, completionTokens: u.completionTokens + o.value.result.usage.completionTokens } : u),
+      { promptTokens: 0, completionTokens: 0 },
+    );
+    const last = meters.flatMap((m) => m.bill(true)).slice(-1)[0];
+    await settleCharge(
+      charge,
+      { attempts: last ? [{ ...last, usage }] : [], complete: answered === prepared.length },
+      { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered }, background: true },
+    );
   }
+  if (answered === 0 && input.signal?.aborted) throw clientGone();
   const results: BatchItem[] = outcomes.map((o, i) =>
     o.status === "fulfilled"
       ? { text: o.value.result.text, model: o.value.result.model, usage: specUsage(o.value.result.usage), cost: charged ? (priced[i]?.credits ?? 0) : 0, cached: o.value.cached }

@@ -25,7 +25,7 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
   if (input.body.systemPrompt) messages.push({ role: "system", content: input.body.systemPrompt });
   for (const m of input.body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
   const model = resolveChatModel(input.body.model);
-  const quote = quoteChatRoutes(model, { messages, maxTokens: input.body.maxTokens, flat: withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText });
+  const quote = await quoteChatRoutes(model, { messages, maxTokens: input.body.maxTokens, flat: withImage ? CREDIT_COSTS.streamImage : CREDIT_COSTS.streamText });
   const charge = await openCharge({
     userId: input.userId,
     operation: withImage ? "stream_image" : "stream",

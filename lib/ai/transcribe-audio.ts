@@ -2,10 +2,11 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError } from "@/lib/errors";
-import { isAbortError } from "./abort";
-import { openCharge, refundCharge, settleCharge, type ChargeKey } from "./ai-charge";
-import { AUDIO_EXTENSIONS, AUDIO_MIME, audioDuration, billableAudioSeconds, detectAudioFormat, extensionOf, formatForExtension, type AudioFormat } from "./audio";
+import { AppError } from "@/lib/errors";
+import { openCharge, type ChargeKey } from "./ai-charge";
+import { AUDIO_EXTENSIONS, AUDIO_MIME, detectAudioFormat, extensionOf, formatForExtension, measureAudio, type AudioFormat } from "./audio";
+import { oneShotFailure, runChargedCall } from "./charged-call";
+import { billOneShot } from "./meter";
 import { aiProvider, type TranscriptionResult } from "./provider";
 import { quoteTranscriptionRoutes } from "./quote-routes";
 import { aiSettings } from "./settings";
@@ -130,11 +131,13 @@ export async function readAudioUpload(req: Request, options: AudioUploadOptions 
 }
 
 /**
- * One charged transcription of a validated upload: the recording's length is read from the file
- * (lib/ai/audio.ts, at least what its size implies) and its price quoted and reserved before the
- * provider call (flat: 20 credits, refusing recordings longer than 20 credits pay for; 402 without an
- * upstream call), refunded when the provider fails or refuses, and settled at the duration the
- * provider reports (the file's when it reports none).
+ * One charged transcription of a validated upload: the recording's length is measured from its data
+ * (lib/ai/audio: frames and samples, never a declared duration; what cannot be measured at the
+ * format's lowest bit rate) and its price quoted and reserved before the provider call (flat: 20
+ * credits, refusing recordings longer than that pays for; 402 without an upstream call). Settled at
+ * the duration the provider reports (the measured one when it reports none); refunded when the
+ * provider never had it or answered an error; charged the measured length when it was cut after the
+ * provider had it (the client left, the deadline passed).
  */
 export async function transcribeUpload(input: {
   userId: string;
@@ -146,33 +149,30 @@ export async function transcribeUpload(input: {
   const { upload } = input;
   const provider = aiProvider();
   const model = input.model ?? aiSettings().transcriptionModel;
-  const seconds = billableAudioSeconds(upload.format, upload.bytes);
+  const length = await measureAudio(upload.format, upload.bytes);
+  // Providers bill by the second, rounded up.
+  const seconds = Math.ceil(length.seconds);
   const quote = quoteTranscriptionRoutes(model, { seconds, flat: CREDIT_COSTS.speechToText });
   const charge = await openCharge({
     userId: input.userId,
     apiKey: input.apiKey,
     operation: "speech_to_text",
     quote,
-    metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name },
+    metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
   });
-  let result: TranscriptionResult;
-  try {
-    result = await provider.transcribe({
-      model,
-      audio: upload.bytes,
-      filename: upload.filename,
-      mimeType: upload.mimeType,
-      language: upload.language,
-      signal: input.signal,
-    });
-  } catch (error) {
-    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
-    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
-    throw error;
-  }
-  // The provider bills the duration it decoded; without one, what the file was priced at.
-  const settled = await settleCharge(charge, { audioSeconds: result.duration > 0 ? result.duration : seconds }, { model: result.model, answeredBy: result.route, background: true });
-  const duration = result.duration > 0 ? result.duration : (audioDuration(upload.format, upload.bytes).seconds ?? 0);
+  const { value: result, settled } = await runChargedCall({
+    charge,
+    signal: input.signal,
+    call: (signal) => provider.transcribe({ model, audio: upload.bytes, filename: upload.filename, mimeType: upload.mimeType, language: upload.language, signal }),
+    // The provider bills the duration it decoded; without one, what the recording measured.
+    answered: (r) => {
+      const reported = r.duration > 0;
+      return { attempts: billOneShot(quote, { route: r.route ?? null, usage: { audioSeconds: reported ? r.duration : seconds }, reported }, undefined, r.spent), complete: true };
+    },
+    failed: (error) => oneShotFailure(quote, error),
+    settle: (r) => ({ model: r.model }),
+  });
+  const duration = result.duration > 0 ? result.duration : Math.round(length.measured * 1000) / 1000;
   return { result, duration, credits: settled.credits, remaining: settled.remaining };
 }
 

@@ -1,4 +1,5 @@
 import { AppError } from "@/lib/errors";
+import { AiAbortError } from "./abort";
 
 /**
  * One vocabulary for what went wrong upstream, whatever the vendor: each adapter classifies its
@@ -16,6 +17,28 @@ export interface UpstreamFailure {
   retryAfterMs?: number | null;
   /** The quota is exhausted (billing), not a momentary throttle: waiting does not help. */
   outOfQuota?: boolean;
+}
+
+/**
+ * How far a failed call got, which decides who pays (docs/API-NOTES.md "Pricing"):
+ *   not_sent  the provider never had the request (no connection, aborted before it left): nothing billed
+ *   refused   the provider answered with an error status, which providers do not bill
+ *   received  the provider had the request when it failed (timeout, abort, a cut or unusable answer):
+ *             it bills the prompt and what it produced, so the call is charged for them
+ */
+export type Reach = "not_sent" | "refused" | "received";
+
+const REACH_BY_KIND: Record<UpstreamFailure["kind"], Reach> = { timeout: "received", network: "not_sent", http: "refused", invalid: "received", refused: "received" };
+
+/** How far a failed provider call got; errors of ours before any call (a 400) never reached it. */
+export function reachOf(error: unknown): Reach {
+  if (error instanceof AiAbortError) return error.received ? "received" : "not_sent";
+  if (error instanceof AppError) {
+    const reach = error.details?.reach;
+    return reach === "received" || reach === "refused" ? reach : "not_sent";
+  }
+  // An unexpected error while a provider call was under way: it may have the request.
+  return "received";
 }
 
 /** Why a failure may be retried on the next route: the failover conditions of the routing rules. */
@@ -36,17 +59,18 @@ export function failoverReason(f: UpstreamFailure): FailoverReason | null {
 const CONTENT_POLICY = /content[ _-]?polic|safety system|content[ _-]?filter|moderation|blocked|safety/;
 
 /** The AppError a failure answers, with `details.failover` and `details.retryAfterMs` for the router. */
-export function upstreamError(f: UpstreamFailure, what: string, timeoutMs: number, cause?: unknown): AppError {
+export function upstreamError(f: UpstreamFailure, what: string, timeoutMs: number, cause?: unknown, reach: Reach = REACH_BY_KIND[f.kind]): AppError {
   const failover = failoverReason(f);
-  const details: Record<string, number | string> = {};
+  const details: Record<string, number | string> = { reach };
   if (failover) details[FAILOVER] = failover;
   if (f.retryAfterMs) details.retryAfterMs = f.retryAfterMs;
   const opts = { cause, details };
   if (f.kind === "refused" || (f.kind === "http" && f.status === 400 && CONTENT_POLICY.test(`${f.code ?? ""} ${f.message ?? ""}`.toLowerCase()))) {
-    return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause });
+    return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause, details: { reach } });
   }
   if (f.kind === "timeout") {
-    return new AppError("upstream_failed", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, opts);
+    // Unavailable (503): the provider is too slow right now, the client may try again.
+    return new AppError("unavailable", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, opts);
   }
   if (f.kind === "network") return new AppError("upstream_failed", `AI provider could not be reached (${what})`, opts);
   if (f.kind === "invalid" || f.status === undefined) return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, opts);

@@ -43,7 +43,7 @@ export const int = (fallback: number, min = 0) =>
     });
 
 /** A decimal number (unset or empty: `fallback`, which may be undefined). */
-export const decimal = (options: { fallback?: number; min: number; exclusiveMin?: boolean }) =>
+export const decimal = (options: { fallback?: number; min: number; exclusiveMin?: boolean; max?: number }) =>
   z
     .string()
     .optional()
@@ -51,8 +51,9 @@ export const decimal = (options: { fallback?: number; min: number; exclusiveMin?
       if (v === undefined || v.trim() === "") return options.fallback;
       const n = Number(v);
       const tooSmall = options.exclusiveMin ? n <= options.min : n < options.min;
-      if (!Number.isFinite(n) || tooSmall) {
-        ctx.addIssue({ code: "custom", message: `must be a number ${options.exclusiveMin ? ">" : ">="} ${options.min}` });
+      if (!Number.isFinite(n) || tooSmall || (options.max !== undefined && n > options.max)) {
+        const range = `${options.exclusiveMin ? ">" : ">="} ${options.min}${options.max !== undefined ? ` and <= ${options.max}` : ""}`;
+        ctx.addIssue({ code: "custom", message: `must be a number ${range}` });
         return z.NEVER;
       }
       return n;

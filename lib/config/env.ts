@@ -137,6 +137,8 @@ const schema = z.object({
   CREDIT_VALUE_USD: decimal({ min: 0, exclusiveMin: true }),
   /** Provider cost x markup = what a call sells for (at least 1: never below cost). */
   AI_MARKUP: decimal({ min: 1, fallback: 1 }),
+  /** Flat mode: the share of a flat price kept as a safety margin (0.2: a call's worst case may use at most 80% of what its credits are worth). */
+  AI_FLAT_MARGIN: decimal({ min: 0, max: 0.9, fallback: 0.2 }),
   /** Least credits a metered call costs. */
   AI_MIN_CREDITS_PER_CALL: int(1, 0),
   /** Model catalog overrides and additions: { "<model id>": { ...fields } } (lib/ai/models.ts). */

@@ -20,8 +20,22 @@ export const modelOverrideSchema = z.strictObject({
   longContext: tokenPrices.extend({ above: z.number().int().positive() }).optional(),
   perImage: z.strictObject({ low: byQuality, medium: byQuality, high: byQuality }).optional(),
   perAudioMinute: usd.optional(),
+  /** How the vendor bills an input image (lib/ai/image-tokens.ts). */
+  imageTokens: z
+    .discriminatedUnion("rule", [
+      z.strictObject({ rule: z.literal("openai-tiles"), base: z.number().int().nonnegative(), perTile: z.number().int().nonnegative() }),
+      z.strictObject({ rule: z.literal("openai-patches"), multiplier: z.number().positive().max(100), maxPatches: z.number().int().positive() }),
+      z.strictObject({ rule: z.literal("anthropic") }),
+      z.strictObject({ rule: z.literal("gemini-tiles"), perTile: z.number().int().nonnegative() }),
+      z.strictObject({ rule: z.literal("fixed"), tokens: z.number().int().nonnegative() }),
+    ])
+    .optional(),
+  /** A fixed token count per input image (shorthand for imageTokens: { rule: "fixed", tokens }). */
   imageInputTokens: z.number().int().nonnegative().optional(),
-  tokenizerMargin: z.number().min(1).max(10).optional(),
+  /** The tokenizer the vendor bills by: o200k, cl100k (OpenAI's), or bytes (any other: the UTF-8 length bounds it). Default bytes. */
+  tokenizer: z.enum(["o200k", "cl100k", "bytes"]).optional(),
+  /** The model thinks before it answers, billed as output but not streamed. */
+  hiddenReasoning: z.boolean().optional(),
 });
 
 export const modelOverridesSchema = z.record(z.string().regex(/^[\w.:/-]{1,100}$/, "model ids are 1-100 letters, digits and . _ : / -"), modelOverrideSchema);

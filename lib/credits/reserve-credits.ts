@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { withSpan } from "@/lib/tracing";
 import { flags } from "@/lib/config/flags";
+import { INSTANCE_ID } from "@/lib/db/instance";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
@@ -132,10 +133,10 @@ interface KeyReserveRow extends ReserveRow {
 /** One reservation through `reserve_credits_for_key` (migration 20261126000200_api_keys): not grouped. */
 async function reserveForKey(keyId: string, a: ReserveArgs): Promise<KeyReserveRow> {
   const rows = await queryPrepared<KeyReserveRow>(
-    "credits_reserve_for_key_v1",
+    "credits_reserve_for_key_v2",
     `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier, key_spent, key_budget, key_period, key_window_start
-       FROM reserve_credits_for_key($1::text, $2::text, $3::int, $4::timestamptz, $5::text, $6::text, $7::jsonb, $8::boolean)`,
-    [keyId, a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.bonusAlways],
+       FROM reserve_credits_for_key($1::text, $2::text, $3::int, $4::timestamptz, $5::text, $6::text, $7::jsonb, $8::boolean, $9::text)`,
+    [keyId, a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.bonusAlways, INSTANCE_ID],
   );
   return rows[0];
 }

@@ -1,3 +1,4 @@
+import { INSTANCE_ID } from "@/lib/db/instance";
 import { queryPrepared } from "./ledger";
 
 /** The arguments of the `reserve_credits` database function for one reservation. */
@@ -27,9 +28,9 @@ export interface ReserveRow {
 
 const COLUMNS = "outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier";
 const ONE = `SELECT ${COLUMNS}
-  FROM reserve_credits($1::text, $2::int, $3::timestamptz, $4::text, $5::text, $6::jsonb, $7::text, $8::boolean)`;
+  FROM reserve_credits($1::text, $2::int, $3::timestamptz, $4::text, $5::text, $6::jsonb, $7::text, $8::boolean, $9::text)`;
 const MANY = `SELECT item, ${COLUMNS}
-  FROM reserve_credits_many($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean)`;
+  FROM reserve_credits_many($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean, $9::text)`;
 
 /** Most reservations written in one statement. */
 const MAX_BATCH = 50;
@@ -44,7 +45,7 @@ const waiting: Waiting[] = [];
 let writing = false;
 
 function reserveOne(a: ReserveArgs): Promise<ReserveRow> {
-  return queryPrepared<ReserveRow>("credits_reserve_v5", ONE, [a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.key, a.bonusAlways]).then((rows) => rows[0]);
+  return queryPrepared<ReserveRow>("credits_reserve_v6", ONE, [a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.key, a.bonusAlways, INSTANCE_ID]).then((rows) => rows[0]);
 }
 
 /**
@@ -95,7 +96,7 @@ async function writeBatch(batch: Waiting[]): Promise<void> {
   const a = batch.map((w) => w.args);
   let rows: Array<ReserveRow & { item: number }>;
   try {
-    rows = await queryPrepared("credits_reserve_many_v1", MANY, [
+    rows = await queryPrepared("credits_reserve_many_v2", MANY, [
       a.map((x) => x.userId),
       a.map((x) => x.amount),
       a[0].monthStart,
@@ -104,6 +105,7 @@ async function writeBatch(batch: Waiting[]): Promise<void> {
       a.map((x) => x.metadata),
       a.map((x) => x.key),
       a[0].bonusAlways,
+      INSTANCE_ID,
     ]);
   } catch {
     // Nothing of the batch was written: each reservation again, alone, with its own outcome or error.

@@ -139,7 +139,7 @@ function write(batch: Waiting[]): Promise<SettleRow[]> {
     batch.map((w) => w.reservation.userId),
     batch.map((w) => w.input.amount ?? null),
     batch.map((w) => (w.input.metadata && Object.keys(w.input.metadata).length ? JSON.stringify(w.input.metadata) : null)),
-    batch.map((w) => (w.input.costMicros === undefined ? null : Math.round(w.input.costMicros))),
+    batch.map((w) => (w.input.costMicros === undefined ? null : Math.ceil(w.input.costMicros))),
     bonusAlways,
   ]);
 }
@@ -155,6 +155,11 @@ function deliver(batch: Waiting[], rows: SettleRow[]): void {
     if (row.outcome !== "settled") return w.resolve({ settled: false, charged: 0, remaining });
     const charged = Number(row.charged ?? 0);
     const returned = w.reservation.amount - charged;
+    const uncollected = (w.input.amount ?? w.reservation.amount) - charged;
+    if (uncollected > 0) {
+      metrics().creditsUncollected.inc({ operation: w.reservation.operation ?? "unknown" }, uncollected);
+      log.warn("a settlement could not collect all it was owed (the quote was not an upper bound)", { reservationId: w.reservation.id, operation: w.reservation.operation, uncollected });
+    }
     if (returned > 0) metrics().creditsRefunded.inc({ operation: w.reservation.operation ?? "unknown" }, returned);
     else if (returned < 0) metrics().creditsCharged.inc({ operation: w.reservation.operation ?? "unknown" }, -returned);
     w.resolve({ settled: true, charged, remaining });

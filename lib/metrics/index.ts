@@ -26,6 +26,12 @@ function create() {
     }),
     creditsCharged: new client.Counter({ name: "credits_charged_total", help: "Credits charged (reserved) by operation", labelNames: ["operation"], registers }),
     creditsRefunded: new client.Counter({ name: "credits_refunded_total", help: "Credits refunded by operation", labelNames: ["operation"], registers }),
+    creditsUncollected: new client.Counter({
+      name: "credits_uncollected_total",
+      help: "Credits a settlement could not draw (usage above the reservation with the balance at zero), by operation: never expected",
+      labelNames: ["operation"],
+      registers,
+    }),
     creditsGranted: new client.Counter({ name: "credits_granted_total", help: "Credits granted by source (purchase, monthly_reset)", labelNames: ["source"], registers }),
     reservationFailures: new client.Counter({ name: "credit_reservation_failures_total", help: "Charges refused, by reason (insufficient, conflict)", labelNames: ["reason"], registers }),
     aiDuration: new client.Histogram({

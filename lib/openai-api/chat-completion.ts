@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { openCharge, refundCharge, settleCharge, type AiCharge } from "@/lib/ai/ai-charge";
-import { isAbortError } from "@/lib/ai/abort";
+import { openCharge, type AiCharge } from "@/lib/ai/ai-charge";
+import { runChargedChat } from "@/lib/ai/charged-call";
 import { startChargedStream, type StreamFraming } from "@/lib/ai/charged-stream";
-import { aiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ContentPart, type TokenUsage } from "@/lib/ai/provider";
+import { aiProvider, type ChatMessage, type ChatRequest, type ContentPart, type TokenUsage } from "@/lib/ai/provider";
 import { quoteChatRoutes } from "@/lib/ai/quote-routes";
 import { imageDataUrl } from "@/lib/ai/schemas";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
 import { chargeKey, requireKeyModel } from "./key-models";
 import type { ChatCompletionBody, OpenAiChatMessage } from "./schemas";
@@ -57,7 +57,7 @@ async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider:
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const maxTokensField = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const flat = images > 0 ? CREDIT_COSTS.streamImage : body.stream ? CREDIT_COSTS.streamText : CREDIT_COSTS.chat;
-  const quote = quoteChatRoutes(model, { messages, maxTokens, flat, maxTokensField });
+  const quote = await quoteChatRoutes(model, { messages, maxTokens, flat, maxTokensField });
   const operation = body.stream ? (images > 0 ? "stream_image" : "stream") : "chat";
   const charge = await openCharge({
     userId: key.userId,
@@ -76,19 +76,11 @@ function finishReason(usage: TokenUsage | null, cap: number | undefined): "stop"
 
 const completionId = () => `chatcmpl-${randomUUID().replaceAll("-", "")}`;
 
-/** POST /v1/chat/completions without streaming: settled at its usage before the answer leaves. */
+/** POST /v1/chat/completions without streaming: streamed upstream through the charged call engine, answered as one JSON completion. */
 export async function createChatCompletion(input: { key: ApiKeyPrincipal; body: ChatCompletionBody; signal?: AbortSignal }) {
   const provider = aiProvider();
   const { request, charge } = await prepare(input.key, input.body, provider.name);
-  let result: ChatResult;
-  try {
-    result = await provider.chat({ ...request, signal: input.signal });
-  } catch (error) {
-    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
-    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
-    throw error;
-  }
-  const settled = await settleCharge(charge, result.usage, { model: result.model, answeredBy: result.route, background: true });
+  const { result, settled } = await runChargedChat({ charge, provider, request, signal: input.signal });
   const usage = result.usage;
   return {
     credits: settled,

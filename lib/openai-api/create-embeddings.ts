@@ -1,11 +1,12 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { isAbortError } from "@/lib/ai/abort";
-import { openCharge, refundCharge, settleCharge } from "@/lib/ai/ai-charge";
-import { offlineEmbedding } from "@/lib/ai/offline-embeddings";
-import { aiProvider, OFFLINE_MODEL_PREFIX, type EmbeddingResult } from "@/lib/ai/provider";
-import { quoteEmbeddings } from "@/lib/ai/quote-call";
+import { openCharge } from "@/lib/ai/ai-charge";
+import { oneShotFailure, runChargedCall } from "@/lib/ai/charged-call";
+import { billOneShot, quotedUsage } from "@/lib/ai/meter";
+import { findModel } from "@/lib/ai/models";
+import { aiProvider, type EmbeddingResult } from "@/lib/ai/provider";
+import { quoteEmbeddingsRoutes } from "@/lib/ai/quote-routes";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { chargeKey, requireKeyModel } from "./key-models";
 import type { EmbeddingsBody } from "./schemas";
 
@@ -24,10 +25,12 @@ function toBase64(vector: number[]): string {
 }
 
 /**
- * POST /v1/embeddings: every input within the model's context and (flat, 1 credit a call) the whole
- * call within what that credit pays for; reserved before the provider is called, refunded when it
- * fails, settled at the inputs' tokens. Without a provider (offline) the vectors are deterministic
- * hashes of the words, labelled by an offline- model name.
+ * POST /v1/embeddings: every input within the model's context (counted with the model's own
+ * tokenizer: text-embedding-3 bills by cl100k) and (flat, 1 credit a call) the whole call within
+ * what that credit pays for, over every route that may answer; reserved before the provider is
+ * called and settled through the charged call engine (lib/ai/charged-call.ts) at the tokens the
+ * provider reports (ours when it reports none). Without a provider the offline one answers
+ * deterministic vectors, labelled by an offline- model name.
  */
 export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: EmbeddingsBody; signal?: AbortSignal }) {
   const { key, body } = input;
@@ -37,38 +40,28 @@ export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: Embe
   }
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const provider = aiProvider();
-  const quote = quoteEmbeddings({ model, texts, flat: CREDIT_COSTS.embeddings });
+  const quote = await quoteEmbeddingsRoutes(model.id, { texts, flat: CREDIT_COSTS.embeddings });
   const charge = await openCharge({ userId: key.userId, apiKey: chargeKey(key), operation: "embeddings", quote, metadata: { provider: provider.name, api: "v1", inputs: texts.length } });
-  let vectors: number[][];
-  let answeredModel: string;
-  let result: EmbeddingResult | null;
-  try {
-    result = await provider.embed(texts, input.signal, model.id);
-    if (result) {
-      vectors = result.vectors;
-      answeredModel = result.model;
-    } else {
-      vectors = texts.map((t) => offlineEmbedding(t, model.dimensions ?? 1536));
-      answeredModel = `${OFFLINE_MODEL_PREFIX}${model.id}`;
-    }
-  } catch (error) {
-    await refundCharge(charge, isAppError(error) ? error.code : "aborted");
-    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
-    throw error;
-  }
-  // The provider's count when it gives one (OpenAI's embeddings use their own tokenizer); ours otherwise.
-  const tokens = result?.promptTokens ?? quote.worst.promptTokens ?? 0;
-  const settled = await settleCharge(charge, { promptTokens: tokens }, { model: answeredModel, answeredBy: result?.route, background: true });
+  const tokensOf = (r: EmbeddingResult) => r.promptTokens ?? quotedUsage(quote, findModel(r.route?.model ?? model.id) ?? quote.model).promptTokens ?? 0;
+  const { value: result, settled } = await runChargedCall({
+    charge,
+    signal: input.signal,
+    call: (signal) => provider.embed(texts, signal, model.id),
+    answered: (r) => ({ attempts: billOneShot(quote, { route: r.route ?? null, usage: { promptTokens: tokensOf(r) }, reported: r.promptTokens !== undefined }, undefined, r.spent), complete: true }),
+    failed: (error) => oneShotFailure(quote, error),
+    settle: (r) => ({ model: r.model }),
+  });
+  const tokens = tokensOf(result);
   const base64 = body.encoding_format === "base64";
   return {
     credits: settled,
     answer: {
       object: "list" as const,
-      data: vectors.map((v, index) => {
+      data: result.vectors.map((v, index) => {
         const vector = shorten(v, body.dimensions ?? undefined);
         return { object: "embedding" as const, index, embedding: base64 ? toBase64(vector) : vector };
       }),
-      model: answeredModel,
+      model: result.model,
       usage: { prompt_tokens: tokens, total_tokens: tokens, credits_charged: settled.credits, credits_remaining: settled.remaining },
     },
   };

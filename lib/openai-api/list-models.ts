@@ -1,4 +1,5 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import { flatLimits } from "@/lib/ai/check-ai-config";
 import { KIND_OF_MODEL } from "@/lib/ai/key-models";
 import type { ModelSpec } from "@/lib/ai/models";
 import { pricingSettings } from "@/lib/ai/pricing-settings";
@@ -37,9 +38,24 @@ function toModelObject(m: ModelSpec) {
       // Metered: a call costs its list-price usage times this, rounded up, and at least the minimum.
       credits_per_usd: mode === "metered" ? s.markup / s.creditValueUsd : null,
       min_credits_per_call: mode === "metered" ? s.minCreditsPerCall : null,
+      // Flat mode: the largest call each flat price accepts (after the AI_FLAT_MARGIN safety margin).
+      flat_limits: mode === "flat" ? limitsOf(m.id) : null,
       usd,
     },
   };
+}
+
+function limitsOf(model: string) {
+  return flatLimits()
+    .filter((l) => l.model === model)
+    .map((l) => ({
+      operation: l.operation,
+      credits: l.credits,
+      ...(l.maxInputTokens !== undefined ? { max_input: l.maxInputTokens, input_unit: l.inputUnit ?? "tokens" } : {}),
+      ...(l.maxOutputTokens !== undefined ? { max_output_tokens: l.maxOutputTokens } : {}),
+      ...(l.largestImage !== undefined ? { largest_image: l.largestImage } : {}),
+      ...(l.maxMinutes !== undefined ? { max_audio_minutes: l.maxMinutes } : {}),
+    }));
 }
 
 /** GET /v1/models: what this key may use, with our prices. */

@@ -196,6 +196,20 @@ export const modelObject = z.object({
       credits_per_call: z.number().nullable().meta({ description: "flat mode: what one call costs" }),
       credits_per_usd: z.number().nullable().meta({ description: "metered mode: credits per USD of list-price usage (the markup over the credit's value)" }),
       min_credits_per_call: z.number().nullable(),
+      flat_limits: z
+        .array(
+          z.object({
+            operation: z.string(),
+            credits: z.number(),
+            max_input: z.number().optional().meta({ description: "the most input one call may send (in input_unit)" }),
+            input_unit: z.enum(["tokens", "bytes"]).optional().meta({ description: "bytes: the model's tokenizer is not published, so its input is counted by its UTF-8 length" }),
+            max_output_tokens: z.number().optional(),
+            largest_image: z.string().optional(),
+            max_audio_minutes: z.number().optional(),
+          }),
+        )
+        .nullable()
+        .meta({ description: "flat mode: the largest call each flat price accepts, after the AI_FLAT_MARGIN safety margin" }),
       usd: z.record(z.string(), z.unknown()).meta({ description: "the list prices a metered call is priced from (USD; per million tokens, per image, per audio minute)" }),
     })
     .meta({ description: "our addition" }),

@@ -1,7 +1,5 @@
-import { isAbortError } from "@/lib/ai/abort";
-import { refundCharge, settleCharge } from "@/lib/ai/ai-charge";
+import { runChargedChat } from "@/lib/ai/charged-call";
 import { startChargedStream, type StreamFraming } from "@/lib/ai/charged-stream";
-import { AppError, isAppError } from "@/lib/errors";
 import { persistExchange } from "./persist-exchange";
 import { prepareAsk, type AskInput, type RagSource } from "./prepare-ask";
 
@@ -27,16 +25,15 @@ function answerMetadata(p: Awaited<ReturnType<typeof prepareAsk>>): Record<strin
 /** Answers a question (non-streaming): retrieval, one chat completion, the charge settled, the exchange stored. */
 export async function askQuestion(input: AskInput): Promise<AskAnswer> {
   const p = await prepareAsk(input);
-  let result;
-  try {
-    result = await p.provider.chat({ model: p.model, messages: p.messages, maxTokens: p.maxOutputTokens, signal: input.signal });
-  } catch (error) {
-    await refundCharge(p.charge, isAppError(error) ? error.code : isAbortError(error) ? "aborted" : "provider_failed");
-    if (isAbortError(error)) throw new AppError("bad_request", "The request was aborted by the client");
-    throw error;
-  }
+  const { result, settled } = await runChargedChat({
+    charge: p.charge,
+    provider: p.provider,
+    request: { model: p.model, messages: p.messages, maxTokens: p.maxOutputTokens },
+    signal: input.signal,
+    extraMicros: p.embeddingMicros,
+    metadata: answerMetadata(p),
+  });
   const model = result.model || p.model;
-  const settled = await settleCharge(p.charge, result.usage, { model, answeredBy: result.route, extraMicros: p.embeddingMicros, metadata: answerMetadata(p), background: true });
   await persistExchange(p, result.text, model, result.usage.completionTokens);
   return {
     answer: result.text,

@@ -1,7 +1,13 @@
-import { aiProvider, type AiProvider } from "@/lib/ai/provider";
+import { openCharge } from "@/lib/ai/ai-charge";
+import { oneShotFailure, runChargedCall } from "@/lib/ai/charged-call";
+import { billOneShot } from "@/lib/ai/meter";
+import { pricedModel } from "@/lib/ai/models";
+import { aiProvider, type AiProvider, type EmbeddingResult } from "@/lib/ai/provider";
+import { meteredQuote, quoteEmbedding } from "@/lib/ai/quote-call";
 import { routesFor } from "@/lib/ai/routes";
 import { aiSettings } from "@/lib/ai/settings";
 import type { Db } from "@/lib/db/client";
+import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { EMBEDDING_DIMENSIONS, hasVectorSupport, vectorLiteral } from "./vector-support";
 
@@ -33,10 +39,42 @@ export function usableVectors(vectors: number[][] | undefined, count: number): b
 }
 
 /**
- * Embeds chunks and stores their vectors (best effort: a provider failure is logged and full-text
- * retrieval still covers the chunks; the next indexing run fills the gap). Returns how many were stored.
+ * One batch of embeddings, charged to `payer` when one is given (a user's upload: what its vectors
+ * cost upstream, priced by use in every pricing mode, operation "rag_index"); null when the payer
+ * cannot pay for it (the chunks then stay searchable by full text only).
  */
-export async function embedChunks(prisma: Db, chunks: { id: string; content: string }[], signal?: AbortSignal): Promise<number> {
+async function embedBatch(provider: AiProvider, texts: string[], payer: string | null, signal?: AbortSignal): Promise<EmbeddingResult | null> {
+  const modelId = aiSettings().embeddingModel;
+  if (!payer) return provider.embed(texts, signal, modelId);
+  const model = pricedModel(modelId, "embedding");
+  const quote = meteredQuote(model, quoteEmbedding(model, texts).usage);
+  let charge;
+  try {
+    charge = await openCharge({ userId: payer, operation: "rag_index", quote, metadata: { provider: provider.name, chunks: texts.length } });
+  } catch (error) {
+    if (isAppError(error) && error.code === "insufficient_credits") {
+      log.info("rag: an upload's vectors are not made: its owner's credits do not cover them (full-text search only)", { userId: payer, chunks: texts.length });
+      return null;
+    }
+    throw error;
+  }
+  const { value } = await runChargedCall({
+    charge,
+    signal,
+    call: (s) => provider.embed(texts, s, modelId),
+    answered: (r) => ({ attempts: billOneShot(quote, { route: r.route ?? null, usage: { promptTokens: r.promptTokens ?? quote.worst.promptTokens }, reported: r.promptTokens !== undefined }, undefined, r.spent), complete: true }),
+    failed: (error) => oneShotFailure(quote, error),
+  });
+  return value;
+}
+
+/**
+ * Embeds chunks and stores their vectors (best effort: a provider failure is logged and full-text
+ * retrieval still covers the chunks; the next indexing run fills the gap). `payer`: the user whose
+ * upload this is, charged for the embeddings (the shared knowledge folder is the operator's).
+ * Returns how many were stored.
+ */
+export async function embedChunks(prisma: Db, chunks: { id: string; content: string }[], signal?: AbortSignal, payer: string | null = null): Promise<number> {
   if (chunks.length === 0) return 0;
   const provider = await embeddingProvider(prisma);
   if (!provider) return 0;
@@ -44,10 +82,11 @@ export async function embedChunks(prisma: Db, chunks: { id: string; content: str
   try {
     for (let i = 0; i < chunks.length; i += BATCH) {
       const batch = chunks.slice(i, i + BATCH);
-      const result = await provider.embed(
+      const result = await embedBatch(
+        provider,
         batch.map((c) => c.content),
+        payer,
         signal,
-        aiSettings().embeddingModel,
       );
       if (!result || !usableVectors(result.vectors, batch.length)) return stored;
       const values: string[] = [];

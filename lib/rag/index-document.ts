@@ -48,7 +48,7 @@ export async function indexDocument(input: DocumentInput, options: { signal?: Ab
     let embedded = 0;
     if (await embeddingProvider(prisma)) {
       const missing = await chunksMissingEmbeddings(prisma, existing.id, aiSettings().embeddingModel);
-      embedded = await embedChunks(prisma, missing, options.signal);
+      embedded = await embedChunks(prisma, missing, options.signal, input.source === "upload" ? input.userId : null);
     }
     const chunks = await prisma.ragChunk.count({ where: { documentId: existing.id } });
     return { documentId: existing.id, status: "unchanged", chunks, embedded };
@@ -81,7 +81,7 @@ export async function indexDocument(input: DocumentInput, options: { signal?: Ab
     }
     return doc.id;
   });
-  const embedded = await embedChunks(prisma, rows, options.signal);
+  const embedded = await embedChunks(prisma, rows, options.signal, input.source === "upload" ? input.userId : null);
   return { documentId, status: "indexed", chunks: rows.length, embedded };
 }
 

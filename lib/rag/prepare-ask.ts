@@ -93,9 +93,9 @@ async function loadHistory(conversationId: string): Promise<{ messages: ChatMess
  * The quote of an answer with `chunks` as its context. Flat: the RAG price (10 credits + 1 per started
  * 500 tokens of context, at most 20), refusing what it does not pay for; metered: the usage's cost.
  */
-function quoteAnswer(question: string, chunks: RetrievedChunk[], history: { messages: ChatMessage[]; tokens: number }, contextTokens: number) {
+async function quoteAnswer(question: string, chunks: RetrievedChunk[], history: { messages: ChatMessage[]; tokens: number }, contextTokens: number) {
   const messages = buildMessages(question, chunks, history.messages);
-  return { messages, quote: quoteChatRoutes(aiSettings().chatModel, { messages, flat: ragCreditCost(contextTokens), field: "question" }) };
+  return { messages, quote: await quoteChatRoutes(aiSettings().chatModel, { messages, flat: ragCreditCost(contextTokens), field: "question" }) };
 }
 
 /**
@@ -132,7 +132,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   let charge: AiCharge | null = null;
   let retrieval: Awaited<ReturnType<typeof retrieveChunks>>;
   if (await retrievalUsesEmbeddings()) {
-    const ceiling = ceilingQuote(input.question, history, quoteEmbedding(embedding, [input.question]).micros);
+    const ceiling = await ceilingQuote(input.question, history, quoteEmbedding(embedding, [input.question]).micros);
     charge = await openCharge({ userId: input.userId, operation, quote: ceiling, metadata });
     try {
       retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
@@ -144,7 +144,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
     retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
   }
   const contextTokens = retrieval.chunks.reduce((sum, c) => sum + c.tokens, 0) + history.tokens;
-  const { messages, quote } = quoteAnswer(input.question, retrieval.chunks, history, contextTokens);
+  const { messages, quote } = await quoteAnswer(input.question, retrieval.chunks, history, contextTokens);
   charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, operation, quote, metadata });
   return {
     input,
@@ -165,7 +165,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
 }
 
 /** The most an answer can cost before retrieval: the largest context, and the question's embedding. */
-function ceilingQuote(question: string, history: { messages: ChatMessage[]; tokens: number }, embeddingMicros: number): Quote {
+async function ceilingQuote(question: string, history: { messages: ChatMessage[]; tokens: number }, embeddingMicros: number): Promise<Quote> {
   const largest: RetrievedChunk[] = Array.from({ length: RAG.topK }, (_, i) => ({
     id: `ceiling-${i}`,
     documentId: "ceiling",
@@ -179,7 +179,7 @@ function ceilingQuote(question: string, history: { messages: ChatMessage[]; toke
     source: "knowledge",
     score: 0,
   }));
-  const { quote } = quoteAnswer(question, largest, history, RAG.topK * RAG.chunkTokens + history.tokens);
+  const { quote } = await quoteAnswer(question, largest, history, RAG.topK * RAG.chunkTokens + history.tokens);
   if (quote.flatCredits !== null) return quote;
   const worstMicros = quote.worstMicros + embeddingMicros;
   return { ...quote, worstMicros, reserve: creditsForCost(worstMicros, pricingSettings()) };

@@ -29,6 +29,8 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     const { db, dbKind } = await import("@/lib/db/client");
     await db();
     log.info("database ready", { kind: await dbKind(), ms: Date.now() - started });
+    const { registerInstance } = await import("@/lib/db/instance");
+    await registerInstance();
   } catch (error) {
     // Not fatal: /api/health answers 503 and names the database as disconnected until it recovers.
     log.error("database unavailable at start-up", { error: (error as Error).message });
@@ -39,8 +41,10 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   (globalThis as { __appShutdown?: () => Promise<void> }).__appShutdown = async () => {
     const { drainSettlements, pendingSettlements } = await import("@/lib/credits");
     const { closeDb } = await import("@/lib/db/client");
+    const { stopInstance } = await import("@/lib/db/instance");
     const pending = pendingSettlements();
     await drainSettlements();
+    await stopInstance().catch((error) => log.warn("marking this instance stopped failed", { error: (error as Error).message }));
     await closeDb();
     log.info("settlements written and database closed", { settlementsPending: pending });
   };

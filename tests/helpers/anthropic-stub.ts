@@ -40,7 +40,7 @@ function lastUserText(body: Loose): string {
 }
 
 export async function startAnthropicStub(): Promise<AnthropicStub> {
-  const controls = stubControls<Endpoint>();
+  const controls = stubControls<Endpoint>({ messages: "stream" });
   const error = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
     sendJson(res, status, { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message }, request_id: `req_${randomBytes(6).toString("hex")}` }, headers);
 

@@ -29,7 +29,7 @@ function lastUserText(body: Loose): string {
 }
 
 export async function startGeminiStub(): Promise<GeminiStub> {
-  const controls = stubControls<Endpoint>();
+  const controls = stubControls<Endpoint>({ generate: "stream" });
   const error = (res: ServerResponse, code: number, message: string, headers: Record<string, string> = {}) => {
     const retry = headers["retry-after"];
     const details = retry ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retry}s` }] : [];

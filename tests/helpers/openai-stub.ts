@@ -7,7 +7,8 @@ import busboy from "busboy";
  * A local OpenAI-compatible server (real HTTP on 127.0.0.1, ephemeral port) speaking the wire protocol
  * the openai SDK uses:
  *   POST /v1/chat/completions     JSON, or SSE with `stream: true` (+ a usage chunk when
- *                                 stream_options.include_usage), terminated by `data: [DONE]`
+ *                                 stream_options.include_usage), terminated by `data: [DONE]`;
+ *                                 behaviours queued for "chat" apply to both, "stream" to streams only
  *   POST /v1/audio/transcriptions multipart (file, model, response_format, language) -> verbose_json
  *   POST /v1/images/generations   JSON -> { created, data: [{ b64_json, revised_prompt }], output_format, ... }
  *   POST /v1/embeddings           JSON -> deterministic vectors
@@ -158,7 +159,9 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     url: "",
     port: 0,
     requests: [],
-    count: (endpoint) => (endpoint ? stub.requests.filter((r) => r.endpoint === endpoint).length : stub.requests.length),
+    // "chat" counts every chat completion (streamed or not: the product streams them all), "stream" the streamed ones.
+    count: (endpoint) =>
+      endpoint ? stub.requests.filter((r) => r.endpoint === endpoint || (endpoint === "chat" && r.endpoint === "stream")).length : stub.requests.length,
     next(endpoint, behaviour, times = 1) {
       const q = queues.get(endpoint) ?? [];
       for (let i = 0; i < times; i++) q.push(behaviour);
@@ -194,10 +197,15 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     }),
   };
 
+  /** A streamed chat completion takes a behaviour queued for "stream" first, then one for "chat" (the endpoint as a whole). */
   const behaviourFor = (endpoint: StubEndpoint): StubBehaviour | null => {
-    const q = queues.get(endpoint);
-    if (q && q.length) return q.shift() ?? null;
-    return defaults.get(endpoint) ?? null;
+    const names: StubEndpoint[] = endpoint === "stream" ? ["stream", "chat"] : [endpoint];
+    for (const name of names) {
+      const q = queues.get(name);
+      if (q && q.length) return q.shift() ?? null;
+    }
+    for (const name of names) if (defaults.get(name)) return defaults.get(name) ?? null;
+    return null;
   };
 
   /** Applies error/refuse/delay/hang/garbage; returns true when the response was fully handled. */

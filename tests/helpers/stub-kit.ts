@@ -43,12 +43,18 @@ export interface StubControls<E extends string> {
   reset(): void;
 }
 
-export function stubControls<E extends string>(): StubControls<E> & { behaviourFor(endpoint: E): Behaviour | null } {
+/**
+ * `covers`: an endpoint that includes another (a vendor's chat endpoint covers its streamed form,
+ * which the product always uses): count(chat) counts both, and a streamed request takes a behaviour
+ * queued for the stream first, then one queued for the endpoint that covers it.
+ */
+export function stubControls<E extends string>(covers: Partial<Record<E, E>> = {}): StubControls<E> & { behaviourFor(endpoint: E): Behaviour | null } {
   const queues = new Map<E, Behaviour[]>();
   const defaults = new Map<E, Behaviour | null>();
+  const coveredBy = (endpoint: E): E[] => [endpoint, ...(Object.entries(covers) as [E, E][]).filter(([, inner]) => inner === endpoint).map(([outer]) => outer)];
   const controls = {
     requests: [] as RecordedRequest[],
-    count: (endpoint?: E) => (endpoint ? controls.requests.filter((r) => r.endpoint === endpoint).length : controls.requests.length),
+    count: (endpoint?: E) => (endpoint ? controls.requests.filter((r) => coveredBy(r.endpoint as E).includes(endpoint)).length : controls.requests.length),
     next(endpoint: E, behaviour: Behaviour, times = 1) {
       const q = queues.get(endpoint) ?? [];
       for (let i = 0; i < times; i++) q.push(behaviour);
@@ -67,9 +73,13 @@ export function stubControls<E extends string>(): StubControls<E> & { behaviourF
       controls.streams = { opened: 0, completed: 0, clientClosed: 0 };
     },
     behaviourFor(endpoint: E): Behaviour | null {
-      const q = queues.get(endpoint);
-      if (q && q.length) return q.shift() ?? null;
-      return defaults.get(endpoint) ?? null;
+      const names = coveredBy(endpoint);
+      for (const name of names) {
+        const q = queues.get(name);
+        if (q && q.length) return q.shift() ?? null;
+      }
+      for (const name of names) if (defaults.get(name)) return defaults.get(name) ?? null;
+      return null;
     },
   };
   return controls;

@@ -38,6 +38,26 @@ const ROUTE_COLUMNS: Column<RouteRow>[] = [
   },
 ];
 
+type LimitRow = AdminAiRoutes["pricing"]["flatLimits"][number];
+
+const num = (v: number) => v.toLocaleString("en-US");
+
+/** What one flat-priced call may be at most, in words. */
+function limitText(l: LimitRow): string {
+  if (l.largestImage !== undefined) return `images up to ${l.largestImage}`;
+  if (l.maxMinutes !== undefined) return `recordings up to ${l.maxMinutes} minutes`;
+  const input = `${num(l.maxInputTokens ?? 0)} ${l.inputUnit === "bytes" ? "bytes of text" : "tokens"} of input`;
+  return l.maxOutputTokens !== undefined ? `${input}, or ${num(l.maxOutputTokens)} output tokens after a short prompt` : input;
+}
+
+const LIMIT_COLUMNS: Column<LimitRow>[] = [
+  { header: "Model", cell: (l) => <span className="font-medium">{l.model}</span> },
+  { header: "Call", cell: (l) => l.operation },
+  { header: "Credits", align: "right", cell: (l) => l.credits },
+  { header: "Upstream budget", align: "right", cell: (l) => `$${l.budgetUsd.toFixed(4)}` },
+  { header: "Largest call accepted", cell: limitText },
+];
+
 /** Which providers serve each model, in fallback order, and how each route did lately (GET /api/admin/ai/routes). */
 export function AiRoutesPanel() {
   const { data, error, loading, reload } = useApi<AdminAiRoutes>("/api/admin/ai/routes");
@@ -70,6 +90,18 @@ export function AiRoutesPanel() {
               {data.attempts ? `at most ${data.attempts} attempts` : "one attempt per route"}.
             </p>
           </section>
+          {data.pricing.mode === "flat" && data.pricing.flatLimits.length > 0 ? (
+            <div className="mb-4">
+              <DataTable
+                label="Flat price limits"
+                caption={`Flat prices: the largest call each accepts, keeping ${Math.round(data.pricing.flatMargin * 100)} % of its credits' worth as a margin (AI_FLAT_MARGIN)`}
+                testId="flat-limits"
+                rows={data.pricing.flatLimits}
+                rowKey={(l) => `${l.model}-${l.operation}`}
+                columns={LIMIT_COLUMNS}
+              />
+            </div>
+          ) : null}
           {data.models.length === 0 ? <EmptyState title="No model has a route" /> : null}
           {data.models.length > 0 ? (
             <DataTable

@@ -46,13 +46,20 @@ export function UsagePanel({ userId }: { userId: string }) {
             <h2 id="usage-totals">
               {data.from} to {data.to}
             </h2>
-            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-5">
+            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-7">
               <Stat label="Calls" value={n(data.totals.calls)} />
               <Stat label="Credits charged" value={n(data.totals.credits)} />
               <Stat label="Credits' value" value={usd(data.totals.soldUsd)} />
               <Stat label="Provider cost" value={usd(data.totals.costUsd)} />
               <Stat label="Margin" value={usd(data.totals.marginUsd)} />
+              <Stat label="Credits not collected" value={n(data.totals.uncollectedCredits)} />
+              <Stat label="Calls below cost" value={n(data.totals.belowCostCalls)} />
             </dl>
+            {data.totals.uncollectedCredits > 0 || data.totals.belowCostCalls > 0 ? (
+              <p className="mt-3 text-sm text-red-700" role="alert">
+                Some calls were charged less than they cost upstream: a quote was not the upper bound it must be. The calls&apos; ledger rows name the model and usage.
+              </p>
+            ) : null}
           </section>
           {data.byModel.length === 0 ? <EmptyState title="No AI call in this period" /> : null}
           {data.byModel.length > 0 ? <UsageTable title="Per model" rows={data.byModel.map((m) => ({ key: m.model, label: m.model, ...m }))} /> : null}

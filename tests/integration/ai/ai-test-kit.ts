@@ -1,4 +1,5 @@
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, expect } from "vitest";
+import { drainSettlements } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
@@ -33,6 +34,21 @@ export async function balanceOf(userId: string): Promise<number> {
   const prisma = await db();
   const row = await prisma.creditBalance.findUnique({ where: { userId } });
   return row?.subscriptionCredits ?? 0;
+}
+
+/**
+ * Waits until the user's balance is `credits` (a settlement written after the response, as a cut
+ * stream's is), failing with the last balance seen after `ms`.
+ */
+export async function waitForBalance(userId: string, credits: number, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  let seen = await balanceOf(userId);
+  while (seen !== credits && Date.now() < until) {
+    await drainSettlements();
+    await new Promise((r) => setTimeout(r, 20));
+    seen = await balanceOf(userId);
+  }
+  expect(seen).toBe(credits);
 }
 
 /** Sets the subscription credits directly (test setup only). */

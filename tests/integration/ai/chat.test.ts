@@ -148,27 +148,33 @@ describe("POST /api/ai/chat (single)", () => {
     expect(rows.map((r) => [r.type, r.amount])).toEqual([["usage", -15], ["refund", 15]]);
   });
 
-  it("maps a rejected API key and an unusable answer to clear 500s", async () => {
+  it("maps a rejected API key and an unusable answer to clear 500s: the rejected call refunded, the unusable 200 answer charged its prompt", async () => {
     const { user, cookie } = await signIn();
     stub.next("chat", { kind: "error", status: 401, code: "invalid_api_key" });
     expect((await chat(cookie, hello)).body.error).toBe("AI provider rejected the configured API key (chat completion)");
+    expect(await balanceOf(user.id)).toBe(200);
     stub.next("chat", { kind: "garbage" });
     const res = await chat(cookie, hello);
     expect(res.status).toBe(500);
     expect(res.body.error).toMatch(/AI provider/);
-    expect(await balanceOf(user.id)).toBe(200);
+    // The provider answered 200: it had the request, and may bill it (the prompt: one credit here, never the flat 15).
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
-  it("answers 400 and refunds when the provider refuses for content policy", async () => {
+  it("answers 400 when the provider refuses for content policy, charging the prompt it billed (a 200 refusal), at most the flat price", async () => {
     const { user, cookie } = await signIn();
     stub.next("chat", { kind: "refuse" });
     const res = await chat(cookie, hello);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe("The chat completion was refused by the AI provider's content policy");
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
+    // A refusal as an error status (400 content_policy_violation) is not billed: refunded.
+    stub.next("chat", { kind: "error", status: 400, code: "content_policy_violation" });
+    expect((await chat(cookie, hello)).status).toBe(400);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
-  it("times out after AI_TIMEOUT_MS, answers 503 and refunds", async () => {
+  it("times out after AI_TIMEOUT_MS and answers 503, charging what the provider may bill (its prompt), never the flat price", async () => {
     const { user, cookie } = await signIn();
     const undo = setEnv({ AI_TIMEOUT_MS: "300" });
     try {
@@ -181,7 +187,7 @@ describe("POST /api/ai/chat (single)", () => {
     } finally {
       undo();
     }
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
   it("serves an identical cached request from the user's cache without an upstream call, charging 15", async () => {

@@ -100,16 +100,16 @@ describe("POST /api/ai/generate-content", () => {
     const res = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("3");
-    expect(res.body.error).toBe("AI provider is rate limiting requests; try again in 3 seconds (chat stream)");
+    expect(res.body.error).toBe("AI provider is rate limiting requests; try again in 3 seconds (chat completion)");
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("refunds when the provider fails before the stream or times out, and charges what was delivered when it fails during", async () => {
+  it("refunds when the provider fails before the stream; charges what the provider used when it fails during, or times out after it had the request", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "error", status: 500 });
     const before = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
     expect(before.status).toBe(503);
-    expect(before.body.error).toBe("AI provider failed with status 500 (chat stream)");
+    expect(before.body.error).toBe("AI provider failed with status 500 (chat completion)");
     stub.next("stream", { kind: "break", afterChunks: 1 });
     const during = await readSse(await generate(cookie, email));
     expect(during.at(-1)?.json?.type).toBe("error");
@@ -118,11 +118,12 @@ describe("POST /api/ai/generate-content", () => {
       stub.next("stream", { kind: "hang" });
       const slow = await call(POST, { path: "/api/ai/generate-content", cookie, body: email });
       expect(slow.status).toBe(503);
-      expect(slow.body.error).toMatch(/did not answer the chat stream within 300 ms/);
+      expect(slow.body.error).toMatch(/did not answer the chat completion within 300 ms/);
     } finally {
       undo();
     }
-    expect(await balanceOf(user.id)).toBe(199);
+    // The break: one credit (what it produced, at most the flat price); the timeout: one (its prompt).
+    expect(await balanceOf(user.id)).toBe(198);
   });
 
   it("streams a labelled offline text without OPENAI_API_KEY", async () => {

@@ -154,7 +154,8 @@ describe("POST /api/ai/speech-to-text", () => {
 
   it("accepts exactly 25 MB and refuses one byte more", async () => {
     const { cookie } = await signIn();
-    const header = wav(0.01).subarray(0, 44);
+    // 48 kHz stereo 32-bit: 25 MB play 68 seconds, inside what the flat price pays for.
+    const header = wav(0.01, 48000, 2, 32).subarray(0, 44);
     const exact = Buffer.concat([header, Buffer.alloc(25 * MB - 44, 1)]);
     expect((await upload(cookie, form(exact, "max.wav"))).status).toBe(200);
     // As bytes, not FormData: undici's FormData body stream throws (unhandled) when the server stops
@@ -202,15 +203,18 @@ describe("POST /api/ai/speech-to-text", () => {
       expect(res.body.duration).toBe(2.75);
       expect(res.body.language).toBe("en");
       expect(res.body.text).toMatch(/^\[offline\] .*WAV recording of 2\.75 seconds/);
+      // Measured from the frames: whole 4,096-sample blocks of 44.1 kHz.
       const fl = await upload(cookie, form(flac(61.5), "song.flac"));
-      expect(fl.body.duration).toBe(61.5);
-      const unknown = await upload(cookie, form(webm(null), "rec.webm"));
-      expect(unknown.body.duration).toBe(0);
-      expect(unknown.body.text).toMatch(/unknown duration/);
+      expect(fl.body.duration).toBeCloseTo(61.5, 1);
+      const recorded = await upload(cookie, form(webm(5, null), "rec.webm"));
+      expect(recorded.body.duration).toBe(5);
+      const empty = await upload(cookie, form(webm(0, null), "empty.webm"));
+      expect(empty.body.duration).toBe(0);
+      expect(empty.body.text).toMatch(/no audio frames were found/);
     } finally {
       undo();
     }
     expect(stub.count()).toBe(0);
-    expect(await balanceOf(user.id)).toBe(140);
+    expect(await balanceOf(user.id)).toBe(200 - 4 * 20);
   });
 });

@@ -5,7 +5,7 @@ import { grantBonusPurchase } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";
-import { balanceOf, ledger, parseEvents, readSse, setBalance, stubProviderForFile } from "./ai-test-kit";
+import { balanceOf, ledger, parseEvents, readSse, setBalance, stubProviderForFile, waitForBalance } from "./ai-test-kit";
 
 const stub = await stubProviderForFile();
 
@@ -125,7 +125,7 @@ describe("POST /api/ai/stream", () => {
     stub.next("stream", { kind: "error", status: 502 });
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat stream)", code: "unavailable" });
+    expect(res.body).toEqual({ error: "AI provider failed with status 502 (chat completion)", code: "unavailable" });
     expect(await balanceOf(user.id)).toBe(200);
   });
 
@@ -135,17 +135,17 @@ describe("POST /api/ai/stream", () => {
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("5");
-    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat stream)", code: "rate_limited" });
+    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat completion)", code: "rate_limited" });
     expect(await balanceOf(user.id)).toBe(200);
   });
 
-  it("answers 400 and refunds when the provider refuses", async () => {
+  it("answers 400 when the provider refuses inside its answer, charging the prompt it bills (one credit, not the flat price)", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "refuse" });
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/content policy/);
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
   it("sends an error event and charges only what was delivered when the upstream stream breaks mid-way", async () => {
@@ -165,7 +165,7 @@ describe("POST /api/ai/stream", () => {
     ]);
   });
 
-  it("aborts the upstream request when the client disconnects mid-stream (charged for what was delivered)", async () => {
+  it("aborts the upstream request when the client disconnects mid-stream: text reached the client, so the flat price", async () => {
     const { user, cookie } = await signIn();
     stub.chunkDelayMs = 40;
     stub.next("stream", { kind: "reply", text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ") });
@@ -180,11 +180,11 @@ describe("POST /api/ai/stream", () => {
     await stub.waitForClientClose(1, 3000);
     expect(stub.streams.completed).toBe(0);
     expect(stub.streams.active).toBe(0);
-    // Never the whole flat price for a few words, never zero for text received.
-    expect(await balanceOf(user.id)).toBe(199);
+    // Flat: a stream that delivered any text costs its price, whoever cut it.
+    await waitForBalance(user.id, 180);
   });
 
-  it("refunds when the client disconnects before any content arrived", async () => {
+  it("charges the prompt when the client disconnects while the model has not answered yet (the provider had the request)", async () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "hang" });
     const client = new AbortController();
@@ -195,10 +195,10 @@ describe("POST /api/ai/stream", () => {
     expect(res.status).toBe(400);
     await new Promise((r) => setTimeout(r, 100));
     expect(stub.abandoned).toBe(1);
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
-  it("refunds when the client disconnects after the upstream answered but before any content", async () => {
+  it("charges the prompt when the client disconnects after the upstream answered but before any text", async () => {
     const { user, cookie } = await signIn();
     stub.chunkDelayMs = 1000;
     const client = new AbortController();
@@ -209,10 +209,10 @@ describe("POST /api/ai/stream", () => {
     const res = await pending;
     expect(res.status).toBe(400);
     await stub.waitForClientClose(1);
-    expect(await balanceOf(user.id)).toBe(200);
+    expect(await balanceOf(user.id)).toBe(199);
   });
 
-  it("sends an error event and charges what was delivered when the upstream stalls past AI_TIMEOUT_MS mid-stream", async () => {
+  it("sends an error event when the upstream stalls past AI_TIMEOUT_MS mid-stream; text reached the client, so the flat price", async () => {
     const { user, cookie } = await signIn();
     const undo = setEnv({ AI_TIMEOUT_MS: "400" });
     try {
@@ -220,12 +220,12 @@ describe("POST /api/ai/stream", () => {
       stub.next("stream", { kind: "reply", text: "one two three four five six seven eight nine ten" });
       const events = await readSse(await stream(cookie, hello));
       expect(events.filter((e) => e.json?.type === "text").length).toBeGreaterThan(0);
-      expect(events.at(-1)?.json).toEqual({ type: "error", error: "AI provider did not answer the chat stream within 400 ms" });
+      expect(events.at(-1)?.json).toEqual({ type: "error", error: "AI provider did not answer the chat completion within 400 ms" });
     } finally {
       undo();
     }
     await stub.waitForClientClose(1);
-    expect(await balanceOf(user.id)).toBe(199);
+    expect(await balanceOf(user.id)).toBe(180);
   });
 
   it("streams a labelled offline answer in several chunks without OPENAI_API_KEY", async () => {

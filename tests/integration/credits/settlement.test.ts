@@ -51,14 +51,22 @@ describe("settling with the answer", () => {
     expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 85 });
   });
 
-  it("a charge a crash left reserved is refunded by the cleanup once it is older than the longest call, never before", async () => {
+  it("the sweep refunds a charge only once the process that made it is gone (stopped, or its heartbeat lost), never a live one's, however old", async () => {
     const userId = await bonusOnlyUser("crash-before-answer@example.com");
     const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini" } });
     expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 85 });
     const prisma = await db();
-    // Recent reservations may still be answering: left alone.
+    const status = async () => (await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).status;
+    // This process is alive (it may still be streaming the answer): left alone, however old.
+    expect((await refundStaleReservations(0)).refunded).toBe(0);
+    // Another server, alive (a recent heartbeat): left alone too.
+    await prisma.$executeRaw`INSERT INTO server_instances (id, host, pid, heartbeat_at) VALUES ('other-server', 'other', 4242, now())`;
+    await prisma.creditOperation.update({ where: { id: r.id }, data: { instanceId: "other-server" } });
+    expect((await refundStaleReservations(0)).refunded).toBe(0);
+    // Its heartbeat lost for longer than LOST_AFTER_MS, but the charge is recent: still left alone.
+    await prisma.$executeRaw`UPDATE server_instances SET heartbeat_at = now() - interval '10 minutes' WHERE id = 'other-server'`;
     expect((await refundStaleReservations()).refunded).toBe(0);
-    expect((await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("reserved");
+    expect(await status()).toBe("reserved");
     // Past the threshold: refunded in full, once, even when two sweeps (two instances) race.
     const [a, b] = await Promise.all([refundStaleReservations(0), refundStaleReservations(0)]);
     expect(a.refunded + b.refunded).toBe(1);

@@ -332,7 +332,7 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(res.body.sources.map((s: any) => s.path)).toContain("plans-and-credits.md");
     expect(embeddings.requests - embedCalls).toBe(1);
     expect(stub.count("chat")).toBe(1);
-    const sent = stub.requests.find((r) => r.endpoint === "chat")!.body;
+    const sent = stub.requests.find((r) => r.endpoint === "stream")!.body;
     expect(sent.messages[0].role).toBe("system");
     expect(sent.messages[0].content).toMatch(/5,000 credits per month/);
     expect(sent.messages.at(-1)).toEqual({ role: "user", content: PRO_QUESTION });
@@ -362,14 +362,15 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(await balanceOf(user.id)).toBe(5);
   });
 
-  it("refunds everything and persists nothing when the provider fails (503: every route down)", async () => {
+  it("persists nothing when the chat provider fails (503: every route down), charging only the question's embedding it billed", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
     stub.next("chat", { kind: "error", status: 500, message: "boom" });
     const res = await ask(cookie, { question: PRO_QUESTION });
     expect(res.status).toBe(503);
     expect(res.body.error).toMatch(/AI provider/);
-    expect(await balanceOf(user.id)).toBe(before);
+    // The embedding provider answered (and bills) the question's vector: the least charge, one credit.
+    expect(await balanceOf(user.id)).toBe(before - 1);
     expect((await refundRows(user.id)).length).toBe(1);
     const prisma = await db();
     expect(await prisma.ragConversation.count({ where: { userId: user.id } })).toBe(0);
@@ -384,7 +385,7 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(res.body.sources.map((s: any) => s.path)).toContain("plans-and-credits.md");
   });
 
-  it("streams the provider's answer; a failure before any content is a 500 with a refund", async () => {
+  it("streams the provider's answer; a failure before any content is a 503 charging only the question's embedding", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
     const ok = await send(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true } });
@@ -398,7 +399,7 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     const failed = await call(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true } });
     expect(failed.status).toBe(503);
     expect(failed.body.error).toMatch(/AI provider/);
-    expect(await balanceOf(user.id)).toBe(before - meta.creditsUsed);
+    expect(await balanceOf(user.id)).toBe(before - meta.creditsUsed - 1);
   });
 
   it("aborts the upstream stream when the client goes away; delivered content keeps the charge and is saved", async () => {

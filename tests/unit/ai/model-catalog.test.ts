@@ -49,7 +49,7 @@ describe("model catalog", () => {
 
   it("prices every kind completely", () => {
     for (const m of DEFAULT_MODELS) {
-      if (m.kind === "chat") expect(m).toMatchObject({ contextWindow: expect.any(Number), maxOutputTokens: expect.any(Number), imageInputTokens: expect.any(Number) });
+      if (m.kind === "chat") expect(m).toMatchObject({ contextWindow: expect.any(Number), maxOutputTokens: expect.any(Number), imageTokens: expect.any(Object), tokenizer: expect.any(String) });
       if (m.kind === "image") for (const q of ["low", "medium", "high"] as const) expect(Object.keys(m.perImage?.[q] ?? {})).toHaveLength(3);
       if (m.kind === "transcription") expect(m.perAudioMinute).toBeGreaterThan(0);
     }

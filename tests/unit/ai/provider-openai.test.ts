@@ -70,7 +70,8 @@ describe("OpenAI-compatible provider against the stub", () => {
     expect(answer).toMatchObject({ text: "stub reply to: hi", model: "gpt-4o-mini" });
     expect(stub.requests[0]).toMatchObject({
       path: "/v1/chat/completions",
-      body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], temperature: 0.5, max_tokens: 20 },
+      // Streamed with the usage chunk even for one JSON answer: a call cut short is billed for what was produced.
+      body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true }, temperature: 0.5, max_tokens: 20 },
     });
     expect(stub.requests[0].headers.authorization).toBe("Bearer sk-unit");
     stub.next("chat", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "3" });
@@ -98,7 +99,7 @@ describe("OpenAI-compatible provider against the stub", () => {
       const drain = async () => {
         for await (const part of aiProvider().streamChat(req)) void part;
       };
-      await expect(drain()).rejects.toMatchObject({ code: "unavailable", message: "AI provider could not be reached (chat stream)" });
+      await expect(drain()).rejects.toMatchObject({ code: "unavailable", message: "AI provider could not be reached (chat completion)" });
     } finally {
       restoreUrl();
     }
@@ -107,7 +108,7 @@ describe("OpenAI-compatible provider against the stub", () => {
   it("transcribes with verbose_json and converts the language name", async () => {
     stub.transcription = { text: "bonjour", language: "french", duration: 4.2 };
     const t = await aiProvider().transcribe({ audio: wav(1), filename: "a.wav", mimeType: "audio/wav" });
-    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1", route: { provider: "openai", model: "whisper-1" } });
+    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1", route: { provider: "openai", model: "whisper-1" }, spent: [] });
   });
 
   it("aborts the upstream stream when the caller's signal aborts", async () => {

@@ -52,7 +52,8 @@ describe("Anthropic adapter (Messages API)", () => {
     const r = await aiProvider().chat({ model: "claude-haiku-4-5", messages: hello, maxTokens: 100, temperature: 0.3 });
     expect(r).toMatchObject({ text: "stub reply to: Hello", model: "claude-haiku-4-5", usage: { promptTokens: 140, completionTokens: 30, cachedPromptTokens: 20 }, route: { provider: "anthropic", model: "claude-haiku-4-5" } });
     const sent = anthropic.requests[0];
-    expect(sent.body).toEqual({ model: "claude-haiku-4-5", max_tokens: 100, system: "Be brief.", temperature: 0.3, messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }] });
+    // Streamed even for one answer: a call cut short is billed for what was produced.
+    expect(sent.body).toEqual({ model: "claude-haiku-4-5", max_tokens: 100, system: "Be brief.", temperature: 0.3, stream: true, messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }] });
     expect(sent.headers["anthropic-version"]).toBeTruthy();
   });
 
@@ -96,7 +97,7 @@ describe("Gemini adapter (Gemini API)", () => {
     gemini.usage = { input: 80, output: 12, cached: 40 };
     const r = await aiProvider().chat({ model: "gemini-2.5-flash", messages: hello, maxTokens: 200 });
     expect(r).toMatchObject({ text: "stub reply to: Hello", usage: { promptTokens: 80, completionTokens: 12, cachedPromptTokens: 40 }, route: { provider: "gemini", model: "gemini-2.5-flash" } });
-    expect(gemini.requests[0].path).toMatch(/\/models\/gemini-2\.5-flash:generateContent$/);
+    expect(gemini.requests[0].path).toMatch(/\/models\/gemini-2\.5-flash:streamGenerateContent\?alt=sse$/);
     expect(gemini.requests[0].body).toMatchObject({
       contents: [{ role: "user", parts: [{ text: "Hello" }] }],
       systemInstruction: { parts: [{ text: "Be brief." }] },
@@ -104,11 +105,13 @@ describe("Gemini adapter (Gemini API)", () => {
     });
   });
 
-  it("streams the SSE chunks and reports the last chunk's usage", async () => {
+  it("streams the SSE chunks and passes on each chunk's running usage (thinking included), the last one the call's", async () => {
     gemini.usage = { input: 30, output: 6 };
     const parts = await collect(aiProvider().streamChat({ model: "gemini-2.5-pro", messages: [{ role: "user", content: "Hi there" }] }));
     expect(parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("")).toBe("stub reply to: Hi there");
-    expect(parts.at(-1)).toMatchObject({ type: "usage", promptTokens: 30, completionTokens: 6 });
+    const usages = parts.filter((p) => p.type === "usage");
+    expect(usages.length).toBeGreaterThan(1);
+    expect(usages.at(-1)).toMatchObject({ type: "usage", promptTokens: 30, completionTokens: 6 });
     expect(gemini.requests[0].path).toMatch(/:streamGenerateContent\?alt=sse$/);
   });
 

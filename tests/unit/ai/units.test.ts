@@ -128,7 +128,12 @@ describe("offline provider", () => {
     expect(t.model).toBe("offline-whisper-1");
   });
 
-  it("has no embeddings", async () => {
-    expect(await provider.embed(["x"])).toBeNull();
+  it("answers embeddings: deterministic unit vectors of the catalog model's dimensions, labelled offline", async () => {
+    const a = await provider.embed(["alpha beta", "gamma"], undefined, "text-embedding-3-small");
+    expect(a.model).toBe("offline-text-embedding-3-small");
+    expect(a.vectors).toHaveLength(2);
+    expect(a.vectors[0]).toHaveLength(1536);
+    expect(Math.hypot(...a.vectors[0])).toBeCloseTo(1, 6);
+    expect((await provider.embed(["alpha beta"], undefined, "text-embedding-3-small")).vectors[0]).toEqual(a.vectors[0]);
   });
 });
