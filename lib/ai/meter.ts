@@ -60,18 +60,16 @@ function cutChat(quote: Quote, model: ModelSpec, route: AnsweredBy | null, usage
 export class ChatMeter {
   private route: AnsweredBy | null = null;
   private usage: (TokenUsage & { model?: string }) | null = null;
-  private counted = 0;
+  /** The text chunks of the current attempt; counted only when a bill needs them (cut, or no usage). */
+  private chunks: string[] = [];
   private readonly spent: BilledAttempt[] = [];
-  /** The text of the current attempt, as received from the provider. */
-  text = "";
 
   constructor(private readonly quote: Quote) {}
 
   observe(part: StreamPart): void {
     switch (part.type) {
       case "text":
-        this.text += part.text;
-        this.counted += Math.max(1, countTokens(part.text, attemptModel(this.quote, this.route).tokenizer));
+        this.chunks.push(part.text);
         break;
       case "usage":
         // Running counts only grow; a provider that reports twice never lowers what was seen.
@@ -83,8 +81,7 @@ export class ChatMeter {
         // A new attempt: what came before belonged to one that failed before any text (billed via "spent", or not at all).
         this.route = { provider: part.provider, model: part.model };
         this.usage = null;
-        this.counted = 0;
-        this.text = "";
+        this.chunks = [];
         break;
       case "spent": {
         const model = attemptModel(this.quote, part.route);
@@ -103,9 +100,15 @@ export class ChatMeter {
     return this.usage;
   }
 
-  /** Output tokens counted from the text received. */
+  /** The text of the current attempt, as received from the provider. */
+  get text(): string {
+    return this.chunks.join("");
+  }
+
+  /** Output tokens counted from the text received, chunk by chunk (each at least one token). */
   get countedTokens(): number {
-    return this.counted;
+    const tokenizer = attemptModel(this.quote, this.route).tokenizer;
+    return this.chunks.reduce((n, chunk) => n + Math.max(1, countTokens(chunk, tokenizer)), 0);
   }
 
   /** Attempts given up on (route timeouts) that may be billed. */
@@ -116,10 +119,10 @@ export class ChatMeter {
   /** What the whole call is billed for: the current attempt ended in full (`complete`) or cut short, and the spent attempts. */
   bill(complete: boolean): BilledAttempt[] {
     const model = attemptModel(this.quote, this.route);
-    if (!complete) return [...this.spent, cutChat(this.quote, model, this.route, this.usage, this.counted)];
+    if (!complete) return [...this.spent, cutChat(this.quote, model, this.route, this.usage, this.countedTokens)];
     const usage: CallUsage = this.usage
       ? { promptTokens: this.usage.promptTokens, cachedPromptTokens: this.usage.cachedPromptTokens, completionTokens: this.usage.completionTokens }
-      : { promptTokens: quotedUsage(this.quote, model).promptTokens ?? 0, completionTokens: this.counted };
+      : { promptTokens: quotedUsage(this.quote, model).promptTokens ?? 0, completionTokens: this.countedTokens };
     return [...this.spent, { model, usage, answeredBy: this.route, reported: this.usage !== null }];
   }
 }

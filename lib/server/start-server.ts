@@ -70,17 +70,20 @@ function refundStaleReservationsEvery(ms: number): void {
   setInterval(() => void sweep(), ms).unref();
 }
 
-/** The pricing in force and, in flat mode, the largest call each flat price accepts per model. */
+/**
+ * The pricing in force in one line; in flat mode the largest call each flat price accepts per model
+ * at debug (the operator console's AI routes page and GET /v1/models show the same).
+ */
 function logAiPricing(limits: import("@/lib/ai/check-ai-config").FlatLimit[]): void {
   const e = env();
-  log.info("AI pricing", { mode: e.AI_PRICING_MODE, markup: e.AI_MARKUP });
+  log.info("AI pricing", { mode: e.AI_PRICING_MODE, markup: e.AI_MARKUP, flatMargin: e.AI_FLAT_MARGIN, flatLimits: limits.length });
   for (const l of limits) {
     const what = l.maxInputTokens !== undefined
-      ? `up to ${l.maxInputTokens.toLocaleString("en-US")} input tokens (no output) or ${l.maxOutputTokens?.toLocaleString("en-US")} output tokens (a short prompt)`
+      ? `up to ${l.maxInputTokens.toLocaleString("en-US")} input ${l.inputUnit === "bytes" ? "bytes" : "tokens"}${l.maxOutputTokens !== undefined ? ` (no output) or ${l.maxOutputTokens.toLocaleString("en-US")} output tokens (a short prompt)` : ""}`
       : l.largestImage !== undefined
         ? `images up to ${l.largestImage}`
         : `recordings up to ${l.maxMinutes} minutes`;
-    log.info(`flat price limit: ${l.operation} on ${l.model} (${l.credits} credits = $${l.budgetUsd.toFixed(4)} of usage) accepts ${what}`, { ...l });
+    log.debug(`flat price limit: ${l.operation} on ${l.model} (${l.credits} credits = $${l.budgetUsd.toFixed(4)} of usage) accepts ${what}`, { ...l });
   }
 }
 

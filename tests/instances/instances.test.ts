@@ -138,7 +138,37 @@ describe.each([
     expect(Math.max(...deleteDelays)).toBeLessThanOrEqual(5_500);
   });
 
-  it("an instance killed mid-charge leaves a reservation the cleanup refunds (nothing charged for the answer it never sent)", async () => {
+  it("48 concurrent streams over the instances, each cut by its client at another point: all settled by their own instance, the ledger adds up", async () => {
+    const { client, id } = await signedIn(c, `cut-streams-${viaPgBouncer}@example.com`);
+    await setCredits(c, id, 10_000);
+    c.stub.chunkDelayMs = 5;
+    const text = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
+    for (let i = 0; i < 48; i++) c.stub.next("stream", { kind: "reply", text });
+    await Promise.all(
+      Array.from({ length: 48 }, async (_, i) => {
+        const abort = new AbortController();
+        const res = await client.fetch("/api/ai/stream", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: `cut ${i}` }] }), signal: abort.signal });
+        expect(res.status).toBe(200);
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        for (let n = 0; i % 6 === 5 || n < i % 6; n++) if ((await reader.read()).done) break;
+        abort.abort();
+        await reader.cancel().catch(() => undefined);
+      }),
+    );
+    c.stub.chunkDelayMs = 0;
+    const deadline = Date.now() + 10_000;
+    while ((await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const ops = await c.sql<{ status: string; amount: number; instance_id: string }>("SELECT status, amount, instance_id FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
+    expect(ops).toHaveLength(48);
+    expect(ops.every((o) => o.status === "settled")).toBe(true);
+    // Flat: a stream whose text reached its client costs 20; one cut before that, what it used (at least 1).
+    expect(ops.every((o) => o.amount >= 1 && o.amount <= 20)).toBe(true);
+    expect(ops.filter((o) => o.amount === 20).length).toBeGreaterThanOrEqual(40);
+    expect(new Set(ops.map((o) => o.instance_id)).size).toBe(3);
+    await expectLedgerAddsUp(c, id);
+  });
+
+  it("an instance killed mid-charge leaves a reservation the cleanup refunds once its heartbeat is lost, never while it lives", async () => {
     const { id } = await signedIn(c, `crash-${viaPgBouncer}@example.com`);
     await setCredits(c, id, 100);
     const victim = c.instances[c.instances.length - 1];
@@ -150,10 +180,18 @@ describe.each([
     const deadline = Date.now() + 10_000;
     while (c.stub.count("chat") === callsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
+    // While the victim is alive, its charge is never swept, however old: it may still be answering.
+    await c.sql("UPDATE credit_operations SET created_at = now() - interval '2 hours' WHERE user_id = $1 AND status = 'reserved'", [id]);
+    const early = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect(early.status).toBe(200);
+    expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
     process.kill(victim.pid, "SIGKILL");
     await pending;
-    // Time passes (the cleanup waits until no call could still be running), then the daily housekeeping runs on a survivor.
-    await c.sql("UPDATE credit_operations SET created_at = now() - interval '2 hours' WHERE user_id = $1 AND status = 'reserved'", [id]);
+    // Its heartbeat stops: once it is older than 90 seconds (aged here), the daily housekeeping on a survivor refunds the charge.
+    await c.sql(
+      "UPDATE server_instances SET heartbeat_at = now() - interval '5 minutes' WHERE id = (SELECT instance_id FROM credit_operations WHERE user_id = $1 AND kind = 'charge')",
+      [id],
+    );
     const sweep = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
     expect(sweep.status).toBe(200);
     const ops = await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);

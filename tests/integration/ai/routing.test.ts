@@ -102,14 +102,20 @@ describe("fallback between routes", () => {
     }
   });
 
-  it("a route that does not start answering within AI_ROUTE_TIMEOUT_MS is left for the next", async () => {
-    const { cookie } = await rich();
+  it("a route that does not start answering within AI_ROUTE_TIMEOUT_MS is left for the next, and both attempts are paid (the first provider had the request)", async () => {
+    const { user, cookie } = await rich();
     const undo = setEnv({ AI_ROUTE_TIMEOUT_MS: "300" });
     try {
       openai.next("chat", { kind: "hang" });
+      anthropic.usage = { input: 100, output: 40 };
       const res = await call(chatPost, { path: "/api/ai/chat", cookie, body });
       expect(res.status).toBe(200);
       expect(anthropic.count()).toBe(1);
+      // The reservation covered two attempts of the dearest route; the charge is the answer plus the abandoned prompt.
+      const { op, metadata } = await lastCharge(user.id);
+      expect(metadata).toMatchObject({ provider: "anthropic", attempts: 2 });
+      expect(op.amount).toBeGreaterThan(credits(priced("claude-haiku-4-5", 100, 40)));
+      expect(Number((op.details as { reserved: number }).reserved)).toBeGreaterThanOrEqual(op.amount);
       openai.next("stream", { kind: "hang" });
       const events = await readSse(await send(streamPost, { method: "POST", path: "/api/ai/stream", cookie, body }));
       expect(events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("")).toBe("stub reply to: Hello");
@@ -139,6 +145,36 @@ describe("fallback between routes", () => {
       } finally {
         short();
       }
+    } finally {
+      undo();
+    }
+  });
+
+  it("every route throttled: 429 with the shortest Retry-After of them, and a full refund", async () => {
+    const { user, cookie } = await rich();
+    openai.next("chat", { kind: "error", status: 429, retryAfter: "20" });
+    anthropic.next("messages", { kind: "error", status: 429, retryAfter: "7" });
+    gemini.next("generate", { kind: "error", status: 429, retryAfter: "12" });
+    const res = await call(chatPost, { path: "/api/ai/chat", cookie, body });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("7");
+    expect(res.body.error).toMatch(/try again in 7 seconds/);
+    expect(await balanceOf(user.id)).toBe(1_000_000);
+  });
+
+  it("a provider's Retry-After holds across the cycle: it is not asked again before that time; the one free soonest goes next", async () => {
+    const { cookie } = await rich();
+    const undo = setEnv({ AI_ROUTES: JSON.stringify({ "gpt-4o": ["openai", { provider: "anthropic", model: "claude-haiku-4-5" }] }), AI_ROUTE_ATTEMPTS: "3" });
+    try {
+      openai.next("chat", { kind: "error", status: 429, retryAfter: "1" });
+      anthropic.next("messages", { kind: "error", status: 429, retryAfter: "3" });
+      const started = Date.now();
+      const res = await call(chatPost, { path: "/api/ai/chat", cookie, body });
+      expect(res.status).toBe(200);
+      expect([openai.count(), anthropic.count()]).toEqual([2, 1]);
+      const [first, second] = openai.requests.map((r) => r.at);
+      expect(second - first).toBeGreaterThanOrEqual(950);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     } finally {
       undo();
     }

@@ -376,6 +376,32 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(await prisma.ragConversation.count({ where: { userId: user.id } })).toBe(0);
   });
 
+  it("charges an upload's owner for its vectors (rag_index, priced by use); without the credits the upload is searchable by full text only", async () => {
+    const { user, cookie } = await signIn();
+    const text = `# Heron notes\n\n${"The heron project ships on Tuesdays and keeps its ledger exact. ".repeat(200)}`;
+    const before = await balanceOf(user.id);
+    const calls = embeddings.requests;
+    await uploadDocument(cookie, "heron.md", "text/markdown", Buffer.from(text));
+    expect(embeddings.requests - calls).toBeGreaterThan(0);
+    const prisma = await db();
+    const charge = await prisma.creditOperation.findFirstOrThrow({ where: { userId: user.id, kind: "charge" } });
+    expect(charge).toMatchObject({ status: "settled", model: "text-embedding-3-small" });
+    expect((charge.details as { operation: string }).operation).toBe("rag_index");
+    expect(await balanceOf(user.id)).toBe(before - charge.amount);
+    expect(charge.amount).toBeGreaterThanOrEqual(1);
+
+    const poor = await signIn();
+    await setBalance(poor.user.id, 0);
+    const calls2 = embeddings.requests;
+    await uploadDocument(poor.cookie, "heron.md", "text/markdown", Buffer.from(`${text}\n\nPoor copy.`));
+    expect(embeddings.requests - calls2).toBe(0);
+    expect(await prisma.creditOperation.count({ where: { userId: poor.user.id, kind: "charge" } })).toBe(0);
+    const vectors = await prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT COUNT(e.chunk_id) AS n FROM rag_chunks c JOIN rag_documents d ON d.id = c.document_id
+      LEFT JOIN rag_chunk_embeddings e ON e.chunk_id = c.id WHERE d.user_id = ${poor.user.id}`;
+    expect(Number(vectors[0].n)).toBe(0);
+  });
+
   it("falls back to full-text retrieval when the embeddings call fails", async () => {
     const { cookie } = await signIn();
     embeddings.failNext();

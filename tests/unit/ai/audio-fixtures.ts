@@ -88,8 +88,9 @@ function crc16(b: Buffer): number {
 
 /** A FLAC frame of 4096 samples, two channels of 16-bit silence (CONSTANT subframes), with both CRCs. */
 function flacFrame(number: number, rateCode: number): Buffer {
-  // UTF-8 coded frame number (these tests stay under 2^11 frames: 1 or 2 bytes).
-  const num = number < 0x80 ? [number] : [0xc0 | (number >> 6), 0x80 | (number & 0x3f)];
+  // UTF-8 coded frame number (up to 2^16 frames: 1 to 3 bytes).
+  const num =
+    number < 0x80 ? [number] : number < 0x800 ? [0xc0 | (number >> 6), 0x80 | (number & 0x3f)] : [0xe0 | (number >> 12), 0x80 | ((number >> 6) & 0x3f), 0x80 | (number & 0x3f)];
   const header = Buffer.from([0xff, 0xf8, 0xc0 | rateCode, 0x18, ...num]); // block 4096, stereo, 16-bit
   const withCrc = Buffer.concat([header, Buffer.from([crc8(header)])]);
   // Two CONSTANT subframes (type 0): a header byte and the 16-bit value.

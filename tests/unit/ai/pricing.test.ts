@@ -8,6 +8,7 @@ import { countPromptTokens, quoteChat, quoteEmbeddings, quoteImage, quoteTranscr
 import { countTokens } from "@/lib/ai/tokens";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { setEnv } from "@/tests/helpers/env";
+import { pngOf } from "@/tests/helpers/images";
 
 let undo: (() => void) | null = null;
 afterEach(() => {
@@ -16,19 +17,6 @@ afterEach(() => {
 });
 const model = (id: string) => findModel(id) as NonNullable<ReturnType<typeof findModel>>;
 const user = (content: string) => [{ role: "user" as const, content }];
-
-/** A PNG data URL whose header says width x height (the pixels are not needed to price it). */
-export function pngOf(width: number, height: number): string {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b);
-  b.writeUInt32BE(13, 8);
-  b.write("IHDR", 12, "latin1");
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  b[24] = 8;
-  b[25] = 2;
-  return `data:image/png;base64,${b.toString("base64")}`;
-}
 
 describe("what a call costs", () => {
   it("prices tokens per million, cached prompt tokens at their price, exactly (rounded once, into credits)", () => {

@@ -85,6 +85,12 @@ describe("Anthropic adapter (Messages API)", () => {
     await expect(call()).rejects.toMatchObject({ code: "content_policy" });
   });
 
+  it("our deadline is a timeout (503 unavailable, received by the provider), never the client's abort", async () => {
+    anthropic.next("messages", { kind: "hang" });
+    const call = aiProvider().chat({ model: "claude-haiku-4-5", messages: hello, maxTokens: 10, timeoutMs: 300 });
+    await expect(call).rejects.toMatchObject({ code: "unavailable", message: "AI provider did not answer the chat completion within 300 ms", details: { reach: "received" } });
+  });
+
   it("answers a 400 for what Anthropic does not offer", async () => {
     await expect(aiProvider().generateImage({ prompt: "x", model: "claude-haiku-4-5", size: "1024x1024", quality: "low", outputFormat: "png", background: "opaque" })).rejects.toMatchObject({
       code: "validation_failed",
