@@ -7,7 +7,8 @@
  * Two production servers of the bench build (NEXT_DIST_DIR=.next-bench) on the embedded database, one
  * per pricing mode (AI_PRICING_MODE=flat and =metered), both in front of one OpenAI-compatible stub
  * (its own process). Kinds:
- *   direct / direct100k   the stub itself, 1 KB and 100 KB prompts (the floor)
+ *   direct / direct100k   the stub itself, 1 KB and 100 KB prompts, streamed with its usage chunk as
+ *                         the gateway calls it (every chat is streamed upstream): the floor
  *   flat / flat100k       POST /api/ai/chat on the flat server
  *   metered / metered100k POST /api/ai/chat on the metered server (tokenizer count, worst-case quote,
  *                         settlement at the usage's price)
@@ -72,6 +73,8 @@ async function createKey(baseUrl: string, cookie: string): Promise<string> {
 
 async function main(): Promise<void> {
   ensureBenchBuild();
+  // A realistic answer (64 words) whatever the prompt's size: the stub's echo would make a 100 KB prompt a 100 KB answer.
+  process.env.BENCH_STUB_REPLY_WORDS ??= "64";
   const stub: Stub = await startHelper("ai-stub-process.ts");
   const common = {
     OPENAI_API_KEY: "x",
@@ -90,14 +93,15 @@ async function main(): Promise<void> {
     const cookies = { flat: (await signInUsers(servers.flat.baseUrl, 1, "overhead-flat"))[0], metered: (await signInUsers(servers.metered.baseUrl, 1, "overhead-metered"))[0] };
     // A message holds at most 100,000 characters: the 100 KB prompt is two user messages.
     const messages = (size: "1k" | "100k") => (PROMPTS[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content }));
-    const body = (size: "1k" | "100k", model = true) => JSON.stringify({ ...(model ? { model: MODEL } : {}), messages: messages(size) });
+    const body = (size: "1k" | "100k", model = true, stream = false) =>
+      JSON.stringify({ ...(model ? { model: MODEL } : {}), messages: messages(size), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
     const chat = (mode: "flat" | "metered", size: "1k" | "100k"): Target => ({
       url: `${servers[mode].baseUrl}/api/ai/chat`,
       headers: { cookie: cookies[mode] },
       body: body(size, false),
       charged: mode,
     });
-    const direct = (size: "1k" | "100k"): Target => ({ url: `${stub.info.url}/chat/completions`, headers: { authorization: "Bearer x" }, body: body(size) });
+    const direct = (size: "1k" | "100k"): Target => ({ url: `${stub.info.url}/chat/completions`, headers: { authorization: "Bearer x" }, body: body(size, true, true) });
     const secret = await createKey(servers.flat.baseUrl, cookies.flat);
     const targets: Record<Kind, Target> = {
       direct: direct("1k"),
@@ -195,15 +199,15 @@ function report(r: {
     `| ${name} | ${fmt(k[kind].p50, 2)} | ${fmt(k[kind].p99, 2)} | ${fmt(k[kind].p50 - k[base].p50, 2)} | ${note} |`;
   const rounds = (key: string) => r.addedP50Rounds[key].map((v) => fmt(v, 2)).join(", ");
   return [
-    `Measured ${r.at.slice(0, 10)} on this machine by \`npm run bench:ai:overhead\` (also the last step of \`npm run bench:ai\`): two production servers of the same build on the embedded database, one with \`AI_PRICING_MODE=flat\` and one with \`metered\`, in front of one OpenAI-compatible stub; ${r.settings.model}; concurrency 1, every kind interleaved request by request, ${r.settings.ROUNDS} rounds × ${r.settings.N} requests per kind after ${r.settings.WARMUP} warm-ups each. "Added" is the kind's p50 minus the stub's own p50 for the same prompt.`,
+    `Measured ${r.at.slice(0, 10)} on this machine by \`npm run bench:ai:overhead\` (also the last step of \`npm run bench:ai\`): two production servers of the same build on the embedded database, one with \`AI_PRICING_MODE=flat\` and one with \`metered\`, in front of one OpenAI-compatible stub; ${r.settings.model}; concurrency 1, every kind interleaved request by request, ${r.settings.ROUNDS} rounds × ${r.settings.N} requests per kind after ${r.settings.WARMUP} warm-ups each. "Added" is the kind's p50 minus the stub's own p50 for the same prompt, the stub asked as the gateway asks it: streamed with its usage chunk (every chat is streamed upstream, so a call cut short is billed for what was produced), read to its end. The stub answers ${process.env.BENCH_STUB_REPLY_WORDS} words whatever the prompt.`,
     "",
     "| Kind | p50 ms | p99 ms | added p50 ms | |",
     "|---|---|---|---|---|",
-    `| stub direct, 1 KB prompt | ${fmt(k.direct.p50, 2)} | ${fmt(k.direct.p99, 2)} | | the floor |`,
+    `| stub direct (streamed), 1 KB prompt | ${fmt(k.direct.p50, 2)} | ${fmt(k.direct.p99, 2)} | | the floor |`,
     row("charged chat, flat, 1 KB", "flat", "direct", "15 credits"),
     row("charged chat, metered, 1 KB", "metered", "direct", "tokenizer count, worst-case quote, settled at the usage's price"),
     row("/v1/chat/completions with an API key, flat, 1 KB", "key", "direct", "15 credits; OpenAI's request and answer shapes"),
-    `| stub direct, 100 KB prompt | ${fmt(k.direct100k.p50, 2)} | ${fmt(k.direct100k.p99, 2)} | | |`,
+    `| stub direct (streamed), 100 KB prompt | ${fmt(k.direct100k.p50, 2)} | ${fmt(k.direct100k.p99, 2)} | | |`,
     row("charged chat, flat, 100 KB", "flat100k", "direct100k", "flat also counts the prompt (its refusal limit)"),
     row("charged chat, metered, 100 KB", "metered100k", "direct100k", ""),
     "",

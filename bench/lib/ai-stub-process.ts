@@ -13,10 +13,12 @@
 import { startOpenAiStub } from "@/tests/helpers/openai-stub";
 
 const KEEPALIVE_MS = Number(process.env.BENCH_STUB_KEEPALIVE_MS ?? 65_000);
+/** BENCH_STUB_REPLY_WORDS: answer every chat with that many words instead of echoing the prompt. */
+const REPLY_WORDS = Number(process.env.BENCH_STUB_REPLY_WORDS ?? 0);
 
 async function main(): Promise<void> {
   const keepAliveMs = KEEPALIVE_MS > 0 ? KEEPALIVE_MS : 1000;
-  const stub = await startOpenAiStub({ record: false, keepAliveMs });
+  const stub = await startOpenAiStub({ record: false, keepAliveMs, ...(REPLY_WORDS > 0 ? { replyWords: REPLY_WORDS } : {}) });
   const send = (m: unknown) => process.send?.(m);
   process.on("message", (m: Record<string, unknown>) => {
     if (typeof m.chunkDelayMs === "number") {

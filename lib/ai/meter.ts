@@ -62,6 +62,8 @@ export class ChatMeter {
   private usage: (TokenUsage & { model?: string }) | null = null;
   /** The text chunks of the current attempt; counted only when a bill needs them (cut, or no usage). */
   private chunks: string[] = [];
+  /** How many provider deltas each chunk gathers (one each unless an adapter merged a read's deltas). */
+  private deltas: number[] = [];
   private readonly spent: BilledAttempt[] = [];
 
   constructor(private readonly quote: Quote) {}
@@ -70,6 +72,7 @@ export class ChatMeter {
     switch (part.type) {
       case "text":
         this.chunks.push(part.text);
+        this.deltas.push(part.chunks ?? 1);
         break;
       case "usage":
         // Running counts only grow; a provider that reports twice never lowers what was seen.
@@ -82,6 +85,7 @@ export class ChatMeter {
         this.route = { provider: part.provider, model: part.model };
         this.usage = null;
         this.chunks = [];
+        this.deltas = [];
         break;
       case "spent": {
         const model = attemptModel(this.quote, part.route);
@@ -105,10 +109,10 @@ export class ChatMeter {
     return this.chunks.join("");
   }
 
-  /** Output tokens counted from the text received, chunk by chunk (each at least one token). */
+  /** Output tokens counted from the text received, chunk by chunk (each delta at least one token). */
   get countedTokens(): number {
     const tokenizer = attemptModel(this.quote, this.route).tokenizer;
-    return this.chunks.reduce((n, chunk) => n + Math.max(1, countTokens(chunk, tokenizer)), 0);
+    return this.chunks.reduce((n, chunk, i) => n + Math.max(this.deltas[i], countTokens(chunk, tokenizer)), 0);
   }
 
   /** Attempts given up on (route timeouts) that may be billed. */

@@ -44,9 +44,20 @@ export class UpstreamConnectionError extends Error {
   }
 }
 
+/** The data of one SSE event (buffer[from..to)): its `data:` lines joined; "" when it has none. */
+function eventData(buffer: string, from: number, to: number): string {
+  // The common event: one `data: ...` line.
+  if (buffer.startsWith("data:", from) && buffer.indexOf("\n", from) === to) {
+    return buffer.slice(from + (buffer.charCodeAt(from + 5) === 32 ? 6 : 5), to);
+  }
+  const lines: string[] = [];
+  for (const line of buffer.slice(from, to).split("\n")) if (line.startsWith("data:")) lines.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
+  return lines.join("\n");
+}
+
 export interface WireClient {
-  /** POSTs `body` and yields the `data:` payloads of the SSE answer (parsed JSON) until `[DONE]`. */
-  postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncIterable<T>;
+  /** POSTs `body` and yields the `data:` payloads of the SSE answer (parsed JSON) until `[DONE]`, a batch per read. */
+  postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncIterable<T[]>;
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -125,7 +136,7 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
   }
 
   return {
-    async *postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<T> {
+    async *postStream<T>(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<T[]> {
       const res = await open(path, body, signal, "text/event-stream");
       if ((res.statusCode ?? 0) >= 400) throw await failure(res);
       // A 2xx answer that is not a stream is unusable (the provider had the request: it may bill it).
@@ -137,26 +148,29 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
       let buffer = "";
       try {
         for await (const text of res) {
-          buffer += (text as string).replace(/\r\n/g, "\n");
+          buffer += (text as string).indexOf("\r") >= 0 ? (text as string).replace(/\r\n/g, "\n") : (text as string);
+          // Every complete event of this read, parsed, as one batch: one hop per read, not per event.
+          const batch: T[] = [];
+          let at = 0;
           let cut: number;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const data = block
-              .split("\n")
-              .filter((line) => line.startsWith("data:"))
-              .map((line) => line.slice(5).replace(/^ /, ""))
-              .join("\n");
+          while ((cut = buffer.indexOf("\n\n", at)) >= 0) {
+            const data = eventData(buffer, at, cut);
+            at = cut + 2;
             if (!data) continue;
-            if (data === "[DONE]") return;
+            if (data === "[DONE]") {
+              if (batch.length) yield batch;
+              return;
+            }
             const parsed = JSON.parse(data) as T & { error?: { message?: string; code?: string; type?: string } };
             // An error sent inside the stream (the SDK throws it as an APIError too).
             if (parsed && typeof parsed === "object" && "error" in parsed && parsed.error) {
               const e = parsed.error;
               throw Object.assign(new UpstreamHttpError(500, { get: () => null }, e.code ?? null, e.type ?? null, e.message ?? "error in stream"), { inStream: true });
             }
-            yield parsed as T;
+            batch.push(parsed as T);
           }
+          buffer = at > 0 ? buffer.slice(at) : buffer;
+          if (batch.length) yield batch;
         }
       } finally {
         // Stopped early (the caller's break, the deadline): close this answer's socket.

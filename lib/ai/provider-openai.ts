@@ -142,27 +142,41 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
         try {
           const stream = wire.postStream<CompletionChunk>("/chat/completions", chatBody(req), d.signal);
           let model = req.model ?? settings.chatModel;
-          for await (const chunk of stream) {
-            if (chunk.model) model = chunk.model;
-            const choice = chunk.choices?.[0];
-            const delta = choice?.delta;
-            // A refusal inside a 2xx answer: the provider billed the prompt (reach "received").
-            if (delta?.refusal || choice?.finish_reason === "content_filter") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
-            if (delta?.content) {
+          for await (const batch of stream) {
+            // The deltas of one read become one text part (their count says how many chunks it was).
+            let text = "";
+            let chunks = 0;
+            for (const chunk of batch) {
+              if (chunk.model) model = chunk.model;
+              const choice = chunk.choices?.[0];
+              const delta = choice?.delta;
+              // A refusal inside a 2xx answer: the provider billed the prompt (reach "received").
+              if (delta?.refusal || choice?.finish_reason === "content_filter") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+              if (delta?.content) {
+                text += delta.content;
+                chunks++;
+              }
+              if (chunk.usage) {
+                if (chunks > 0) {
+                  yield { type: "text", text, chunks };
+                  text = "";
+                  chunks = 0;
+                }
+                yield {
+                  type: "usage",
+                  model,
+                  promptTokens: chunk.usage.prompt_tokens ?? 0,
+                  completionTokens: chunk.usage.completion_tokens ?? 0,
+                  ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
+                };
+              }
+            }
+            if (chunks > 0) {
               if (firstText) {
                 firstText = false;
                 observeProviderCall({ ...labels, provider: name, firstToken: true }, started);
               }
-              yield { type: "text", text: delta.content };
-            }
-            if (chunk.usage) {
-              yield {
-                type: "usage",
-                model,
-                promptTokens: chunk.usage.prompt_tokens ?? 0,
-                completionTokens: chunk.usage.completion_tokens ?? 0,
-                ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
-              };
+              yield { type: "text", text, chunks };
             }
           }
           // An aborted answer can end its iteration quietly: report why it ended.

@@ -57,7 +57,8 @@ export interface ChatResult {
  * up on after the provider had the request (AI_ROUTE_TIMEOUT_MS), which the provider may still bill.
  */
 export type StreamPart =
-  | { type: "text"; text: string }
+  /** `chunks`: how many streamed deltas this text gathers (one when absent); each is a token at least. */
+  | { type: "text"; text: string; chunks?: number }
   | ({ type: "usage"; model: string } & TokenUsage)
   | ({ type: "route" } & AnsweredBy)
   | { type: "spent"; route: AnsweredBy; usage: TokenUsage | null };

@@ -54,6 +54,8 @@ export interface OpenAiStubOptions {
   embeddingDim?: number;
   /** Keep request records (default true; benchmarks switch it off). */
   record?: boolean;
+  /** Answer every chat with this many words (an answer of a realistic length whatever the prompt) instead of echoing the prompt. */
+  replyWords?: number;
   /**
    * How long idle connections stay open (default 1000 ms, so tests end promptly). A real provider
    * keeps them much longer; with 1 s, undici's 2 s safety margin makes the client reconnect per call.
@@ -148,6 +150,9 @@ function lastUserText(body: Loose): string {
   if (Array.isArray(last.content)) return last.content.map((p: Loose) => (p?.type === "text" ? p.text : "[image]")).join(" ");
   return "";
 }
+
+const FIXED_WORDS = ["the", "answer", "is", "a", "short", "plain", "reply", "of", "known", "length"];
+const fixedReply = (words: number) => Array.from({ length: words }, (_, i) => FIXED_WORDS[i % FIXED_WORDS.length]).join(" ");
 
 export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<OpenAiStub> {
   const queues = new Map<StubEndpoint, StubBehaviour[]>();
@@ -245,7 +250,8 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
 
   async function chat(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const model = body.model ?? "stub-model";
-    const text = behaviour?.kind === "reply" ? behaviour.text : `stub reply to: ${lastUserText(body)}`;
+    const text =
+      behaviour?.kind === "reply" ? behaviour.text : options.replyWords ? fixedReply(options.replyWords) : `stub reply to: ${lastUserText(body)}`;
     const promptTokens = stub.usage?.promptTokens ?? Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
     const completionTokens = stub.usage?.completionTokens ?? Math.max(1, text.split(/\s+/).filter(Boolean).length);
     const usage = {

@@ -24,6 +24,8 @@ describe("POST /api/ai/generate-content", () => {
   });
 
   it("streams content chunks, then the meta event, then [DONE], charging 25", async () => {
+    // Paced like a model: each word its own read, so each its own event (a burst arrives as one).
+    stub.chunkDelayMs = 5;
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "reply", text: "Dear Dana, thank you for the meeting today. Best regards" });
     const res = await generate(cookie, { ...email, tone: "friendly", language: "de", length: "short" });
