@@ -146,6 +146,7 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
       }
       res.setEncoding("utf8");
       let buffer = "";
+      let finished = false;
       try {
         for await (const text of res) {
           buffer += (text as string).indexOf("\r") >= 0 ? (text as string).replace(/\r\n/g, "\n") : (text as string);
@@ -158,6 +159,7 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
             at = cut + 2;
             if (!data) continue;
             if (data === "[DONE]") {
+              finished = true;
               if (batch.length) yield batch;
               return;
             }
@@ -173,8 +175,19 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
           if (batch.length) yield batch;
         }
       } finally {
-        // Stopped early (the caller's break, the deadline): close this answer's socket.
-        if (!res.complete) res.destroy();
+        // The answer ended ([DONE]): read what is left of it (its last chunk's terminator) so the
+        // connection goes back to the pool, but only briefly: a provider still sending after [DONE]
+        // is cut like any other. Stopped early (the caller's break, the deadline): close this
+        // answer's socket, which stops the provider.
+        if (!res.complete) {
+          if (finished) {
+            const cutOff = setTimeout(() => res.destroy(), 1_000);
+            cutOff.unref();
+            res.once("end", () => clearTimeout(cutOff));
+            res.once("close", () => clearTimeout(cutOff));
+            res.resume();
+          } else res.destroy();
+        }
       }
     },
   };

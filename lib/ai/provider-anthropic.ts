@@ -2,7 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
 import { assembleChat } from "./assemble-chat";
-import { callDeadline, observeProviderCall, unsupported, type Deadline } from "./provider-call";
+import { callDeadline, observeProviderCall, traceChatStream, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 
@@ -105,6 +105,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): AiPr
    * message_delta's output count.
    */
   function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    return traceChatStream(options.name, req.model as string, streamUpstream(req));
+  }
+
+  function streamUpstream(req: ChatRequest): AsyncIterable<StreamPart> {
     const timeoutMs = req.timeoutMs ?? options.timeoutMs;
     const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
     return {

@@ -1,7 +1,8 @@
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
-import { withSpan } from "@/lib/tracing";
+import { traceIterable, withSpan } from "@/lib/tracing";
 import { AiAbortError } from "./abort";
+import type { StreamPart } from "./provider-types";
 import { failoverOf } from "./upstream-error";
 
 /**
@@ -111,5 +112,24 @@ export function runProviderCall<T>(call: ProviderCall, fn: (signal: AbortSignal)
     } finally {
       d.dispose();
     }
+  });
+}
+
+/**
+ * A provider's chat stream under its `ai.provider.chat` span (model, provider, outcome, the last
+ * usage it reported), like runProviderCall's span of a call that answers at once.
+ */
+export function traceChatStream(provider: string, model: string, source: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> {
+  let promptTokens = 0;
+  let completionTokens = 0;
+  return traceIterable("ai.provider.chat", { "ai.model": model, "ai.provider": provider }, source, {
+    seen: (part) => {
+      if (part.type === "usage") {
+        promptTokens = part.promptTokens;
+        completionTokens = part.completionTokens;
+      }
+    },
+    ended: () => ({ "ai.outcome": "ok", "ai.tokens.prompt": promptTokens, "ai.tokens.completion": completionTokens }),
+    failed: (error) => ({ "ai.outcome": error instanceof AiAbortError ? "aborted" : failureKind(error), "ai.tokens.prompt": promptTokens, "ai.tokens.completion": completionTokens }),
   });
 }

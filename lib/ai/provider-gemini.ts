@@ -2,7 +2,7 @@ import { ApiError, GoogleGenAI, type Content, type GenerateContentResponse, type
 import { AppError } from "@/lib/errors";
 import { AiAbortError } from "./abort";
 import { assembleChat } from "./assemble-chat";
-import { callDeadline, observeProviderCall, runProviderCall, unsupported, type Deadline } from "./provider-call";
+import { callDeadline, observeProviderCall, runProviderCall, traceChatStream, unsupported, type Deadline } from "./provider-call";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, StreamPart, TokenUsage } from "./provider-types";
 import { upstreamError } from "./upstream-error";
 
@@ -112,6 +112,10 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
    * answer is billed at least the thinking the provider already reported.
    */
   function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    return traceChatStream(options.name, req.model as string, streamUpstream(req));
+  }
+
+  function streamUpstream(req: ChatRequest): AsyncIterable<StreamPart> {
     const timeoutMs = req.timeoutMs ?? options.timeoutMs;
     const labels = { model: req.model as string, endpoint: "chat", provider: options.name };
     return {

@@ -4,7 +4,7 @@ import { AiAbortError } from "./abort";
 import { toIso6391 } from "./language";
 import { assembleChat } from "./assemble-chat";
 import { createWireClient, isInStream, isNotSent, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
-import { callDeadline, observeProviderCall, runProviderCall, type Deadline } from "./provider-call";
+import { callDeadline, observeProviderCall, runProviderCall, traceChatStream, type Deadline } from "./provider-call";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
 import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
 import type { AiSettings } from "./settings";
@@ -132,6 +132,10 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     runProviderCall({ provider: name, what, ...labels, signal, timeoutMs, mapError: mapUpstreamError }, fn);
 
   function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
+    return traceChatStream(name, req.model ?? settings.chatModel, streamUpstream(req));
+  }
+
+  function streamUpstream(req: ChatRequest): AsyncIterable<StreamPart> {
     const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
     return {
       async *[Symbol.asyncIterator]() {

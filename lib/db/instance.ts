@@ -9,7 +9,10 @@ import { db } from "./client";
  * instance that reserved it; the reservation sweep refunds only the charges of an instance that is
  * gone (stopped, or silent for LOST_AFTER_MS), never one still answering (lib/credits).
  */
-export const INSTANCE_ID = randomUUID();
+// One id per process: Next bundles this module into more than one chunk (the start-up hook's and the
+// routes'), each with its own module scope, so the id lives on the process's global object.
+const globalForInstance = globalThis as typeof globalThis & { __serverInstanceId?: string };
+export const INSTANCE_ID = (globalForInstance.__serverInstanceId ??= randomUUID());
 export const HEARTBEAT_MS = 20_000;
 /** An instance whose heartbeat is older than this is gone (three heartbeats missed and then some). */
 export const LOST_AFTER_MS = 90_000;

@@ -35,6 +35,45 @@ export function withSpan<T>(name: string, attributes: Attributes, fn: (span?: Sp
   });
 }
 
+/**
+ * Traces an async iterable (a provider's stream) as one span `name`, open from its first read to its
+ * end: child of the span active when the reading starts, ended with its outcome (`describe` adds the
+ * attributes of a normal end, `failed` those of an error). With tracing off the iterable is returned
+ * as it is: no extra hop per part on the hot path.
+ */
+export function traceIterable<T>(
+  name: string,
+  attributes: Attributes,
+  source: AsyncIterable<T>,
+  outcome: { seen: (part: T) => void; ended: () => Attributes; failed: (error: unknown) => Attributes },
+): AsyncIterable<T> {
+  if (!tracingEnabled()) return source;
+  return {
+    async *[Symbol.asyncIterator]() {
+      const span = tracer().startSpan(name, { attributes });
+      let ended = false;
+      try {
+        for await (const part of source) {
+          outcome.seen(part);
+          yield part;
+        }
+        ended = true;
+        span.setAttributes(outcome.ended());
+      } catch (error) {
+        ended = true;
+        span.setAttributes(outcome.failed(error));
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        // Stopped early by its reader.
+        if (!ended) span.setAttributes({ ...outcome.ended(), "ai.outcome": "stopped" });
+        span.end();
+      }
+    },
+  };
+}
+
 /** Puts the request id on the active span (the route span), so a trace and its log lines meet. */
 export function tagActiveSpan(attributes: Attributes): void {
   if (!tracingEnabled()) return;

@@ -1,0 +1,107 @@
+/**
+ * npm run bench:ai:ab (bench/ab-chat.ts): this build's charged chat against another build's, side by
+ * side in one run. Two production servers on the embedded database, flat pricing, in front of one
+ * OpenAI-compatible stub (its own process, a 64-word answer whatever the prompt): this checkout's
+ * bench build (.next-bench) and the standalone server of BENCH_AB_BASELINE (a directory holding a
+ * checkout of the other commit, built with `npm run bench:ai:overhead` or `npm run build` there).
+ * Concurrency 1, the two servers interleaved request by request, after warm-ups; per round the p50 of
+ * each and their difference, for a 1 KB and a 100 KB prompt. Writes bench/results/ab-chat-<time>.json
+ * (the BENCHMARKS entry is written by hand: the baseline is whatever commit was chosen).
+ *
+ * Settings: BENCH_AB_BASELINE (required), BENCH_AB_BASELINE_DIST (.next-bench), BENCH_ROUNDS (5),
+ * BENCH_LATENCY_N (200 per server per round), BENCH_WARMUP (300 per server), BENCH_SKIP_BUILD.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ensureBenchBuild, signInUsers, startBenchServer, startHelper, type HelperProcess } from "./lib/ai-server";
+import { keepAliveAgent, median, timedPost } from "./lib/ai-http";
+import { fmt } from "./lib/report";
+import { removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
+
+const BASELINE = process.env.BENCH_AB_BASELINE;
+const BASELINE_DIST = process.env.BENCH_AB_BASELINE_DIST ?? ".next-bench";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const N = Number(process.env.BENCH_LATENCY_N ?? 200);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+
+function prompt(bytes: number): string {
+  const sentence = "The quick brown fox jumps over the lazy dog while the benchmark counts every token it sees. ";
+  return sentence.repeat(Math.ceil(bytes / sentence.length)).slice(0, bytes);
+}
+
+async function main(): Promise<void> {
+  if (!BASELINE) throw new Error("set BENCH_AB_BASELINE to a checkout of the commit to compare with (built there)");
+  const baselineServerDir = path.join(BASELINE, BASELINE_DIST, "standalone");
+  if (!existsSync(path.join(baselineServerDir, "server.js"))) throw new Error(`no standalone build in ${baselineServerDir}`);
+  ensureBenchBuild();
+  process.env.BENCH_STUB_REPLY_WORDS ??= "64";
+  const stub: HelperProcess<{ url: string }> = await startHelper("ai-stub-process.ts");
+  const env = {
+    OPENAI_API_KEY: "sk-bench",
+    OPENAI_BASE_URL: stub.info.url,
+    AI_PRICING_MODE: "flat",
+    LOG_LEVEL: "error",
+    // Every call is charged; the free tier holds enough credits for the whole run.
+    PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
+  };
+  const servers: Record<"baseline" | "current", RunningServer> = {
+    current: await startBenchServer(env),
+    baseline: await startServer({ ...env, NEXT_DIST_DIR: BASELINE_DIST }, { serverDir: baselineServerDir, readyTimeoutMs: 180_000 }),
+  };
+  try {
+    const cookies = {
+      current: (await signInUsers(servers.current.baseUrl, 1, "ab-current"))[0],
+      baseline: (await signInUsers(servers.baseline.baseUrl, 1, "ab-baseline"))[0],
+    };
+    const agent = keepAliveAgent(1);
+    const sizes = { "1k": prompt(1024), "100k": prompt(100 * 1024) } as const;
+    const body = (size: keyof typeof sizes) => JSON.stringify({ messages: (sizes[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content })) });
+    const one = async (who: "baseline" | "current", size: keyof typeof sizes) => {
+      const r = await timedPost(agent, `${servers[who].baseUrl}/api/ai/chat`, { cookie: cookies[who] }, body(size));
+      if (r.status !== 200) throw new Error(`${who} ${size}: ${r.status} ${r.body.slice(0, 200)}`);
+      return r.ms;
+    };
+    const result: Record<string, { baseline: number[]; current: number[]; difference: number[] }> = {};
+    for (const size of Object.keys(sizes) as (keyof typeof sizes)[]) {
+      console.log(`ab ${size}: ${WARMUP} warm-ups per server ...`);
+      for (let i = 0; i < WARMUP; i++) {
+        await one("baseline", size);
+        await one("current", size);
+      }
+      const r = (result[size] = { baseline: [] as number[], current: [] as number[], difference: [] as number[] });
+      for (let round = 0; round < ROUNDS; round++) {
+        const b: number[] = [];
+        const c: number[] = [];
+        for (let i = 0; i < N; i++) {
+          if (i % 2) {
+            b.push(await one("baseline", size));
+            c.push(await one("current", size));
+          } else {
+            c.push(await one("current", size));
+            b.push(await one("baseline", size));
+          }
+        }
+        r.baseline.push(median(b));
+        r.current.push(median(c));
+        r.difference.push(median(c) - median(b));
+        console.log(`  round ${round + 1}: baseline ${fmt(median(b), 2)} | current ${fmt(median(c), 2)} | difference ${fmt(median(c) - median(b), 3)} ms`);
+      }
+      console.log(`  ${size}: median difference ${fmt(median(r.difference), 3)} ms (current ${fmt(median(r.current), 2)} / baseline ${fmt(median(r.baseline), 2)} = ${fmt(median(r.current) / median(r.baseline), 3)})`);
+    }
+    mkdirSync("bench/results", { recursive: true });
+    const file = path.join("bench/results", `ab-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), baseline: BASELINE, rounds: ROUNDS, n: N, warmup: WARMUP, result }, null, 2));
+    console.log(`wrote ${file}`);
+  } finally {
+    for (const s of Object.values(servers)) {
+      await s.stop();
+      removeDir(s.dataDir);
+    }
+    await stub.stop();
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
