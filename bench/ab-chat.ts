@@ -5,7 +5,8 @@
  * bench build (.next-bench) and the standalone server of BENCH_AB_BASELINE (a directory holding a
  * checkout of the other commit, built with `npm run bench:ai:overhead` or `npm run build` there).
  * Concurrency 1, the two servers interleaved request by request, after warm-ups; per round the p50 of
- * each and their difference, for a 1 KB and a 100 KB prompt. Writes bench/results/ab-chat-<time>.json
+ * each and their difference, for a 1 KB and a 100 KB prompt; interleaved with them, the stub asked
+ * directly for a JSON answer (as the baseline asks it) and for a streamed one (as this build does). Writes bench/results/ab-chat-<time>.json
  * (the BENCHMARKS entry is written by hand: the baseline is whatever commit was chosen).
  *
  * Settings: BENCH_AB_BASELINE (required), BENCH_AB_BASELINE_DIST (.next-bench), BENCH_ROUNDS (5),
@@ -61,18 +62,30 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`${who} ${size}: ${r.status} ${r.body.slice(0, 200)}`);
       return r.ms;
     };
-    const result: Record<string, { baseline: number[]; current: number[]; difference: number[] }> = {};
+    // The stub asked directly as each build asks it: the baseline for one JSON answer, this build
+    // streamed with its usage chunk (what the provider's own side of the change costs).
+    const direct = async (stream: boolean, size: keyof typeof sizes) => {
+      const payload = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: sizes[size] }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+      const r = await timedPost(agent, `${stub.info.url}/chat/completions`, { authorization: "Bearer sk-bench" }, payload);
+      if (r.status !== 200) throw new Error(`stub ${size}: ${r.status}`);
+      return r.ms;
+    };
+    const result: Record<string, { baseline: number[]; current: number[]; difference: number[]; stubStreamedOverJson: number[] }> = {};
     for (const size of Object.keys(sizes) as (keyof typeof sizes)[]) {
       console.log(`ab ${size}: ${WARMUP} warm-ups per server ...`);
       for (let i = 0; i < WARMUP; i++) {
         await one("baseline", size);
         await one("current", size);
       }
-      const r = (result[size] = { baseline: [] as number[], current: [] as number[], difference: [] as number[] });
+      const r = (result[size] = { baseline: [] as number[], current: [] as number[], difference: [] as number[], stubStreamedOverJson: [] as number[] });
       for (let round = 0; round < ROUNDS; round++) {
         const b: number[] = [];
         const c: number[] = [];
+        const json: number[] = [];
+        const streamed: number[] = [];
         for (let i = 0; i < N; i++) {
+          json.push(await direct(false, size));
+          streamed.push(await direct(true, size));
           if (i % 2) {
             b.push(await one("baseline", size));
             c.push(await one("current", size));
@@ -84,9 +97,14 @@ async function main(): Promise<void> {
         r.baseline.push(median(b));
         r.current.push(median(c));
         r.difference.push(median(c) - median(b));
-        console.log(`  round ${round + 1}: baseline ${fmt(median(b), 2)} | current ${fmt(median(c), 2)} | difference ${fmt(median(c) - median(b), 3)} ms`);
+        r.stubStreamedOverJson.push(median(streamed) - median(json));
+        console.log(
+          `  round ${round + 1}: baseline ${fmt(median(b), 2)} | current ${fmt(median(c), 2)} | difference ${fmt(median(c) - median(b), 3)} ms | stub streamed ${fmt(median(streamed), 2)} - JSON ${fmt(median(json), 2)} = ${fmt(median(streamed) - median(json), 3)} ms`,
+        );
       }
-      console.log(`  ${size}: median difference ${fmt(median(r.difference), 3)} ms (current ${fmt(median(r.current), 2)} / baseline ${fmt(median(r.baseline), 2)} = ${fmt(median(r.current) / median(r.baseline), 3)})`);
+      console.log(
+        `  ${size}: median difference ${fmt(median(r.difference), 3)} ms (current ${fmt(median(r.current), 2)} / baseline ${fmt(median(r.baseline), 2)} = ${fmt(median(r.current) / median(r.baseline), 3)}); the stub's streamed answer over its JSON one ${fmt(median(r.stubStreamedOverJson), 3)} ms`,
+      );
     }
     mkdirSync("bench/results", { recursive: true });
     const file = path.join("bench/results", `ab-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);

@@ -148,7 +148,8 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
       let buffer = "";
       let finished = false;
       try {
-        for await (const text of res) {
+        // Not destroyed when the loop returns at [DONE]: the finally below drains it for the pool.
+        for await (const text of res.iterator({ destroyOnReturn: false })) {
           buffer += (text as string).indexOf("\r") >= 0 ? (text as string).replace(/\r\n/g, "\n") : (text as string);
           // Every complete event of this read, parsed, as one batch: one hop per read, not per event.
           const batch: T[] = [];
