@@ -34,10 +34,12 @@ export async function requestEmailLink(input: { email: string; baseUrl: string; 
   if (Math.random() < 0.02) {
     void prisma.emailSignInToken.deleteMany({ where: { expiresAt: { lt: new Date(Date.now() - 86_400_000) } } }).catch(() => undefined);
   }
+  // Everything in the fragment: a browser never sends it (no server log, trace or proxy sees the
+  // token); the page reads it and posts it when the person clicks.
+  const fragment = new URLSearchParams({ email, token });
+  if (input.callbackUrl) fragment.set("callbackUrl", safeRedirectPath(input.callbackUrl));
   const link = new URL("/signin/email", `${input.baseUrl}/`);
-  link.searchParams.set("email", email);
-  link.searchParams.set("token", token);
-  if (input.callbackUrl) link.searchParams.set("callbackUrl", safeRedirectPath(input.callbackUrl));
+  link.hash = fragment.toString();
   try {
     await sendEmail({
       to: email,
@@ -52,13 +54,21 @@ export async function requestEmailLink(input: { email: string; baseUrl: string; 
   }
 }
 
-/** Spends a link: true once for a token of this address that has not expired, false ever after. */
+/**
+ * Spends a link: true once for a token of this address that has not expired, false ever after. A
+ * sign-in voids the address's other unused links too (an older link found later in the inbox, or
+ * one a mail scanner copied, cannot sign in again).
+ */
 export async function consumeEmailLink(email: string, token: string): Promise<boolean> {
   if (!token || token.length > 200) return false;
   const prisma = await db();
+  const address = normalizeEmail(email);
+  const now = new Date();
   const { count } = await prisma.emailSignInToken.updateMany({
-    where: { tokenHash: hash(token), email: normalizeEmail(email), usedAt: null, expiresAt: { gt: new Date() } },
-    data: { usedAt: new Date() },
+    where: { tokenHash: hash(token), email: address, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
   });
-  return count === 1;
+  if (count !== 1) return false;
+  await prisma.emailSignInToken.updateMany({ where: { email: address, usedAt: null }, data: { usedAt: now } });
+  return true;
 }

@@ -16,6 +16,18 @@ export function appBaseUrl(requestUrl?: string): string {
 }
 
 /**
+ * The base of links this site mails (sign-in links): NEXTAUTH_URL, never a request header, so a
+ * request cannot make a real mailer send links to another host. Only local development may go
+ * without it: its links then name the address it listens on (http://localhost:PORT). The
+ * configuration check requires NEXTAUTH_URL whenever email sign-in is on anywhere else.
+ */
+export function mailedLinkBase(): string {
+  const configured = env().NEXTAUTH_URL;
+  if (configured) return configured.replace(/\/+$/, "");
+  return `http://localhost:${process.env.PORT || 3000}`;
+}
+
+/**
  * The request's URL as the client addressed it. `next dev` and `next start` build `req.url` from the
  * hostname they were started with ("localhost"), so a browser at 127.0.0.1 or a LAN address would be
  * sent to another origin after the checkout simulator (and arrive without its session cookie).
@@ -45,11 +57,17 @@ export function sameOriginUrl(candidate: string | null | undefined, base: string
   }
 }
 
-/** The same as a path for this origin ("/dashboard?x=1"), or `fallback`: what a sign-in page may send the browser to. */
+/**
+ * The same as a path for this origin ("/dashboard?x=1"), or `fallback`: what a sign-in page may send
+ * the browser to. The path is the one the URL parser resolved (dot segments, %2e and backslashes
+ * as browsers read them), and it never starts with `//` or `/\`, which a browser would take for
+ * another host (`/.//evil.example/x`, `/dashboard/..//evil.example`, `/%2e//evil.example`).
+ */
 export function safeRedirectPath(candidate: string | null | undefined, fallback = "/dashboard"): string {
   const base = "http://app.invalid";
   const resolved = sameOriginUrl(candidate, base);
   if (!resolved) return fallback;
   const url = new URL(resolved);
+  if (/^\/[\/\\]/.test(url.pathname)) return fallback;
   return `${url.pathname}${url.search}${url.hash}`;
 }

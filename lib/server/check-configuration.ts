@@ -32,6 +32,11 @@ export function configurationProblems(source: Record<string, string | undefined>
         "Sign-in: no sign-in method is configured for production; set RESEND_API_KEY (sign-in by emailed link), AUTH_GITHUB_ID/SECRET, AUTH_GOOGLE_ID/SECRET or AUTH_OIDC_ISSUER/ID/SECRET",
       );
     }
+    if (signInMethods(e).includes("email") && !e.NEXTAUTH_URL && e.appEnv !== "development") {
+      found.push(
+        "NEXTAUTH_URL: required for sign-in by emailed link (set it to this site's public URL, e.g. https://app.example.com): links are built from it, never from a request's Host header",
+      );
+    }
     if (e.isProduction && e.LEMONSQUEEZY_API_KEY) {
       const missing = missingPricingSettings().filter((name) => !name.startsWith("PRICING_CONFIG"));
       if (missing.length) found.push(`PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for ${missing.join(", ")} (docs/DEPLOY.md, "Lemon Squeezy")`);

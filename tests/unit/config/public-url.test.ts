@@ -26,6 +26,27 @@ describe("redirect targets (lib/config/public-url.ts)", () => {
     expect(sameOriginUrl(candidate, base)).toBeNull();
   });
 
+  // What a browser would resolve to another host once the path's dot segments are removed.
+  it.each([
+    "/.//evil.example/x",
+    "/..//evil.example/x",
+    "/%2e//evil.example/x",
+    "/%2E%2E//evil.example/x",
+    "/dashboard/..//evil.example/x",
+    "/dashboard/../..//evil.example/x",
+    "/./%2e/.//evil.example",
+    "///evil.example/x",
+    "/.\\evil.example/x",
+    "/%2e/%5c/evil.example",
+    "/a/.././/evil.example",
+  ])("never returns a path a browser reads as another host: %j", (candidate) => {
+    const path = safeRedirectPath(candidate);
+    expect(path.startsWith("//") || path.startsWith("/\\")).toBe(false);
+    expect(new URL(path, base).origin).toBe(base);
+    // The sign-in page navigates with it as is: from a page of this site it stays on this site.
+    expect(new URL(path, `${base}/signin`).host).toBe("app.example.com");
+  });
+
   it("falls back when there is no target", () => {
     expect(safeRedirectPath(undefined)).toBe("/dashboard");
     expect(safeRedirectPath("", "/")).toBe("/");

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requestEmailLink } from "@/lib/auth/email-link";
 import { env, signInMethods } from "@/lib/config/env";
-import { appBaseUrl, publicRequestUrl } from "@/lib/config/public-url";
+import { mailedLinkBase } from "@/lib/config/public-url";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -26,8 +26,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [503],
       response: z.object({ sent: z.literal(true), message: z.string() }),
     },
-    async ({ body, req }) => {
-      await requestEmailLink({ email: body.email, callbackUrl: body.callbackUrl, baseUrl: appBaseUrl(publicRequestUrl(req)) });
+    async ({ body }) => {
+      await requestEmailLink({ email: body.email, callbackUrl: body.callbackUrl, baseUrl: mailedLinkBase() });
       return { sent: true as const, message: "If this address can receive email, a sign-in link is on its way. It works once, for 15 minutes." };
     },
   ),
