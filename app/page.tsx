@@ -27,7 +27,6 @@ export default function Home() {
       <ul className="mt-10 flex flex-wrap gap-x-6 gap-y-2 text-sm">
         {JSON_ENDPOINTS.map(({ href, label }) => (
           <li key={href}>
-            {/* eslint-disable-next-line @next/next/no-html-link-for-pages -- a JSON endpoint, not a page */}
             <a className="link" href={href}>
               {label}
             </a>

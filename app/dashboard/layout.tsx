@@ -20,6 +20,7 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
     { href: "/dashboard/files", label: "Files" },
     ...(f.apiKeys ? [{ href: "/dashboard/keys", label: "API keys" }] : []),
     { href: "/dashboard/email", label: "Email" },
+    { href: "/dashboard/account", label: "Account" },
     ...(!env().isProduction ? [{ href: "/dev/mailbox", label: "Mailbox (dev)", external: true }] : []),
   ];
   return (

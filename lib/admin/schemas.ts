@@ -69,6 +69,7 @@ export const unlinkIdentityResponse = z.object({
   unlinked: z.boolean(),
   provider: z.string(),
   sessionsRevokedAt: iso.meta({ description: "every session of the user signed in until then has ended" }),
+  apiKeysRevoked: z.number().meta({ description: "the user's API keys that were active, now revoked" }),
 });
 
 // ---- responses -----------------------------------------------------------------------------------

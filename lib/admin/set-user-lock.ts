@@ -8,9 +8,9 @@ import type { Operator } from "@/lib/auth/resolve-operator";
 export const OPERATOR_LOCK_PREFIX = "locked by an operator: ";
 
 /**
- * Locks or unlocks a user. A locked account cannot sign in, and its sessions may read but not write
- * or be charged (the route wrapper answers 403), from the next request on this instance and within
- * seconds on the others. The change and its audit row commit together; asking for the state the user
+ * Locks or unlocks a user. A locked account cannot sign in, its sessions may read but not write or
+ * be charged, and its API keys are suspended (every /v1 call answers 403; they are not revoked, so an
+ * unlock gives them back), from the next request on this instance and within seconds on the others. The change and its audit row commit together; asking for the state the user
  * is already in changes nothing and writes no audit row.
  */
 export async function setUserLock(input: { operator: Operator; userId: string; locked: boolean; reason: string; requestId: string | null }) {

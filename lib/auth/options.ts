@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
@@ -6,11 +7,15 @@ import { z } from "zod";
 import { env, signInMethods } from "@/lib/config/env";
 import { authSecret } from "@/lib/config/auth-secret";
 import { log } from "@/lib/log";
+import { accountState } from "@/lib/users/account-state";
 import { consumeEmailLink } from "./email-link";
+import { revokeSession, SESSION_MAX_AGE_S } from "./revoke-session";
 import { signInUser } from "./sign-in-user";
 import { githubVerifiedEmail, profileVouchesForEmail, signInWithIdentity } from "./sign-in-with-identity";
 
 const devEmail = z.email();
+/** Thrown by the jwt callback for a session that was ended: next-auth then clears its cookie. */
+const SESSION_ENDED = "session ended";
 
 function describeAuthMetadata(metadata: unknown): Record<string, unknown> {
   const m = metadata as { message?: unknown; error?: { message?: unknown; name?: unknown }; providerId?: unknown; name?: unknown } | undefined;
@@ -107,13 +112,18 @@ export function authOptions(): NextAuthOptions {
 
   return {
     secret: authSecret(),
-    session: { strategy: "jwt", maxAge: 30 * 24 * 60 * 60 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
     providers,
     pages: { signIn: "/signin" },
     // next-auth's own messages as our JSON log lines (not its plain-text lines with stacks on stderr):
     // the code, the message and the provider, never the raw metadata (it can hold tokens).
     logger: {
       error(code, metadata) {
+        // A revoked session presented again: next-auth clears its cookie; nothing went wrong.
+        if (code === "JWT_SESSION_ERROR" && describeAuthMetadata(metadata).message === SESSION_ENDED) {
+          log.info("a revoked session was presented; its cookie was cleared");
+          return;
+        }
         log.error("sign-in error", { code, ...describeAuthMetadata(metadata) });
       },
       warn(code) {
@@ -153,15 +163,32 @@ export function authOptions(): NextAuthOptions {
           token.authMethod = account.provider;
           token.emailVerified = account.provider !== "dev" && (user as { emailVerified?: unknown } | undefined)?.emailVerified === true;
           token.signedInAt = Date.now();
-        } else if (typeof token.signedInAt !== "number" && typeof token.iat === "number") {
-          // A token from before signedInAt existed: a refresh keeps its first issue time, not a new one.
-          token.signedInAt = token.iat * 1000;
+          // This session's id: signing out revokes it server-side (lib/auth/revoke-session.ts).
+          token.sid = randomUUID();
+        } else {
+          if (typeof token.signedInAt !== "number" && typeof token.iat === "number") {
+            // A token from before signedInAt existed: a refresh keeps its first issue time, not a new one.
+            token.signedInAt = token.iat * 1000;
+          }
+          // A refresh of a session that was signed out, ended everywhere, or whose user is gone: no
+          // new cookie (next-auth clears it and answers no session).
+          const mark = { signedInAt: token.signedInAt as number | undefined, sessionId: token.sid as string | undefined };
+          if (typeof token.sub === "string" && !(await accountState(token.sub, mark))) throw new Error(SESSION_ENDED);
         }
         return token;
       },
       async session({ session, token }) {
         session.user = { ...session.user, id: token.sub ?? "", email: (token.email as string | undefined) ?? null };
         return session;
+      },
+    },
+    events: {
+      // Signing out ends the session server-side, not only its cookie in this browser.
+      async signOut({ token }) {
+        if (typeof token?.sub !== "string") return;
+        await revokeSession({ userId: token.sub, sessionId: typeof token.sid === "string" ? token.sid : null }).catch((error) =>
+          log.error("signing a session out failed", { error: (error as Error).message }),
+        );
       },
     },
   };

@@ -33,6 +33,6 @@ export async function resolveOperator(req: Request): Promise<Operator | null> {
   if (e.ADMIN_EMAILS.length === 0) return null;
   const user = await getSessionUser(req);
   if (!user || !isOperatorSession(user)) return null;
-  if ((await accountState(user.id, user.signedInAt)) !== "active") return null;
+  if ((await accountState(user.id, user)) !== "active") return null;
   return { id: user.id, label: (user.email as string).toLowerCase() };
 }

@@ -11,6 +11,8 @@ export interface SessionUser {
   emailVerified?: boolean;
   /** When this session signed in (epoch milliseconds): a revocation after it ends the session. */
   signedInAt?: number | null;
+  /** This session's id (the token's `sid`, set at sign-in): signing out revokes it (lib/auth/revoke-session.ts). */
+  sessionId?: string | null;
 }
 
 /**
@@ -23,6 +25,7 @@ const sessionClaims = z.object({
   authMethod: z.string().max(50).nullish(),
   emailVerified: z.boolean().nullish(),
   signedInAt: z.number().int().nonnegative().nullish(),
+  sid: z.string().max(100).nullish(),
   iat: z.number().nullish(),
   exp: z.number().nullish(),
 });
@@ -114,6 +117,7 @@ async function decodeSessionUser(req: Request, cookies: Map<string, string>, sec
           authMethod: c.authMethod ?? null,
           emailVerified: c.emailVerified === true,
           signedInAt: c.signedInAt ?? (typeof c.iat === "number" ? Math.floor(c.iat) * 1000 : null),
+          sessionId: c.sid ?? null,
         },
         expiresAt: typeof c.exp === "number" ? c.exp * 1000 : Date.now() + DECODED_TTL_MS,
       };

@@ -131,6 +131,8 @@ const schema = z.object({
   AI_TRANSCRIPTION_MODEL: optionalText,
   AI_EMBEDDING_MODEL: optionalText,
   AI_TIMEOUT_MS: int(60_000, 1),
+  /** AI requests one user may have in progress at once, across instances (0: no cap). */
+  AI_MAX_CONCURRENT_PER_USER: int(8, 0),
   /** flat: SPEC's fixed credit costs (refusing calls that would cost more than they are worth); metered: priced by model and tokens. */
   AI_PRICING_MODE: optionalEnum(["flat", "metered"]).transform((v) => v ?? "flat"),
   /** USD value of one credit; unset: the lowest price a credit is sold at in the pricing catalog. */

@@ -4,6 +4,7 @@ import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";
 import { expireBonusPurchases, refundStaleReservations } from "@/lib/credits";
 import { sweepAbandonedUploads } from "@/lib/storage";
+import { sweepRevokedSessions } from "@/lib/users/sweep-revoked-sessions";
 import type { JobOutcome } from "./run-job";
 
 /** A scheduled maintenance job (SPEC §4.6): its schedule (as in vercel.json), when it applies and its work. */
@@ -36,8 +37,8 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
     active: () => flags().pricingModel === "classic_saas" || syncInCron(),
     inactiveMessage: "Skipped: trial expiry applies only in classic_saas mode",
     // Every day in either pricing mode: what a stopped process left behind (unfinished uploads,
-    // charges whose answer it never sent).
-    housekeeping: () => Promise.all([sweepAbandonedUploads(), refundStaleReservations()]),
+    // charges whose answer it never sent), and signed-out sessions whose tokens have all expired.
+    housekeeping: () => Promise.all([sweepAbandonedUploads(), refundStaleReservations(), sweepRevokedSessions()]),
     run: async () => {
       const trials = flags().pricingModel === "classic_saas" ? await expireTrials() : null;
       const sync = syncInCron() ? await syncBilling() : null;

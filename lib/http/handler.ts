@@ -29,6 +29,36 @@ function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): 
 }
 
 
+const isInvalidRequest = (code: string) => code === "validation_failed" || code === "payload_too_large" || code === "unsupported_media_type" || code === "bad_request";
+
+/** The response, releasing `slot` once its body is sent (at once for an answer that is not a stream). */
+function releasingAtEnd(response: Response, slot: { release(): void }): Response {
+  if (!response.body || !String(response.headers.get("content-type")).startsWith("text/event-stream")) {
+    slot.release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          slot.release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        slot.release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      slot.release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai"): Response {
   if (isAppError(error)) {
     const status = STATUS_BY_CODE[error.code];
@@ -62,6 +92,8 @@ export function createRoute<
     let caller: string | null = null;
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
+    let slot: { release(): void } | null = null;
+    let aiUser: string | null = null;
     let response: Response;
     try {
       // The parameters first: whatever the answer (401, 404, 429), the metric's route label is the
@@ -86,6 +118,9 @@ export function createRoute<
       // Writes with the session cookie come from this site's pages only (CSRF); after the operator
       // check, so the operator API stays invisible to everyone else.
       if (user || operator) refuseCrossSiteWrite(req);
+      // A locked account's keys are suspended, reads included: the key itself is not revoked (an
+      // operator's unlock gives it back), but nothing answers it meanwhile.
+      if (keyAuth?.locked) throw new AppError("forbidden", "This account is locked: its API keys are suspended; contact support", { reason: "account_locked" });
       if (user?.locked && req.method !== "GET" && req.method !== "HEAD") {
         throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
       }
@@ -121,6 +156,12 @@ export function createRoute<
 
       // A malformed id is an id that names nothing (the same answer as another user's).
       if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
+      // An AI call holds one of its user's slots from before its body is read to its answer's end.
+      if (spec.concurrency === "ai" && user && runtime.aiGuard) {
+        aiUser = user.id;
+        runtime.aiGuard.refuseIfTooManyInvalid(user.id);
+        slot = await runtime.aiGuard.acquire(user.id);
+      }
       const { query, body, bodyFormat } = await parseInput(spec as never, req, url);
       const result = await handler({
         req,
@@ -144,7 +185,13 @@ export function createRoute<
       }
     } catch (error) {
       response = toErrorResponse(error, log, spec.dialect);
+      // Refused at no charge, but read and parsed at ours: counted against the user.
+      if (aiUser && isAppError(error) && isInvalidRequest(error.code)) {
+        await runtime.aiGuard?.countInvalid(aiUser).catch((e) => log.warn("invalid request not counted", { error: (e as Error).message }));
+      }
     }
+    // A streamed answer keeps its slot until the stream ends (or its client leaves); any other, no longer.
+    if (slot) response = releasingAtEnd(response, slot);
     // Errors are never cached; a handler that answers an error itself may be stricter (health: 503).
     if (!response.ok && !response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
     extraHeaders.forEach((value, name) => response.headers.set(name, value));

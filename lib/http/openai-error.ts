@@ -1,4 +1,5 @@
 import type { ErrorCode } from "@/lib/errors";
+import { withoutCredentials } from "@/lib/credential-shapes";
 import { json } from "./respond";
 
 /**
@@ -51,7 +52,7 @@ export interface OpenAiErrorInput {
 /** The `error` object of a body (also sent as an SSE event when a stream fails after it began). */
 export function openAiErrorObject(e: OpenAiErrorInput): { message: string; type: string; code: string | null; param: string | null } {
   const kind = KIND_BY_CODE[e.code];
-  return { message: e.message, type: kind.type, code: e.reason ?? kind.code, param: e.param ?? null };
+  return { message: withoutCredentials(e.message), type: kind.type, code: e.reason ?? kind.code, param: e.param ?? null };
 }
 
 export function openAiErrorResponse(e: OpenAiErrorInput): Response {

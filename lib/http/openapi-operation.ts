@@ -43,7 +43,7 @@ const openAiErrorRef = { $ref: "#/components/schemas/OpenAIError" };
 const OPENAI_STATUS_TEXT: Record<number, string> = {
   400: "invalid_request_error: the message names the field, `param` is its path",
   401: "invalid_api_key: missing, unknown, revoked or expired key, or a key sent in the URL",
-  403: "model_not_allowed or permission_denied: the key may not use this model or make this kind of call (also: the account is locked)",
+  403: "model_not_allowed or permission_denied: the key may not use this model or make this kind of call (also: account_locked, the account is locked and its keys suspended)",
   404: "model_not_found, or no such endpoint",
   429: "insufficient_quota (no credits, or the key's budget is spent; x-should-retry: false) or rate_limit_exceeded (Retry-After)",
 };
@@ -130,8 +130,8 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   // Every route: the wrapper refuses NUL and unpaired surrogates in any query parameter (400).
   statuses.add(400);
   if (def.auth === "session" || def.auth === "apiKey") statuses.add(401);
-  // A key limited to other models or kinds, or a locked account's key writing.
-  if (def.auth === "apiKey" && method !== "GET") statuses.add(403);
+  // A key limited to other models or kinds, or a locked account's (suspended) key.
+  if (def.auth === "apiKey") statuses.add(403);
   // A locked account's session may read but not write.
   if ((def.auth === "session" || def.auth === "optional") && method !== "GET") statuses.add(403);
   // An operator route answers everyone else as a path no route serves.

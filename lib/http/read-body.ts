@@ -30,8 +30,42 @@ export async function readBodyBytes(req: Request, limit: number): Promise<Uint8A
   return bytes;
 }
 
-export async function readJsonBody(req: Request, limit: number): Promise<unknown> {
+const BASE64_MARK = Buffer.from(";base64,");
+const QUOTE = 0x22;
+
+/**
+ * The bytes of a JSON body that are not base64 data (`data:...;base64,...` strings: images): found
+ * by a byte search, before anything is decoded or parsed.
+ */
+export function bytesBesideBase64(bytes: Uint8Array): number {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let base64 = 0;
+  for (let at = buffer.indexOf(BASE64_MARK); at >= 0; at = buffer.indexOf(BASE64_MARK, at)) {
+    const start = at + BASE64_MARK.length;
+    const end = buffer.indexOf(QUOTE, start);
+    if (end < 0) break;
+    base64 += end - start;
+    at = end;
+  }
+  return bytes.byteLength - base64;
+}
+
+/**
+ * A JSON body within `limit` bytes; with `maxTextBytes`, one whose bytes besides base64 images are
+ * over it answers 413 before it is decoded or parsed (a text-only body cannot need the room kept for
+ * images).
+ */
+export async function readJsonBody(req: Request, limit: number, maxTextBytes?: number): Promise<unknown> {
   const bytes = await readBodyBytes(req, limit);
+  if (bytes && maxTextBytes !== undefined && bytes.byteLength > maxTextBytes) {
+    const text = bytesBesideBase64(bytes);
+    if (text > maxTextBytes) {
+      throw new AppError(
+        "payload_too_large",
+        `Request body too large: ${text} bytes besides images; the limit for text is ${maxTextBytes} bytes (more than any offered model's context holds)`,
+      );
+    }
+  }
   const text = bytes ? new TextDecoder().decode(bytes) : "";
   if (text.trim() === "") return undefined;
   try {

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "@/lib/errors";
+import { withoutCredentials } from "@/lib/credential-shapes";
 
 /** Response helpers shared by the route wrapper and streaming handlers. */
 export function json(body: unknown, init: ResponseInit = {}): Response {
@@ -9,10 +10,11 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
 
 /**
  * Every error body: `error`, the message for people (SPEC's contract), and `code`, the stable
- * machine-readable reason (lib/errors.ts ErrorCode; documented per operation in the OpenAPI).
+ * machine-readable reason (lib/errors.ts ErrorCode; documented per operation in the OpenAPI). A
+ * message never repeats a credential-shaped value it was built from (lib/credential-shapes.ts).
  */
 export function errorResponse(status: number, message: string, code: ErrorCode, headers?: HeadersInit): Response {
-  return json({ error: message, code }, { status, headers });
+  return json({ error: withoutCredentials(message), code }, { status, headers });
 }
 
 /** Server-sent events response around a byte stream. */

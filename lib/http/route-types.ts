@@ -41,6 +41,15 @@ export interface RouteRuntime {
   /** A key's own requests-per-minute window (null: the key has no limit). */
   keyRate?: (key: ApiKeyPrincipal) => Promise<RateOutcome | null>;
   observe?: (observation: RouteObservation) => void;
+  /** AI routes (spec.concurrency "ai"): the per-user cap on requests in progress and on invalid requests. */
+  aiGuard?: AiGuard;
+}
+
+/** lib/ratelimit/ai-guard.ts, as the wrapper uses it. */
+export interface AiGuard {
+  acquire(userId: string): Promise<{ release(): void }>;
+  refuseIfTooManyInvalid(userId: string): void;
+  countInvalid(userId: string): Promise<void>;
 }
 
 /**
@@ -92,6 +101,17 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   bodyDoc?: ZodType;
   /** Largest JSON body accepted (bytes); more answers 413 without reading the rest. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Largest text a JSON body may carry besides base64 images (bytes), when maxBodyBytes leaves room
+   * for images: a larger body without the images to fill it answers 413 before it is parsed.
+   */
+  maxTextBytes?: () => number;
+  /**
+   * "ai": a charged AI call. The user holds one of their AI_MAX_CONCURRENT_PER_USER slots from before
+   * the body is read until the answer is complete (a stream: its end), and their invalid requests
+   * (400, 413, 415) are counted, past a limit refused (lib/ratelimit/ai-guard.ts). "none": not.
+   */
+  concurrency?: "ai" | "none";
 }
 
 

@@ -9,6 +9,7 @@ import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
+import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-guard";
 import { V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
@@ -22,7 +23,7 @@ export { methods } from "./methods";
 async function resolveUser(req: Request) {
   const user = await getSessionUser(req);
   if (!user) return null;
-  const state = await accountState(user.id, user.signedInAt);
+  const state = await accountState(user.id, user);
   return state ? { ...user, locked: state === "locked" } : null;
 }
 
@@ -55,7 +56,9 @@ function afterResponse(): void {
   }
 }
 
-const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse };
+const aiGuard = { acquire: (userId: string) => acquireAiSlot(userId), refuseIfTooManyInvalid: (userId: string) => refuseIfTooManyInvalid(userId), countInvalid: (userId: string) => countInvalidAiRequest(userId) };
+
+const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse, aiGuard };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<
@@ -86,7 +89,7 @@ export function aiRoute<Q extends ZodType | undefined = undefined, B extends Zod
   spec: PresetSpec<Q, B, "session", R, never>,
   handler: RouteHandler<Q, B, "session", R>,
 ): NextRouteHandler {
-  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
+  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], concurrency: "ai", ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
 }
 
 /** The OpenAI-compatible API (/v1): API-key auth, OpenAI's error shape, its statuses and credit headers. */
@@ -94,5 +97,5 @@ export function v1Route<Q extends ZodType | undefined = undefined, B extends Zod
   spec: PresetSpec<Q, B, "apiKey", R, "dialect">,
   handler: RouteHandler<Q, B, "apiKey", R>,
 ): NextRouteHandler {
-  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, responseHeaders: V1_HEADERS, ...spec }, handler);
+  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, responseHeaders: V1_HEADERS, concurrency: "ai", ...spec }, handler);
 }

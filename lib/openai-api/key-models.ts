@@ -4,10 +4,14 @@ import { KIND_OF_MODEL, offeredModels } from "@/lib/ai/key-models";
 import type { ModelSpec } from "@/lib/ai/models";
 import { AppError } from "@/lib/errors";
 
-/** The models a key may use: those offered, narrowed to the key's list when it has one. */
+/**
+ * The models a key may use: those offered, narrowed to the key's models and to the kinds of call it
+ * may make, when it lists them (a chat-only key sees chat models only).
+ */
 export function modelsForKey(key: ApiKeyPrincipal): ModelSpec[] {
-  const offered = offeredModels();
-  return key.models.length ? offered.filter((m) => key.models.includes(m.id)) : offered;
+  return offeredModels().filter(
+    (m) => (key.models.length === 0 || key.models.includes(m.id)) && (key.kinds.length === 0 || key.kinds.includes(KIND_OF_MODEL[m.kind])),
+  );
 }
 
 /**

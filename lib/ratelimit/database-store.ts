@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
-import type { RateLimitStore, WindowCount, WindowHit } from "./store";
+import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
+import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
 /**
  * Fixed windows in the rate_limit_windows table: every check is ONE atomic upsert for all its keys.
@@ -29,5 +30,21 @@ export const databaseStore: RateLimitStore = {
     }
     const counts = new Map(rows.map((r) => [r.key, Number(r.count)]));
     return hits.map((h) => ({ ...h, count: counts.get(h.key) ?? 1, resetMs: windowStart.getTime() + windowMs }));
+  },
+
+  /**
+   * Slots in ai_request_slots, one statement (acquire_ai_slot: the key's slots serialized by an
+   * advisory lock, lapsed ones and those of a process known gone dropped, then counted).
+   */
+  async acquireSlot(slot: SlotRequest): Promise<boolean> {
+    const prisma = await db();
+    const [row] = await prisma.$queryRaw<{ ok: boolean }[]>`
+      SELECT acquire_ai_slot(${slot.key}, ${slot.id}, ${slot.cap}::int, ${slot.leaseMs}::int, ${INSTANCE_ID}, ${LOST_AFTER_MS}::int) AS ok`;
+    return row?.ok === true;
+  },
+
+  async releaseSlot(_key: string, id: string): Promise<void> {
+    const prisma = await db();
+    await prisma.$executeRaw`DELETE FROM ai_request_slots WHERE id = ${id}`;
   },
 };

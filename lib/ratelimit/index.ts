@@ -18,7 +18,7 @@ export interface RateLimitOutcome {
 
 const state = globalThis as unknown as { __rateLimitStore?: { key: string; store: RateLimitStore } };
 
-function currentStore(): RateLimitStore {
+export function currentStore(): RateLimitStore {
   const e = env();
   const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.UPSTASH_REDIS_REST_TOKEN ?? ""}|${e.RATE_LIMIT_TIMEOUT_MS}`;
   if (state.__rateLimitStore?.key !== key) {
@@ -31,7 +31,7 @@ function currentStore(): RateLimitStore {
   return state.__rateLimitStore.store;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`rate limit store timed out after ${ms} ms`)), ms);
     promise.then(

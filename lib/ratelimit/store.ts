@@ -12,8 +12,23 @@ export interface WindowCount {
   resetMs: number;
 }
 
-/** Counts one hit on each key in the current fixed window, atomically per key. */
+/** A slot to take under a cap: `id` is the slot's own id, `leaseMs` how long it lasts if never released. */
+export interface SlotRequest {
+  key: string;
+  id: string;
+  cap: number;
+  leaseMs: number;
+  nowMs: number;
+}
+
+/**
+ * Counts one hit on each key in the current fixed window, atomically per key; and holds slots under a
+ * cap (requests in progress), atomically per key.
+ */
 export interface RateLimitStore {
   readonly name: string;
   hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]>;
+  /** Takes a slot if fewer than `cap` unexpired ones are held under `key`; false when full. */
+  acquireSlot(slot: SlotRequest): Promise<boolean>;
+  releaseSlot(key: string, id: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
-import type { RateLimitStore, WindowCount, WindowHit } from "./store";
+import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
 /**
  * Upstash Redis through @upstash/ratelimit (fixed window). A Redis error or a check that takes longer
@@ -27,6 +27,15 @@ export function createUpstashStore(options: { url: string; token: string; timeou
   };
   return {
     name: "upstash",
+    // Slots: a sorted set per key scored by each slot's expiry; one script drops the lapsed ones,
+    // counts the rest and adds the slot under the cap (atomic in Redis).
+    async acquireSlot(slot: SlotRequest): Promise<boolean> {
+      const taken = await redis.eval(ACQUIRE_SLOT, [`aislots:${slot.key}`], [String(slot.nowMs), String(slot.cap), String(slot.nowMs + slot.leaseMs), slot.id, String(slot.leaseMs)]);
+      return Number(taken) === 1;
+    },
+    async releaseSlot(key: string, id: string): Promise<void> {
+      await redis.zrem(`aislots:${key}`, id);
+    },
     async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
       return Promise.all(
         hits.map(async (h) => {
@@ -42,3 +51,11 @@ export function createUpstashStore(options: { url: string; token: string; timeou
     },
   };
 }
+
+const ACQUIRE_SLOT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+

@@ -1,20 +1,15 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { withoutCredentials } from "@/lib/credential-shapes";
 
-/** API keys (sk- and 43 base62 characters) anywhere in a text. */
-const SECRET = /sk-[0-9A-Za-z]{43}/g;
-const REDACTED = "sk-[redacted]";
 /** Query values that are credentials: a sign-in token, an OAuth code, a key, a secret. */
 const CREDENTIAL_PARAM = /([?&](?:token|code|key|secret|access_token|id_token)=)[^&#\s]*/gi;
 
-/** A text with its API keys and credential query values replaced. */
+/** A text with its credential-shaped values and credential query values replaced. */
 export function redactSecrets(text: string): string {
-  let out = text.includes("sk-") ? text.replace(SECRET, REDACTED) : text;
-  if (out.includes("=")) out = out.replace(CREDENTIAL_PARAM, "$1[redacted]");
-  return out;
+  const out = withoutCredentials(text);
+  return out.includes("=") ? out.replace(CREDENTIAL_PARAM, "$1[redacted]") : out;
 }
-
-const mayHold = (text: string) => text.includes("sk-") || text.includes("=");
 
 /**
  * Keeps credentials out of traces: Next.js names its request spans after the URL and records it in
@@ -25,9 +20,12 @@ const mayHold = (text: string) => text.includes("sk-") || text.includes("=");
  */
 export const redactSecretsProcessor: SpanProcessor = {
   onStart(span: Span, _context: Context): void {
-    if (mayHold(span.name)) span.updateName(redactSecrets(span.name));
+    const name = redactSecrets(span.name);
+    if (name !== span.name) span.updateName(name);
     for (const [key, value] of Object.entries(span.attributes)) {
-      if (typeof value === "string" && mayHold(value)) span.setAttribute(key, redactSecrets(value));
+      if (typeof value !== "string") continue;
+      const redacted = redactSecrets(value);
+      if (redacted !== value) span.setAttribute(key, redacted);
     }
   },
   onEnd(_span: ReadableSpan): void {},

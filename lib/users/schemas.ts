@@ -9,3 +9,6 @@ export const userStatusResponse = z.object({
   needsAction: z.boolean(),
   isLocked: z.boolean(),
 });
+
+/** POST /api/user/sign-out-everywhere: sessions signed in at or before this time have ended. */
+export const signOutEverywhereResponse = z.object({ sessionsRevokedAt: z.string() });

@@ -66,9 +66,19 @@ export async function send(handler: NextRouteHandler, options: CallOptions = {})
  * Mints a real next-auth session cookie (the same JWT the sign-in flow issues) for a user; by default
  * the development email sign-in's (authMethod "dev", email not verified by a provider).
  */
-export async function sessionCookie(user: { id: string; email: string | null }, claims: { authMethod?: string; emailVerified?: boolean } = {}): Promise<string> {
+export async function sessionCookie(
+  user: { id: string; email: string | null },
+  claims: { authMethod?: string; emailVerified?: boolean; sid?: string; signedInAt?: number } = {},
+): Promise<string> {
   const token = await encode({
-    token: { sub: user.id, email: user.email, authMethod: claims.authMethod ?? "dev", emailVerified: claims.emailVerified ?? false },
+    token: {
+      sub: user.id,
+      email: user.email,
+      authMethod: claims.authMethod ?? "dev",
+      emailVerified: claims.emailVerified ?? false,
+      ...(claims.sid ? { sid: claims.sid } : {}),
+      ...(claims.signedInAt ? { signedInAt: claims.signedInAt } : {}),
+    },
     secret: process.env.NEXTAUTH_SECRET as string,
   });
   return `next-auth.session-token=${token}`;

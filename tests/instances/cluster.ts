@@ -141,6 +141,9 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
     ADMIN_API_TOKEN: ADMIN_TOKEN,
     IDENTITY_WEBHOOK_SECRET: IDENTITY_SECRET,
     RATE_LIMIT_ENABLED: "true",
+    // One user's AI requests in progress, across the three (held in Redis): 64, so the suite's 64
+    // concurrent charges of one user all reach the ledger, and the 65th shows the cap.
+    AI_MAX_CONCURRENT_PER_USER: "64",
   };
   const instances = await Promise.all(Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })));
   const balancer = await startBalancer(instances);

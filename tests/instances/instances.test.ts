@@ -72,6 +72,43 @@ describe.each([
     await expectLedgerAddsUp(c, id);
   });
 
+  it("caps one user's AI requests in progress across the instances: the 65th is refused whichever instance gets it, admitted once one ends", async () => {
+    const { client, id } = await signedIn(c, `cap-${viaPgBouncer}@example.com`);
+    await setCredits(c, id, 10_000);
+    const before = c.stub.count("chat");
+    c.stub.next("chat", { kind: "hang" }, 64);
+    const chat = (signal?: AbortSignal) =>
+      client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "wait" }] }), signal });
+    const aborts = Array.from({ length: 64 }, () => new AbortController());
+    const pending = aborts.map((a) => chat(a.signal).catch(() => null));
+    const deadline = Date.now() + 15_000;
+    while (c.stub.count("chat") - before < 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(c.stub.count("chat") - before).toBe(64);
+    // The 64 are spread over the three instances (each charge names its instance).
+    const held = await c.sql<{ instance_id: string }>("SELECT DISTINCT instance_id FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id]);
+    expect(held).toHaveLength(3);
+    // Three more, one per instance behind the round-robin: each refused, nothing reaches the provider.
+    for (let i = 0; i < 3; i++) {
+      const refused = await chat();
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: string }).error).toContain("at most 64 at once");
+    }
+    expect(c.stub.count("chat") - before).toBe(64);
+    // One ends (its client leaves): a new request is admitted.
+    aborts[0].abort();
+    let admitted = 0;
+    for (let i = 0; i < 50 && admitted !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      admitted = (await chat()).status;
+    }
+    expect(admitted).toBe(200);
+    for (const a of aborts) a.abort();
+    await Promise.all(pending);
+    const until = Date.now() + 15_000;
+    while ((await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    await expectLedgerAddsUp(c, id);
+  });
+
   it("shares one rate-limit window: the 6th email of a user in the hour is refused whichever instance gets it", async () => {
     const { client } = await signedIn(c, `limits-${viaPgBouncer}@example.com`);
     const statuses: number[] = [];

@@ -50,6 +50,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+describe("AI request slots in Upstash (sorted set and a script, atomic in Redis)", () => {
+  it("takes exactly the cap of 40 acquisitions at once, frees a released slot, and lets a slot lapse at its lease", async () => {
+    const key = randomUUID();
+    const s = store();
+    const now = Date.now();
+    const ids = Array.from({ length: 40 }, () => randomUUID());
+    const taken = await Promise.all(ids.map((id) => s.acquireSlot({ key, id, cap: 8, leaseMs: 60_000, nowMs: now })));
+    expect(taken.filter(Boolean)).toHaveLength(8);
+    expect(await s.acquireSlot({ key, id: "one-more", cap: 8, leaseMs: 60_000, nowMs: now })).toBe(false);
+    await s.releaseSlot(key, ids[taken.indexOf(true)]);
+    expect(await s.acquireSlot({ key, id: "after-release", cap: 8, leaseMs: 60_000, nowMs: now })).toBe(true);
+    // Past every lease (a process that died holding them): all free again.
+    expect(await s.acquireSlot({ key, id: "much-later", cap: 8, leaseMs: 60_000, nowMs: now + 61_000 })).toBe(true);
+  });
+});
+
 describe("Upstash store over the REST protocol, real redis-server behind it", () => {
   it("counts a fixed window: allowed up to the limit, then refused, with the window's reset", async () => {
     const user = randomUUID();

@@ -9,6 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       feature: "apiKeys",
       rateLimit: "v1",
+      concurrency: "none",
       summary: "Models this key may use, with their prices (OpenAI-compatible)",
       errors: [401, 429],
       response: modelsResponse,

@@ -14,7 +14,8 @@ import { keySpend } from "@/lib/api-keys/key-spend";
 import { db } from "@/lib/db/client";
 import { forgetUser } from "@/lib/users/account-state";
 import { setEnv } from "@/tests/helpers/env";
-import { call } from "@/tests/helpers/http";
+import { call, signIn } from "@/tests/helpers/http";
+import * as sessionChat from "@/app/api/ai/chat/route";
 import { wav } from "@/tests/unit/ai/audio-fixtures";
 import { balanceOf, parseEvents, setBalance, stubProviderForFile } from "../ai/ai-test-kit";
 import { openAiError, userWithKey, v1, v1Send } from "./key-test-kit";
@@ -104,14 +105,44 @@ describe("/v1 authentication", () => {
     expect(method.body).toEqual(openAiError("method_not_allowed", "invalid_request_error"));
   });
 
-  it("lets a locked account's key list models but not spend", async () => {
+  it("suspends a locked account's keys: 403 account_locked everywhere, /v1/models included, until the unlock", async () => {
     const { user, secret } = await userWithKey();
     await (await db()).user.update({ where: { id: user.id }, data: { lockedAt: new Date(), lockReason: "test" } });
     forgetUser(user.id);
+    for (const res of [await v1(models.GET, "/v1/models", secret), await v1(modelRoute.GET, "/v1/models/gpt-4o-mini", secret, { params: { model: "gpt-4o-mini" } }), await completions(secret, hello)]) {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(openAiError("account_locked", "invalid_request_error"));
+      expect(res.body.error.message).toContain("locked");
+    }
+    expect(stub.count()).toBe(0);
+    await (await db()).user.update({ where: { id: user.id }, data: { lockedAt: null, lockReason: null } });
+    forgetUser(user.id);
     expect((await v1(models.GET, "/v1/models", secret)).status).toBe(200);
-    const refused = await completions(secret, hello);
-    expect(refused.status).toBe(403);
-    expect(refused.body).toEqual(openAiError("permission_denied", "invalid_request_error"));
+  });
+
+  it("never repeats a credential-shaped value in an error, whichever field it was put in", async () => {
+    const { secret } = await userWithKey();
+    const pasted = [
+      "sk-proj-" + "A1b2C3d4".repeat(6),
+      "sk-ant-api03-" + "x9Y8z7W6".repeat(5),
+      "AIza" + "Sy0123456789abcdefghijklmnopqrstu",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
+      "ghp_" + "0123456789abcdefghijABCDEFGHIJ012345",
+      "a3f9".repeat(16),
+    ];
+    for (const value of pasted) {
+      for (const body of [{ ...hello, model: value }, { ...hello, user: 42, stop: value, temperature: value }, { messages: [{ role: value, content: "x" }] }]) {
+        const res = await completions(secret, body);
+        expect(res.status, value).toBeGreaterThanOrEqual(400);
+        expect(res.text, value).not.toContain(value);
+        expect(res.text.slice(0, 400), value).not.toMatch(/sk-proj-A1b2|AIzaSy01|eyJhbGci|ghp_0123|a3f9a3f9a3f9/);
+      }
+    }
+    // The session API too.
+    const { cookie } = await signIn();
+    const chatRes = await call(sessionChat.POST, { path: "/api/ai/chat", cookie, body: { model: pasted[0], messages: [{ role: "user", content: "hi" }] } });
+    expect(chatRes.status).toBe(400);
+    expect(chatRes.text).not.toContain(pasted[0]);
     expect(stub.count()).toBe(0);
   });
 });
@@ -369,6 +400,21 @@ describe("GET /v1/models", () => {
     const hidden = await v1(modelRoute.GET, "/v1/models/whisper-1", narrow.secret, { params: { model: "whisper-1" } });
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual(openAiError("model_not_found", "invalid_request_error", "model"));
+  });
+
+  it("lists to a key limited to some kinds of call only the models of those kinds", async () => {
+    const chatOnly = await userWithKey({ kinds: ["chat"] });
+    const list = await v1(models.GET, "/v1/models", chatOnly.secret);
+    expect(list.status).toBe(200);
+    expect(list.body.data.length).toBeGreaterThan(0);
+    expect(list.body.data.every((m: { kind: string }) => m.kind === "chat")).toBe(true);
+    for (const id of ["text-embedding-3-small", "gpt-image-1", "whisper-1"]) {
+      const one = await v1(modelRoute.GET, `/v1/models/${id}`, chatOnly.secret, { params: { model: id } });
+      expect(one.status, id).toBe(404);
+    }
+    const embedOnly = await userWithKey({ kinds: ["embeddings"] });
+    const embedList = await v1(models.GET, "/v1/models", embedOnly.secret);
+    expect(embedList.body.data.map((m: { kind: string }) => m.kind)).toEqual(embedList.body.data.map(() => "embeddings"));
   });
 
   it("answers 404 everywhere when API_KEYS_ENABLED is false", async () => {

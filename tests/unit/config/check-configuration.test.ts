@@ -9,11 +9,18 @@ const good = {
   ALLOW_EMBEDDED_DATABASE: "true",
   OPENAI_API_KEY: "sk-test",
   RESEND_API_KEY: "re_test",
+  NEXTAUTH_URL: "https://app.example.com",
 };
 
 describe("the one configuration check at start-up", () => {
   it("passes a complete production configuration", () => {
     expect(configurationProblems(good)).toEqual([]);
+  });
+
+  it("requires NEXTAUTH_URL wherever sign-in links are mailed (links never follow a request's Host header)", () => {
+    const { NEXTAUTH_URL: _url, ...withoutUrl } = good;
+    expect(configurationProblems(withoutUrl)).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required for sign-in by emailed link/)]);
+    expect(configurationProblems({ ...withoutUrl, AUTH_EMAIL_LOGIN: "false", AUTH_GITHUB_ID: "id", AUTH_GITHUB_SECRET: "s" })).toEqual([]);
   });
 
   it("lists every problem of several at once: invalid values, production rules, pairs, the pricing catalog, AI and sign-in", () => {

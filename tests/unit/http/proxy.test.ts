@@ -76,4 +76,28 @@ describe("proxy: malformed API paths", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-middleware-next")).toBe("1");
   });
+
+  it("rewrites /admin to the console's pages for an operator's session only; anyone else's request goes on untouched", async () => {
+    const restore = setEnv({ ADMIN_EMAILS: "boss@example.com" });
+    try {
+      const operator = await sessionCookie({ id: "u-op", email: "boss@example.com" }, { authMethod: "oidc", emailVerified: true });
+      const visitor = await sessionCookie({ id: "u-v", email: "visitor@example.com" }, { authMethod: "oidc", emailVerified: true });
+      const rewritten = await proxy(request("http://localhost:3000/admin/users?q=a", { cookie: operator }));
+      expect(new URL(rewritten.headers.get("x-middleware-rewrite") as string).pathname).toBe("/_console/users");
+      expect(new URL(rewritten.headers.get("x-middleware-rewrite") as string).search).toBe("?q=a");
+      for (const headers of [{}, { cookie: visitor }]) {
+        const res = await proxy(request("http://localhost:3000/admin/users", headers));
+        expect(res.headers.get("x-middleware-rewrite")).toBeNull();
+        expect(res.headers.get("x-middleware-next")).toBe("1");
+      }
+    } finally {
+      restore();
+    }
+  });
+
+  it.each(["/_console", "/_console/users", "/%5Fconsole", "/%5fconsole/users/x", "/a/_private", "/_hidden/x"])("answers %s as a path nothing serves, for everyone", async (path) => {
+    const operator = await sessionCookie({ id: "u-op2", email: "boss@example.com" }, { authMethod: "oidc", emailVerified: true });
+    const res = await proxy(request(`http://localhost:3000${path}`, { cookie: operator }));
+    expect(new URL(res.headers.get("x-middleware-rewrite") as string).pathname).toBe("/_hidden/not-found");
+  });
 });

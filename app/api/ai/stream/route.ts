@@ -1,3 +1,4 @@
+import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
 import { streamBodySchema, STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { streamChat } from "@/lib/ai/stream-chat";
 import { sse } from "@/lib/http/respond";
@@ -12,6 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: "aiChat",
       body: streamBodySchema,
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
+      maxTextBytes: chatTextLimitBytes,
       summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
       description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
       produces: "text/event-stream",

@@ -1,3 +1,4 @@
+import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
 import { STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { sse } from "@/lib/http/respond";
 import { methods, v1Route } from "@/lib/http/route";
@@ -14,6 +15,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: (f) => f.apiKeys && f.aiChat,
       body: chatCompletionBody,
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
+      maxTextBytes: chatTextLimitBytes,
       summary: "Chat completion, OpenAI-compatible (JSON or SSE with stream: true)",
       description:
         "OpenAI's chat completions: text and base64 data-URL images in messages, `stream` with `stream_options.include_usage`. Flat prices: 15 credits, 20 streamed, 30 with an image; metered: the usage's cost. The usage carries `credits_charged` and `credits_remaining`.",

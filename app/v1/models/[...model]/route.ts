@@ -9,6 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       feature: "apiKeys",
       rateLimit: "v1",
+      concurrency: "none",
       summary: "One model this key may use, with its prices (OpenAI-compatible)",
       errors: [401, 404, 429],
       response: modelObject,

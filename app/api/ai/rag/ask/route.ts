@@ -11,6 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       auth: "session",
       feature: "aiRag",
+      concurrency: "ai",
       body: askBodySchema,
       summary: "Ask a question over the shared knowledge and your own documents",
       description:

@@ -161,7 +161,7 @@ export function UserDetail({ id }: { id: string }) {
         <section className="card">
           <ConfirmForm
             title={u.lockedAt ? "Unlock this account" : "Lock this account"}
-            summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything.`}
+            summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything; their API keys are suspended (every call answers 403) until the account is unlocked, not revoked.`}
             confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
             danger={!u.lockedAt}
             run={async (reason) => {
@@ -229,12 +229,12 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
                   options={identities.map((i) => ({ value: i.id, label: `${i.provider} · ${i.providerAccountId}` }))}
                 />
               }
-              summary={`Unlink ${selected?.provider ?? ""} ${selected?.providerAccountId ?? ""} from ${user.user.email ?? user.user.id}: it no longer signs in as this user, and every session of theirs ends now.`}
+              summary={`Unlink ${selected?.provider ?? ""} ${selected?.providerAccountId ?? ""} from ${user.user.email ?? user.user.id}: it no longer signs in as this user, every session of theirs ends now, and their active API keys are revoked (whoever held the identity may have made them).`}
               confirmLabel="Confirm unlink"
               danger
               run={async (reason) => {
                 const r = await apiJson<AdminUnlink>(`/api/admin/users/${user.user.id}/identities/${selected?.id}/unlink`, { method: "POST", json: { reason } });
-                return `Unlinked ${r.provider}; sessions signed in before ${formatDate(r.sessionsRevokedAt, true)} have ended.`;
+                return `Unlinked ${r.provider}; sessions signed in before ${formatDate(r.sessionsRevokedAt, true)} have ended; ${r.apiKeysRevoked} API key${r.apiKeysRevoked === 1 ? "" : "s"} revoked.`;
               }}
               onDone={onDone}
             />

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import * as chat from "@/app/api/ai/chat/route";
+import * as stream from "@/app/api/ai/stream/route";
+import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
+import { bytesBesideBase64 } from "@/lib/http/read-body";
+import { db } from "@/lib/db/client";
+import { INVALID_AI_REQUESTS } from "@/lib/ratelimit/ai-guard";
+import { databaseStore } from "@/lib/ratelimit/database-store";
+import { setEnv } from "@/tests/helpers/env";
+import { call, send, signIn } from "@/tests/helpers/http";
+import { balanceOf, stubProviderForFile } from "./ai-test-kit";
+
+/**
+ * What keeps one account from tying up the AI routes for free: a cap on AI requests in progress per
+ * user (held in the rate-limit store, here the database), invalid requests counted and past a limit
+ * refused, and a text-only body too large for any model refused before it is parsed.
+ */
+const stub = await stubProviderForFile();
+const hi = { messages: [{ role: "user", content: "hi" }] };
+
+const until = async (check: () => boolean, ms = 5_000) => {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+};
+
+describe("AI requests in progress per user", () => {
+  it("refuses a user's request past AI_MAX_CONCURRENT_PER_USER with 429, never another user's, and frees the slot when an answer ends", async () => {
+    const restore = setEnv({ AI_MAX_CONCURRENT_PER_USER: "2" });
+    try {
+      const { user, cookie } = await signIn();
+      stub.next("chat", { kind: "delay", ms: 400 }, 2);
+      const pending = [call(chat.POST, { path: "/api/ai/chat", cookie, body: hi }), call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })];
+      await until(() => stub.count("chat") === 2);
+      const balance = await balanceOf(user.id);
+      const third = await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi });
+      expect(third.status).toBe(429);
+      expect(third.body).toEqual({ error: expect.stringContaining("at most 2 at once"), code: "rate_limited" });
+      expect(third.headers.get("retry-after")).toBe("1");
+      expect(stub.count("chat")).toBe(2);
+      // Refused before anything was charged.
+      expect(await balanceOf(user.id)).toBe(balance);
+      const other = await signIn();
+      expect((await call(chat.POST, { path: "/api/ai/chat", cookie: other.cookie, body: hi })).status).toBe(200);
+      expect((await Promise.all(pending)).map((r) => r.status)).toEqual([200, 200]);
+      expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })).status).toBe(200);
+    } finally {
+      restore();
+    }
+  });
+
+  it("holds a stream's slot until the stream has been read to its end (or its reader leaves)", async () => {
+    const restore = setEnv({ AI_MAX_CONCURRENT_PER_USER: "1" });
+    try {
+      const { cookie } = await signIn();
+      const open = await send(stream.POST, { path: "/api/ai/stream", cookie, body: hi });
+      expect(open.status).toBe(200);
+      expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })).status).toBe(429);
+      await open.text();
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })).status).toBe(200);
+      // A reader that leaves: cancelling the body frees the slot too.
+      const left = await send(stream.POST, { path: "/api/ai/stream", cookie, body: hi });
+      await left.body?.cancel();
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })).status).toBe(200);
+    } finally {
+      restore();
+    }
+  });
+
+  it("lets a slot lapse at its lease, and frees at once the slots of a process known to be gone", async () => {
+    const key = randomUUID();
+    const slot = (id: string, leaseMs = 60_000) => databaseStore.acquireSlot({ key, id, cap: 1, leaseMs, nowMs: Date.now() });
+    expect(await slot("a", 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await slot("b")).toBe(true);
+    expect(await slot("c")).toBe(false);
+    // "b" belongs to a process that stopped: its slot no longer counts.
+    const prisma = await db();
+    await prisma.$executeRaw`INSERT INTO server_instances (id, host, pid, stopped_at) VALUES ('gone-instance', 'h', 1, now())`;
+    await prisma.$executeRaw`UPDATE ai_request_slots SET instance_id = 'gone-instance' WHERE id = 'b'`;
+    expect(await slot("d")).toBe(true);
+    await databaseStore.releaseSlot(key, "d");
+    expect(await slot("e")).toBe(true);
+  });
+
+  it("holds the cap under a burst: of 20 acquisitions at once with a cap of 5, exactly 5 succeed", async () => {
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => databaseStore.acquireSlot({ key, id: `${key}-${i}`, cap: 5, leaseMs: 60_000, nowMs: Date.now() })));
+    expect(results.filter(Boolean)).toHaveLength(5);
+  });
+});
+
+describe("invalid AI requests", () => {
+  it(`refuses a user's AI requests for the rest of the hour after ${INVALID_AI_REQUESTS.limit} invalid ones, valid or not; other users go on`, async () => {
+    const { cookie } = await signIn();
+    for (let i = 0; i < INVALID_AI_REQUESTS.limit; i++) {
+      const res = await call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "x" }], temperature: 9 } });
+      expect(res.status).toBe(400);
+    }
+    const over = await call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "x" }], temperature: 9 } });
+    expect(over.status).toBe(400);
+    const valid = await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi });
+    expect(valid.status).toBe(429);
+    expect(valid.body.error).toMatch(/Too many invalid AI requests/);
+    expect(Number(valid.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await signIn();
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie: other.cookie, body: hi })).status).toBe(200);
+  }, 60_000);
+});
+
+describe("text-only bodies", () => {
+  it("refuses a body with more text than any offered model holds with 413 before parsing it, charging and calling nothing", async () => {
+    const { user, cookie } = await signIn();
+    const limit = chatTextLimitBytes();
+    const balance = await balanceOf(user.id);
+    const res = await call(stream.POST, { path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: "a ".repeat(Math.ceil(limit / 2) + 10) }] } });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toContain(`the limit for text is ${limit} bytes`);
+    expect(stub.count()).toBe(0);
+    expect(await balanceOf(user.id)).toBe(balance);
+  });
+
+  it("counts base64 images out of the text: a body whose size is images passes the text rule", () => {
+    const image = "A".repeat(3_000_000);
+    const body = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", image: `data:image/png;base64,${image}` }] }] }));
+    expect(bytesBesideBase64(body)).toBe(body.byteLength - image.length);
+    expect(bytesBesideBase64(Buffer.from('{"a":"x;base64,abc'))).toBe(18);
+  });
+});

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import * as chat from "@/app/v1/chat/completions/route";
+import { closeDb, dbKind } from "@/lib/db/client";
+import { databaseStore } from "@/lib/ratelimit/database-store";
+import { setEnv } from "@/tests/helpers/env";
+import { useFreshPostgres } from "@/tests/helpers/pg";
+import { useStubProvider } from "@/tests/integration/ai/ai-test-kit";
+import { userWithKey, v1 } from "@/tests/integration/api-keys/key-test-kit";
+
+/**
+ * The per-user cap on AI requests in progress on a real PostgreSQL with a pool of connections: the
+ * acquisition statement serializes a user's slots (an advisory lock), so a burst never takes more
+ * than the cap, and 40 concurrent /v1 calls of one user reach the provider 8 at a time.
+ */
+process.env.DATABASE_POOL_MAX = "32";
+await useFreshPostgres();
+const { stub, restore } = await useStubProvider();
+const undo = setEnv({ RATE_LIMIT_ENABLED: "true", AI_MAX_CONCURRENT_PER_USER: "8" });
+afterAll(async () => {
+  undo();
+  restore();
+  await stub.close();
+  await closeDb();
+});
+
+describe("AI request slots (PostgreSQL)", () => {
+  it("runs on PostgreSQL", async () => {
+    expect(await dbKind()).toBe("postgres");
+  });
+
+  it("takes exactly the cap of 64 acquisitions made at once, and the cap again once they are released", async () => {
+    const key = randomUUID();
+    const ids = Array.from({ length: 64 }, () => randomUUID());
+    const taken = await Promise.all(ids.map((id) => databaseStore.acquireSlot({ key, id, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
+    expect(taken.filter(Boolean)).toHaveLength(8);
+    await Promise.all(ids.filter((_, i) => taken[i]).map((id) => databaseStore.releaseSlot(key, id)));
+    const again = await Promise.all(ids.map((id) => databaseStore.acquireSlot({ key, id: `${id}-2`, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
+    expect(again.filter(Boolean)).toHaveLength(8);
+  });
+
+  it("lets 8 of 40 concurrent calls of one user reach the provider and refuses the rest with 429, charging nothing for them", async () => {
+    const { secret } = await userWithKey({}, "slots-pg@example.com");
+    stub.next("chat", { kind: "delay", ms: 500 }, 40);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => v1(chat.POST, "/v1/chat/completions", secret, { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] } })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 429);
+    expect(ok.length).toBe(8);
+    expect(refused.length).toBe(32);
+    expect(refused.every((r) => r.body.error.code === "too_many_concurrent_requests")).toBe(true);
+    expect(stub.count("chat")).toBe(8);
+  });
+});
