@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
+import { CONSOLE_ACCESS_HEADER, consoleAccessToken, isConsoleAccess } from "@/lib/auth/console-access";
 import { isOperatorSession } from "@/lib/auth/operator-session";
 import { getSessionUser } from "@/lib/auth/session";
 import { authSecret } from "@/lib/config/auth-secret";
@@ -60,24 +61,8 @@ function formTargets(): string {
   return targets.join(" ");
 }
 
-/** A path no route serves (and none ever will: routes never start with an underscore segment). */
-const NOT_FOUND_PATH = "/_hidden/not-found";
 /** Where the operator console's pages live (app/%5Fconsole): reachable only through /admin, for operators. */
 const CONSOLE_PATH = "/_console";
-
-/** Whether a page path has a segment starting with `_` (however encoded): internal, never served as asked. */
-function isInternalPath(pathname: string): boolean {
-  for (const segment of pathname.split("/")) {
-    let decoded = segment;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      // a malformed escape names nothing either
-    }
-    if (decoded.startsWith("_") && segment !== "_next") return true;
-  }
-  return false;
-}
 
 /** Whether the request's session may be an operator's (ADMIN_EMAILS and a vouched email); no database here. */
 async function mayBeOperator(req: NextRequest): Promise<boolean> {
@@ -131,17 +116,22 @@ export async function proxy(req: NextRequest) {
   const csp = isPage ? contentSecurityPolicy(btoa(crypto.randomUUID())) : null;
   if (csp) headers.set("content-security-policy", csp);
   // The operator console does not exist for anyone but an operator. No route serves /admin: an
-  // operator's request is rewritten to the console's pages (app/%5Fconsole); anyone else's goes on as
-  // it came and meets the answer of any unknown path, headers and router state included (no rewrite
-  // happened to show). The console's own path, like every page path with an `_` segment, is answered
-  // as one nothing serves, for everyone, operators included. The console's pages check again, with
-  // the account's state (a locked operator).
+  // operator's request is rewritten to the console's pages (app/%5Fconsole) with the header that lets
+  // them render (lib/auth/console-access.ts); anyone else's goes on as it came and meets the answer
+  // of any unknown path, headers and router state included (no rewrite happened to show). A console
+  // access header a client sent is dropped, unless it is the proxy's own (a rewrite Next forwarded
+  // over HTTP comes back through here). The console's pages check the operator again, with the
+  // account's state (a locked operator).
   const path = req.nextUrl.pathname;
-  let rewriteTo: string | null = null;
-  if (isPage && isInternalPath(path)) rewriteTo = NOT_FOUND_PATH;
-  else if ((path === "/admin" || path.startsWith("/admin/")) && (await mayBeOperator(req))) rewriteTo = CONSOLE_PATH + path.slice("/admin".length);
-  const target = rewriteTo ? new URL(rewriteTo + req.nextUrl.search, req.url) : null;
-  const response = withSecurityHeaders(target ? NextResponse.rewrite(target, { request: { headers } }) : NextResponse.next({ request: { headers } }));
+  if (headers.has(CONSOLE_ACCESS_HEADER) && !isConsoleAccess(headers.get(CONSOLE_ACCESS_HEADER))) headers.delete(CONSOLE_ACCESS_HEADER);
+  let rewrite: URL | null = null;
+  if ((path === "/admin" || path.startsWith("/admin/")) && (await mayBeOperator(req))) {
+    headers.set(CONSOLE_ACCESS_HEADER, consoleAccessToken());
+    // On the request's own URL (its origin is the server's: next.config.ts skipProxyUrlNormalize).
+    rewrite = req.nextUrl.clone();
+    rewrite.pathname = CONSOLE_PATH + path.slice("/admin".length);
+  }
+  const response = withSecurityHeaders(rewrite ? NextResponse.rewrite(rewrite, { request: { headers } }) : NextResponse.next({ request: { headers } }));
   response.headers.set("x-request-id", requestId);
   if (csp) response.headers.set("content-security-policy", csp);
   return response;

@@ -1,11 +1,18 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
+import { isConsoleAccess, CONSOLE_ACCESS_HEADER } from "@/lib/auth/console-access";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
 
-/** The operator of this page request, or null (the console then renders as an unknown page). */
+/**
+ * The operator of this page request, or null (the console then renders as an unknown page): only a
+ * request the proxy rewrote from /admin for an operator carries the console access header; one that
+ * reached the console's own path any other way is nobody's.
+ */
 export async function currentOperator() {
-  return resolveOperator(new Request("http://localhost/admin", { headers: await headers() }));
+  const h = await headers();
+  if (!isConsoleAccess(h.get(CONSOLE_ACCESS_HEADER))) return null;
+  return resolveOperator(new Request("http://localhost/admin", { headers: h }));
 }
 
 /**

@@ -105,3 +105,9 @@ export function lastTokens(text: string, n: number): string {
   const ids = encode(text);
   return ids.length <= n ? text : decode(ids.slice(ids.length - n));
 }
+
+/** Counts a word with each tokenizer, which builds their tables (called once at server start). */
+export function warmTokenizers(): void {
+  countO200k("warm");
+  countCl100k("warm");
+}

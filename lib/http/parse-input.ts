@@ -1,6 +1,6 @@
 import { z, type ZodType } from "zod";
 import { AppError } from "@/lib/errors";
-import { DEFAULT_MAX_JSON_BODY_BYTES, FORM_TYPES, readFormBody, readJsonBody } from "./read-body";
+import { DEFAULT_MAX_JSON_BODY_BYTES, FORM_TYPES, isLargeBody, readFormBody, readJsonBody, yieldToEventLoop } from "./read-body";
 import type { AuthMode, RouteSpec } from "./route-types";
 import { findUnsafeText } from "./unsafe-text";
 
@@ -53,11 +53,14 @@ export async function parseInput(spec: RouteSpec<ZodType | undefined, ZodType | 
     }
     const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit, spec.maxTextBytes?.());
     if (raw !== undefined && !type) throw new AppError("unsupported_media_type", "Missing Content-Type: send the body as application/json");
+    const large = isLargeBody(Number(req.headers.get("content-length")) || 0);
     const unsafeBody = findUnsafeText(raw);
     if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
+    if (large) await yieldToEventLoop();
     const parsed = spec.body.safeParse(raw);
     if (!parsed.success) throw invalidInput(parsed.error, "body");
     body = parsed.data;
+    if (large) await yieldToEventLoop();
   }
   return { query, body, bodyFormat };
 }

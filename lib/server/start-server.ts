@@ -23,6 +23,10 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     log.warn("AUTH_DEV_LOGIN is on in production (AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true): anyone can sign in as any email address. Use it for a closed demo only.");
   }
   logAiPricing(checkAiConfig().limits);
+  // Build the tokenizers' tables now, before the first request: the first count would otherwise hold
+  // the event loop for a few hundred milliseconds on someone's request.
+  const { warmTokenizers } = await import("@/lib/ai/tokens");
+  warmTokenizers();
 
   const started = Date.now();
   try {

@@ -55,22 +55,65 @@ export function summarize(latencies: number[]) {
   return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] };
 }
 
-/** Sends `count` hostile bodies at once (half at the largest size, half just under the text bound) and measures health meanwhile. */
+/**
+ * The attacker's side, in its own process (so its work of building and sending 8 large bodies never
+ * delays the health requests measured here): builds the bodies, then sends them all at once, and
+ * prints their statuses as JSON.
+ */
+const SENDER = `
+const { url, secret, count, largest, underBound, model } = JSON.parse(process.env.HOSTILE);
+const sentence = ${JSON.stringify(SENTENCE)};
+const text = (n) => sentence.repeat(Math.ceil(n / sentence.length)).slice(0, n);
+const bodyOf = (n) => new Blob([JSON.stringify({ ...(model ? { model } : {}), messages: [{ role: "user", content: text(n) }] })]);
+const bodies = [bodyOf(largest), bodyOf(underBound)];
+process.stdout.write("ready\\n");
+process.stdin.once("data", async () => {
+  const statuses = await Promise.all(Array.from({ length: count }, (_, i) =>
+    fetch(url, { method: "POST", headers: { authorization: "Bearer " + secret, "content-type": "application/json" }, body: bodies[i % 2] })
+      .then(async (r) => { await r.arrayBuffer(); return r.status; }, () => 0)));
+  process.stdout.write(JSON.stringify(statuses) + "\\n");
+  process.exit(0);
+});
+`;
+
+/** Sends `count` hostile bodies at once (half at the largest size, half just under the text bound) from another process, and measures health meanwhile. */
 export async function healthUnderHostileBodies(baseUrl: string, secret: string, count = 8, model?: string): Promise<HealthUnderLoad> {
-  const post = (body: string) =>
-    fetch(`${baseUrl}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    });
-  const bodyOf = (bytes: number) => JSON.stringify({ ...(model ? { model } : {}), messages: [{ role: "user", content: text(bytes) }] });
+  const url = `${baseUrl}/v1/chat/completions`;
   // The server's text bound, as its 413 states it.
-  const probe = await fetch(`${baseUrl}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: bodyOf(LARGEST_BODY_BYTES - 1024) });
+  const probe = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: text(LARGEST_BODY_BYTES - 1024) }] }),
+  });
   const message = ((await probe.json()) as { error?: { message?: string } }).error?.message ?? "";
   const textLimit = Number(/the limit for text is (\d+) bytes/.exec(message)?.[1]);
   if (probe.status !== 413 || !textLimit) throw new Error(`expected a 413 naming the text bound, got ${probe.status}: ${message}`);
-  const largest = bodyOf(LARGEST_BODY_BYTES - 1024);
-  const underBound = bodyOf(textLimit - 64 * 1024);
-  const sending = Promise.all(Array.from({ length: count }, (_, i) => post(i % 2 === 0 ? largest : underBound)));
+  const { spawn } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const path = await import("node:path");
+  const script = path.join(mkdtempSync(path.join(tmpdir(), "hostile-")), "sender.mjs");
+  writeFileSync(script, SENDER);
+  // A plain Node process: none of the test runner's loaders.
+  const { NODE_OPTIONS: _options, ...env } = process.env;
+  const child = spawn(process.execPath, [script], {
+    env: { ...env, HOSTILE: JSON.stringify({ url, secret, count, largest: LARGEST_BODY_BYTES - 1024, underBound: textLimit - 64 * 1024, model }) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  let resolveLine: (() => void) | null = null;
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    lines.push(...chunk.split("\n").filter(Boolean));
+    resolveLine?.();
+  });
+  const nextLine = async (): Promise<string> => {
+    while (lines.length === 0) await new Promise<void>((r) => (resolveLine = r));
+    return lines.shift() as string;
+  };
+  if ((await nextLine()) !== "ready") throw new Error("the sender did not start");
+  child.stdin.write("go\n");
+  const sending = nextLine().then((line) => JSON.parse(line) as number[]);
   const latencies = await healthWhile(baseUrl, sending);
   const statuses = await sending;
   return { latencies, ...summarize(latencies), statuses, textLimit };

@@ -16,7 +16,9 @@ import { expectLedgerBalances } from "@/tests/integration/credits/invariant";
 process.env.DATABASE_POOL_MAX = "32";
 await useFreshPostgres();
 const { stub, restore } = await useStubProvider();
-const undo = setEnv({ RATE_LIMIT_ENABLED: "true" });
+// One key's 50 calls at once all reach the budget and per-minute checks: the cap on AI requests in
+// progress (tests/pg/ai-slots.test.ts) is raised past them.
+const undo = setEnv({ RATE_LIMIT_ENABLED: "true", AI_MAX_CONCURRENT_PER_USER: "100" });
 afterAll(async () => {
   undo();
   restore();

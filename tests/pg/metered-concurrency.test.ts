@@ -20,7 +20,8 @@ import { expectLedgerBalances } from "@/tests/integration/credits/invariant";
 process.env.DATABASE_POOL_MAX = "32";
 await useFreshPostgres();
 const { stub, restore } = await useStubProvider();
-const undoEnv = setEnv({ AI_PRICING_MODE: "metered", CREDIT_VALUE_USD: "0.00001", AI_MARKUP: "1.25" });
+// One user's 64 calls at once all reach the ledger: the cap on AI requests in progress is raised past them.
+const undoEnv = setEnv({ AI_PRICING_MODE: "metered", CREDIT_VALUE_USD: "0.00001", AI_MARKUP: "1.25", AI_MAX_CONCURRENT_PER_USER: "100" });
 afterAll(async () => {
   undoEnv();
   restore();

@@ -127,6 +127,20 @@ describe("text-only bodies", () => {
     const image = "A".repeat(3_000_000);
     const body = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", image: `data:image/png;base64,${image}` }] }] }));
     expect(bytesBesideBase64(body)).toBe(body.byteLength - image.length);
-    expect(bytesBesideBase64(Buffer.from('{"a":"x;base64,abc'))).toBe(18);
+    // Base64 that never ends is counted as base64 (the body is then no valid JSON: a 400 once read).
+    expect(bytesBesideBase64(Buffer.from('{"a":"x;base64,abc'))).toBe(15);
+  });
+});
+
+describe("the text counter across chunks", () => {
+  it("finds the base64 marker and the closing quote wherever the chunks are cut", async () => {
+    const { TextBesideBase64 } = await import("@/lib/http/read-body");
+    const image = "QUJD".repeat(5_000);
+    const body = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image", image: `data:image/png;base64,${image}` }, { type: "image", image: `data:image/jpeg;base64,${image}` }] }] }));
+    for (const size of [1, 3, 7, 8, 9, 64, 1000, body.length]) {
+      const counter = new TextBesideBase64();
+      for (let at = 0; at < body.length; at += size) counter.push(body.subarray(at, at + size));
+      expect(counter.text, `chunks of ${size}`).toBe(body.length - 2 * image.length);
+    }
   });
 });
