@@ -82,7 +82,7 @@ async function startPgBouncer(databaseUrl: string): Promise<{ url: string; stop:
   };
 }
 
-/** Round robin over the instances, appending the client's address to X-Forwarded-For (one trusted hop). */
+/** Round robin over the instances, appending the client's address to X-Forwarded-For (one trusted hop); a client's leaving reaches the instance. */
 function startBalancer(instances: RunningServer[]): Promise<Server> {
   let next = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -98,6 +98,10 @@ function startBalancer(instances: RunningServer[]): Promise<Server> {
     upstream.on("error", () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
+    });
+    // A client that leaves closes the upstream request too, as load balancers do (nginx, ALB).
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
     });
     req.pipe(upstream);
   });
