@@ -1,5 +1,9 @@
 import type { NextConfig } from "next";
 import { securityHeaders } from "./lib/config/security-headers";
+import { refuseUnsupportedNode } from "./scripts/node-version.cjs";
+
+// next dev and next build read this file first: an unsupported Node stops here, in one line.
+refuseUnsupportedNode();
 
 const nextConfig: NextConfig = {
   // Separate build directories let the e2e, benchmark and browser suites build side by side.

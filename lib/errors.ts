@@ -24,6 +24,7 @@ export type ErrorCode =
   | "upstream_failed"
   | "misconfigured"
   | "unavailable"
+  | "payments_disabled"
   | "internal";
 
 export interface AppErrorOptions {

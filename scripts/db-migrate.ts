@@ -3,6 +3,8 @@
  * lib/db/migrate.ts and prints what it applied. The container image ships it bundled as
  * `node scripts/db-migrate.mjs` (scripts/standalone-prepare.mjs builds it).
  *
+ * A database that does not exist yet is created first when the role may (else the error says how).
+ *
  * Without DATABASE_URL it migrates the embedded database directory ($PGLITE_DATA_DIR, else
  * $DATA_DIR/db; stop the dev server first, only one process may open it) — but only on a developer's
  * machine or with `--embedded`: in a build or deploy environment (production, CI, Vercel) an unset
@@ -24,10 +26,47 @@ function redact(url: string): string {
   }
 }
 
+/**
+ * Creates the database DATABASE_URL names when it does not exist yet (PostgreSQL's error 3D000),
+ * connected to the server's `postgres` database with the same role; when the role may not create
+ * databases, says what to run instead.
+ */
+async function createDatabase(url: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ""));
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  try {
+    await client.connect();
+    await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    console.log(`Created database "${name}" (it did not exist).`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "42P04") return; // created meanwhile by someone else
+    const why = code === "42501" ? `role "${decodeURIComponent(target.username) || "(default)"}" may not create databases` : (error as Error).message;
+    throw new Error(
+      `database "${name}" does not exist, and it could not be created (${why}). Create it as a role that may ` +
+        `(createdb -h ${target.hostname} -p ${target.port || 5432} -U postgres ${name}, or CREATE DATABASE "${name}" OWNER <your role>;), then run npm run db:migrate again.`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function postgresRunner(url: string): Promise<{ runner: SqlRunner; close: () => Promise<void> }> {
   const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  let client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "3D000") throw error;
+    await client.end().catch(() => undefined);
+    await createDatabase(url);
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+  }
   return {
     runner: {
       exec: async (sql) => {

@@ -87,6 +87,13 @@ export function AdminOverview() {
                 </Link>{" "}
                 in the last 24 hours ({n(data.cron.failedLast7d)} in 7 days)
               </li>
+              <li>
+                <Link className={data.emails.signInFailedLast24h ? "link font-medium text-red-700" : "link"} href="/admin/emails?status=failed">
+                  {n(data.emails.failedLast24h)} failed emails
+                </Link>{" "}
+                in the last 24 hours, {n(data.emails.signInFailedLast24h)} of them sign-in links (people who could not sign in)
+                {data.emails.lastFailure ? <p className="mt-1 text-xs text-slate-600">Latest: {data.emails.lastFailure.error}</p> : null}
+              </li>
             </ul>
             <p className="mt-3 text-xs text-slate-500">As of {formatDate(data.generatedAt, true)}</p>
           </section>

@@ -9,7 +9,7 @@ export function dashboardFeatures(): Features {
   const f = flags();
   return {
     creditBased: f.creditBased,
-    bonusCredits: f.bonusCredits,
+    bonusCredits: f.bonusCredits && f.payments,
     userToggle: f.creditsUserToggle,
     aiChat: f.aiChat,
     aiAudio: f.aiAudio,

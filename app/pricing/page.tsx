@@ -62,6 +62,8 @@ export default async function PricingPage() {
                     Start free
                   </Link>
                 )
+              ) : !f.payments ? (
+                <p className="text-sm text-slate-500">Not on sale here</p>
               ) : subscribed ? (
                 <Link href="/dashboard/billing" className={subscribed.tier === t.key ? "btn-primary" : "btn-secondary"}>
                   {subscribed.tier === t.key ? "Your plan" : "Change plan"}

@@ -156,13 +156,16 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
         </div>
       ) : null}
       {dev ? (
-        <form onSubmit={devSignIn} className="space-y-3" aria-describedby="dev-hint">
-          <EmailField id="email" label="Email" value={email} onChange={setEmail} />
-          <button type="submit" className="btn-primary w-full" disabled={busy !== null}>
-            {busy === "dev" ? "Signing in…" : "Sign in with email"}
+        <form onSubmit={devSignIn} className="space-y-3 rounded-md border border-dashed border-amber-400 bg-amber-50 p-3" aria-labelledby="dev-heading" aria-describedby="dev-hint">
+          <p id="dev-heading" className="text-sm font-semibold text-amber-900">
+            Development sign-in (no check)
+          </p>
+          <EmailField id="email" label="Any email address (not checked)" value={email} onChange={setEmail} />
+          <button type="submit" className="btn-secondary w-full" disabled={busy !== null}>
+            {busy === "dev" ? "Signing in…" : "Sign in at once, without a link"}
           </button>
-          <p id="dev-hint" className="text-xs text-slate-500">
-            Development sign-in: no password; the account is created on first sign-in with the free plan.
+          <p id="dev-hint" className="text-xs text-amber-900">
+            No link, no password: you are signed in as whatever address you type (the account is created with the free plan). Never on in production.
           </p>
         </form>
       ) : null}

@@ -8,13 +8,15 @@ const DAY_MS = 86_400_000;
 /**
  * The numbers an operator looks at first: users by tier, subscriptions by status, credits granted,
  * used and refunded today and this month (UTC, from the ledger), failed webhook deliveries in the
- * last 24 hours and those still pending, failed cron runs. A handful of aggregate queries.
+ * last 24 hours and those still pending, failed cron runs, emails (sign-in links above all) that did not
+ * go out in the last 24 hours. A handful of aggregate queries.
  */
 export async function getOperationsSummary(now = new Date()): Promise<z.infer<typeof summaryResponse>> {
   const prisma = await db();
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const [byTier, locked, byStatus, credits, failedDeliveries, pending, cronDay, cronWeek] = await Promise.all([
+  const dayAgo = new Date(now.getTime() - DAY_MS);
+  const [byTier, locked, byStatus, credits, failedDeliveries, pending, cronDay, cronWeek, mailFailed, signInFailed, lastMailFailure] = await Promise.all([
     prisma.user.groupBy({ by: ["tier"], _count: { _all: true } }),
     prisma.user.count({ where: { lockedAt: { not: null } } }),
     prisma.subscription.groupBy({ by: ["status"], _count: { _all: true } }),
@@ -33,6 +35,9 @@ export async function getOperationsSummary(now = new Date()): Promise<z.infer<ty
     prisma.webhookDelivery.count({ where: { status: "pending" } }),
     prisma.cronRun.count({ where: { status: "failed", startedAt: { gte: new Date(now.getTime() - DAY_MS) } } }),
     prisma.cronRun.count({ where: { status: "failed", startedAt: { gte: new Date(now.getTime() - 7 * DAY_MS) } } }),
+    prisma.emailLog.count({ where: { status: "failed", createdAt: { gte: dayAgo } } }),
+    prisma.emailLog.count({ where: { status: "failed", type: "sign_in", createdAt: { gte: dayAgo } } }),
+    prisma.emailLog.findFirst({ where: { status: "failed", createdAt: { gte: dayAgo } }, orderBy: { createdAt: "desc" }, select: { createdAt: true, type: true, error: true } }),
   ]);
   const period = (name: string) => {
     const row = credits.find((c) => c.period === name);
@@ -45,6 +50,11 @@ export async function getOperationsSummary(now = new Date()): Promise<z.infer<ty
     credits: { today: period("today"), month: period("month") },
     webhooks: { failedLast24h: failedDeliveries, pending },
     cron: { failedLast24h: cronDay, failedLast7d: cronWeek },
+    emails: {
+      failedLast24h: mailFailed,
+      signInFailedLast24h: signInFailed,
+      lastFailure: lastMailFailure ? { at: lastMailFailure.createdAt.toISOString(), type: lastMailFailure.type, error: lastMailFailure.error ?? "" } : null,
+    },
     generatedAt: now.toISOString(),
   };
 }

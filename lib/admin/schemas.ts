@@ -225,6 +225,13 @@ export const summaryResponse = z.object({
   }),
   webhooks: z.object({ failedLast24h: z.number(), pending: z.number() }),
   cron: z.object({ failedLast24h: z.number(), failedLast7d: z.number() }),
+  emails: z.object({
+    failedLast24h: z.number(),
+    /** Sign-in links that did not go out in the last 24 hours: people who could not sign in. */
+    signInFailedLast24h: z.number(),
+    /** The latest failure's reason (what to set), if any in the last 24 hours. */
+    lastFailure: z.object({ at: iso, type: z.string(), error: z.string() }).nullable(),
+  }),
   generatedAt: iso,
 });
 

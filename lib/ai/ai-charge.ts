@@ -145,6 +145,9 @@ export async function settleCharge(
   const { credits, micros } = options.price ?? priceOutcome(charge, outcome);
   const last = outcome.attempts[outcome.attempts.length - 1];
   const answeredBy = last?.answeredBy;
+  // The offline provider bills nobody: its calls are priced as their model (so credits behave as they
+  // will with a provider) but cost nothing upstream.
+  const upstreamMicros = answeredBy?.provider === "offline" ? 0 : wholeMicros(micros);
   const metadata: Record<string, unknown> = {
     ...charge.metadata,
     ...(answeredBy ? { provider: answeredBy.provider, model: answeredBy.model } : {}),
@@ -152,7 +155,7 @@ export async function settleCharge(
     ...(last ? usageFields(last.usage) : {}),
     ...(last && !last.reported && !outcome.cached ? { usageEstimated: true } : {}),
     ...(outcome.attempts.length > 1 ? { attempts: outcome.attempts.length } : {}),
-    costMicros: wholeMicros(micros),
+    costMicros: upstreamMicros,
     credits,
     ...(outcome.cached ? { cached: true } : {}),
     ...(!outcome.complete ? { partial: true } : {}),
@@ -160,7 +163,7 @@ export async function settleCharge(
   };
   const { reservation } = charge;
   if (!reservation.charged) return { credits: 0, remaining: reservation.remaining };
-  const input = { amount: credits, costMicros: wholeMicros(micros), metadata };
+  const input = { amount: credits, costMicros: upstreamMicros, metadata };
   if (options.background) {
     settleInBackground(reservation, input);
     // The balance after it: what the reservation left, plus the part returned (or minus the rest drawn).

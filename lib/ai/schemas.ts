@@ -104,7 +104,7 @@ export type StreamBody = z.infer<typeof streamBodySchema>;
 
 export const imageBodySchema = z
   .object({
-    prompt: z.string().min(1, "must be 1 to 4000 characters").max(4000, "must be 1 to 4000 characters"),
+    prompt: z.string().min(1, "must be 1 to 4000 characters").max(4000, "must be 1 to 4000 characters").refine((s) => s.trim().length > 0, "must not be blank"),
     model: z.enum(PUBLIC_IMAGE_MODELS).default("image-model-1"),
     size: z.enum(["1024x1024", "1536x1024", "1024x1536", "auto"]).default("1024x1024"),
     quality: z.enum(["low", "medium", "high", "auto"]).default("auto"),

@@ -76,11 +76,11 @@ export async function resolveKeyRequest(req: Request, ip: string | null): Promis
     await countFailure(ip);
     if (found.status === "revoked") throw unauthorized("This API key was revoked", "invalid_api_key");
     if (found.status === "expired") throw unauthorized("This API key has expired", "invalid_api_key");
-    throw unauthorized("Incorrect API key provided; create keys on the dashboard's Keys page", "invalid_api_key");
+    throw unauthorized("Incorrect API key provided; create keys on the dashboard's API keys page", "invalid_api_key");
   }
   // A deleted user's keys were deleted with them; this catches the seconds a cached key outlives them.
   const state = await accountState(found.key.userId);
-  if (!state) throw unauthorized("Incorrect API key provided; create keys on the dashboard's Keys page", "invalid_api_key");
+  if (!state) throw unauthorized("Incorrect API key provided; create keys on the dashboard's API keys page", "invalid_api_key");
   await touchKey(found.key.keyId);
   return { key: found.key, locked: state === "locked" };
 }

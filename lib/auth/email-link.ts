@@ -49,8 +49,15 @@ export async function requestEmailLink(input: { email: string; baseUrl: string; 
       html: `<p>Sign in with this link (it works once, for 15 minutes):</p><p><a href="${link.toString().replace(/&/g, "&amp;")}">Sign in</a></p><p>If you did not ask for it, ignore this email.</p>`,
     });
   } catch (error) {
-    log.warn("sign-in link not sent", { error: isAppError(error) ? error.message : String(error) });
-    throw new AppError("unavailable", "The sign-in email could not be sent right now; try again in a minute", { headers: { "Retry-After": "60" } });
+    // sendEmail logged the cause and the setting to check (one line); the person gets what they can do.
+    if (!isAppError(error)) log.error("sign-in link not sent", { error: String(error) });
+    if (isAppError(error) && error.reason === "mail_transient") {
+      throw new AppError("unavailable", "This site's email is not going out right now, so the sign-in link could not be sent; try again in a few minutes, and if it keeps failing, contact the site's operator", {
+        headers: { "Retry-After": "300" },
+        reason: "mail_unavailable",
+      });
+    }
+    throw new AppError("unavailable", "This site cannot send email right now, so sign-in links cannot be delivered; please contact the site's operator", { reason: "mail_unavailable" });
   }
 }
 

@@ -32,6 +32,15 @@ function describeAuthMetadata(metadata: unknown): Record<string, unknown> {
  * a user signing in and a user created by the identity webhook with the same email are one user.
  * The session exposes user.id and user.email.
  */
+
+/** next-auth's warning codes, said as what to set. */
+const SIGN_IN_WARNINGS: Record<string, string> = {
+  NEXTAUTH_URL: "NEXTAUTH_URL is not set; set it to this site's public URL (e.g. https://app.example.com), which sign-in callbacks and mailed links are built from",
+  NO_SECRET: "NEXTAUTH_SECRET is not set; set it to a random secret (openssl rand -base64 32) so sessions survive a restart",
+  DEBUG_ENABLED: "next-auth debug output is on; switch it off in production",
+  EXPERIMENTAL_API: "an experimental next-auth API is in use",
+};
+
 export function authOptions(): NextAuthOptions {
   const e = env();
   const providers: NextAuthOptions["providers"] = [];
@@ -127,7 +136,7 @@ export function authOptions(): NextAuthOptions {
         log.error("sign-in error", { code, ...describeAuthMetadata(metadata) });
       },
       warn(code) {
-        log.warn("sign-in warning", { code });
+        log.warn(`sign-in warning: ${SIGN_IN_WARNINGS[code] ?? code}`, { code });
       },
       debug(code) {
         log.debug("sign-in debug", { code });

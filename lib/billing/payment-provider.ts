@@ -6,6 +6,11 @@ import type { PaymentProvider } from "./provider-types";
 import { paymentWebhookSecret } from "./signing-secret";
 import { CheckoutSimulator } from "./checkout-simulator";
 
+/** The answer of every payment route while PAYMENTS_ENABLED=false. */
+export function paymentsDisabled(): AppError {
+  return new AppError("payments_disabled", "Payments are switched off on this site (PAYMENTS_ENABLED=false): nothing can be bought here");
+}
+
 /** True when the local checkout simulator stands in for Lemon Squeezy. */
 export function simulatorEnabled(): boolean {
   const e = env();
@@ -20,6 +25,7 @@ export function simulatorEnabled(): boolean {
  * simulator its public base URL when NEXTAUTH_URL is unset.
  */
 export function paymentProvider(requestUrl?: string): PaymentProvider {
+  if (!env().PAYMENTS_ENABLED) throw paymentsDisabled();
   const lemon = lemonSqueezyFromEnv();
   if (lemon) return lemon;
   if (simulatorEnabled()) return new CheckoutSimulator(appBaseUrl(requestUrl));

@@ -35,6 +35,8 @@ const schema = z.object({
   DATABASE_PREPARED_STATEMENTS: bool(true),
   /** Production on the embedded database (PGlite on local disk) only when this says so explicitly. */
   ALLOW_EMBEDDED_DATABASE: bool(false),
+  /** npm start (production) may use development's .data directory (scripts/standalone-start.mjs). */
+  ALLOW_DEV_DATA_DIR: bool(false),
 
   // Auth
   NEXTAUTH_SECRET: optionalText,
@@ -101,6 +103,8 @@ const schema = z.object({
   LEMONSQUEEZY_STORE_ID: optionalText,
   LEMONSQUEEZY_API_URL: optionalUrl,
   PRICING_CONFIG: jsonObject(pricingOverrideSchema),
+  /** false: no purchases at all (purchase buttons hidden, payment routes 503 payments_disabled); production then needs no payment provider. */
+  PAYMENTS_ENABLED: bool(true),
   /** Local checkout simulator when Lemon Squeezy is not configured: always outside production; in production only when true. */
   PAYMENT_SIMULATOR_ENABLED: bool(false),
   /** The daily check-trials cron also reconciles subscriptions and bonus orders with Lemon Squeezy. */
@@ -201,6 +205,12 @@ function crossChecks(env: Env): string[] {
     if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)");
     if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
       problems.push("PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set");
+    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_SIMULATOR_ENABLED)
+      problems.push(
+        "LEMONSQUEEZY_API_KEY: required in production to take payments (with LEMONSQUEEZY_STORE_ID and PAYMENT_WEBHOOK_SECRET); PAYMENTS_ENABLED=false runs without payments (purchase buttons hidden, payment routes answer 503)",
+      );
+    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && env.PAYMENT_SIMULATOR_ENABLED && !env.PAYMENT_WEBHOOK_SECRET)
+      problems.push("PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator (PAYMENT_SIMULATOR_ENABLED=true), which signs its webhooks with it");
   }
   if (env.LEMONSQUEEZY_API_KEY && !env.LEMONSQUEEZY_STORE_ID)
     problems.push("LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set");
@@ -259,7 +269,8 @@ function withDerived(raw: RawEnv): Env {
     ...raw,
     appEnv,
     isProduction,
-    dataDir: raw.DATA_DIR ?? ".data",
+    // Production keeps its embedded data apart from development's (.data holds dev sign-in accounts).
+    dataDir: raw.DATA_DIR ?? (isProduction ? ".data-production" : ".data"),
     // In production only with both switches: anyone may then sign in as any email address.
     devLoginEnabled: isProduction ? raw.AUTH_DEV_LOGIN === "true" && raw.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION : raw.AUTH_DEV_LOGIN !== "false",
   };

@@ -15,6 +15,8 @@ export interface FeatureFlags {
   creditsUserToggle: boolean;
   /** API keys and the OpenAI-compatible API (/v1): not in SPEC. */
   apiKeys: boolean;
+  /** Purchases (PAYMENTS_ENABLED): off hides every purchase button and the payment routes answer 503. */
+  payments: boolean;
 }
 
 export const flags: () => FeatureFlags = fromEnv((e) => {
@@ -23,6 +25,7 @@ export const flags: () => FeatureFlags = fromEnv((e) => {
     pricingModel: e.PUBLIC_PRICING_MODEL,
     creditBased,
     bonusCredits: creditBased && e.PUBLIC_BONUS_CREDITS_ENABLED,
+    payments: e.PAYMENTS_ENABLED,
     aiChat: e.PUBLIC_AI_LLM_CHAT_ENABLED,
     aiAudio: e.PUBLIC_AI_AUDIO_INPUT_ENABLED,
     aiImage: e.PUBLIC_AI_IMAGE_GEN_ENABLED,

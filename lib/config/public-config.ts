@@ -21,6 +21,7 @@ export function publicConfig() {
       aiImageGenEnabled: f.aiImage,
       aiContentGenEnabled: f.aiContent,
       aiRagChatEnabled: f.aiRag,
+      paymentsEnabled: f.payments,
     },
     tierVisibility: Object.fromEntries(TIER_KEYS.map((k) => [k, k !== "free" || f.freeTier])) as Record<string, boolean>,
   };

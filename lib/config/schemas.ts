@@ -46,6 +46,8 @@ export const publicConfigResponse = z.object({
     aiImageGenEnabled: z.boolean(),
     aiContentGenEnabled: z.boolean(),
     aiRagChatEnabled: z.boolean(),
+    /** false: nothing can be bought (PAYMENTS_ENABLED=false); the payment routes answer 503 payments_disabled. */
+    paymentsEnabled: z.boolean(),
   }),
   tierVisibility: perTier(z.boolean()),
   creditBased: z

@@ -2,6 +2,7 @@ import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { EmailType } from "./email-types";
+import { describeMailFailure } from "./mail-failure";
 import { emailFrom, mailer } from "./mailer";
 
 export type { EmailType } from "./email-types";
@@ -22,7 +23,9 @@ export interface SendEmailInput {
  * send endpoint enforces it); this function sends to whatever it is given.
  *
  * Throws AppError("validation_failed") without html or text, AppError("upstream_failed") when the
- * provider refuses or cannot be reached (the log row is then `failed`).
+ * provider refuses or cannot be reached (the log row is then `failed`; one error log line names the
+ * setting to check; the error's reason says whether the cause may pass: "mail_transient", or
+ * "mail_misconfigured" when an operator must change something).
  */
 export async function sendEmail(input: SendEmailInput): Promise<{ messageId: string; emailLogId: string }> {
   if (!input.html && !input.text) throw new AppError("validation_failed", "An email needs html or text content");
@@ -52,9 +55,13 @@ export async function sendEmail(input: SendEmailInput): Promise<{ messageId: str
     }));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    await prisma.emailLog.update({ where: { id: entry.id }, data: { status: "failed", error: reason.slice(0, 2000) } });
-    log.error("email send failed", { emailLogId: entry.id, provider: transport.kind, type: input.type, error: reason });
-    throw new AppError("upstream_failed", "The email could not be sent", { cause: error });
+    const failure =
+      transport.kind === "resend"
+        ? describeMailFailure(error)
+        : { setting: "DATA_DIR", advice: "the local mailbox could not write its file: check that DATA_DIR is writable", transient: false };
+    await prisma.emailLog.update({ where: { id: entry.id }, data: { status: "failed", error: `${failure.advice} (${reason})`.slice(0, 2000) } });
+    log.error(`email not sent: ${failure.advice}`, { emailLogId: entry.id, provider: transport.kind, type: input.type, setting: failure.setting, error: reason });
+    throw new AppError("upstream_failed", "The email could not be sent", { cause: error, reason: failure.transient ? "mail_transient" : "mail_misconfigured" });
   }
   await prisma.emailLog.update({ where: { id: entry.id }, data: { status: "sent", providerMessageId: messageId } });
   log.info("email sent", { emailLogId: entry.id, provider: transport.kind, type: input.type });

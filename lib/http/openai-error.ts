@@ -39,6 +39,7 @@ const KIND_BY_CODE: Record<ErrorCode, OpenAiErrorKind> = {
   upstream_failed: { status: 500, type: "server_error", code: null },
   internal: { status: 500, type: "server_error", code: null },
   unavailable: { status: 503, type: "server_error", code: "service_unavailable" },
+  payments_disabled: { status: 503, type: "server_error", code: "payments_disabled" },
 };
 
 export interface OpenAiErrorInput {

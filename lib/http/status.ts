@@ -24,6 +24,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   upstream_failed: 500,
   internal: 500,
   unavailable: 503,
+  payments_disabled: 503,
 };
 
 /** Codes whose message is written for the client; anything else answers a generic message. */

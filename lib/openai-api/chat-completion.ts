@@ -79,7 +79,7 @@ const completionId = () => `chatcmpl-${randomUUID().replaceAll("-", "")}`;
 /** POST /v1/chat/completions without streaming: streamed upstream through the charged call engine, answered as one JSON completion. */
 export async function createChatCompletion(input: { key: ApiKeyPrincipal; body: ChatCompletionBody; signal?: AbortSignal }) {
   const provider = aiProvider();
-  const { request, charge } = await prepare(input.key, input.body, provider.name);
+  const { request, charge, model } = await prepare(input.key, input.body, provider.name);
   const { result, settled } = await runChargedChat({ charge, provider, request, signal: input.signal });
   const usage = result.usage;
   return {
@@ -88,7 +88,8 @@ export async function createChatCompletion(input: { key: ApiKeyPrincipal; body: 
       id: completionId(),
       object: "chat.completion" as const,
       created: Math.floor(Date.now() / 1000),
-      model: result.model,
+      // The model asked for, as streams name it (the provider's own id is on the ledger row).
+      model,
       choices: [
         {
           index: 0,

@@ -61,7 +61,7 @@ export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: Embe
         const vector = shorten(v, body.dimensions ?? undefined);
         return { object: "embedding" as const, index, embedding: base64 ? toBase64(vector) : vector };
       }),
-      model: result.model,
+      model: model.id,
       usage: { prompt_tokens: tokens, total_tokens: tokens, credits_charged: settled.credits, credits_remaining: settled.remaining },
     },
   };

@@ -110,7 +110,7 @@ export type EmbeddingsBody = z.infer<typeof embeddingsBody>;
 
 /** Image generation: GPT Image sizes and qualities, one image, returned as base64. */
 const IMAGE_FIELDS = z.looseObject({
-  prompt: z.string({ error: "is required" }).min(1, "must be 1 to 32000 characters").max(32_000, "must be 1 to 32000 characters"),
+  prompt: z.string({ error: "is required" }).min(1, "must be 1 to 32000 characters").max(32_000, "must be 1 to 32000 characters").refine((s) => s.trim().length > 0, "must not be blank"),
   model: nullish(z.string().min(1).max(100)),
   n: nullish(z.literal(1, { error: "only 1 image per request is supported" })),
   size: nullish(z.enum(["1024x1024", "1536x1024", "1024x1536", "auto"], { error: "must be 1024x1024, 1536x1024, 1024x1536 or auto" })),

@@ -96,7 +96,7 @@ describe("dashboard in a real browser", () => {
     await watch(page);
     await page.goto("/signin");
     // The sign-in methods load from GET /api/auth/providers; the development sign-in is one of them.
-    await page.getByRole("button", { name: "Sign in with email" }).waitFor();
+    await page.getByRole("button", { name: "Sign in at once, without a link" }).waitFor();
     await shot(page, "signin");
     await signIn(page, `ada-${run}@example.com`);
     await page.getByTestId("plan-name").waitFor();
@@ -525,6 +525,28 @@ describe("dashboard in a real browser", () => {
     expect(session?.user).toBeUndefined();
     await page.goto("/dashboard");
     await page.waitForURL(/\/signin\?callbackUrl=/);
+  });
+
+  it("signs in again by a link from the local mailbox: clicking it in the message opens the app in the top window", async () => {
+    await page.goto("/signin");
+    await page.getByLabel("Your email address").fill(`ada-${run}@example.com`);
+    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await page.getByTestId("link-sent").getByRole("link", { name: "local mailbox" }).click();
+    await page.waitForURL("**/dev/mailbox");
+    // The newest message is the link; its html is in a sandboxed frame.
+    const frame = page.frameLocator("article iframe").first();
+    await frame.getByRole("link", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/signin/email");
+    await page.getByText(`Sign in as ada-${run}@example.com?`).waitFor();
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard");
+    const session = await json<{ user?: { email?: string } } | null>(page, "/api/auth/session");
+    expect(session?.user?.email).toBe(`ada-${run}@example.com`);
+    // The plain-text copy of the link wraps inside its box instead of running out of it.
+    await page.goto("/dev/mailbox");
+    const pre = page.locator("article pre").first();
+    const box = await pre.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    expect(box.scroll).toBeLessThanOrEqual(box.client);
   });
 
   it("logged no errors in the browser on any page", () => {

@@ -66,8 +66,8 @@ export async function newPage(h: Harness, viewport = { width: 1280, height: 860 
 export async function signIn(page: Page, email: string): Promise<void> {
   await page.goto("/dashboard");
   await page.waitForURL(/\/signin\?callbackUrl=/);
-  await page.getByLabel("Email", { exact: true }).fill(email);
-  await page.getByRole("button", { name: "Sign in with email" }).click();
+  await page.getByLabel("Any email address (not checked)", { exact: true }).fill(email);
+  await page.getByRole("button", { name: "Sign in at once, without a link" }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard");
 }
 

@@ -77,8 +77,8 @@ beforeAll(async () => {
     cpSync(standaloneDir(DIST_DIR), appDir, { recursive: true, verbatimSymlinks: true });
   }
 
+  // Not created here: DEPLOY.md's first hour runs db:migrate on a server where it does not exist yet.
   databaseName = `deploy_${randomBytes(5).toString("hex")}`;
-  await withPgClient(admin, (c) => c.query(`CREATE DATABASE ${databaseName}`));
   const url = new URL(admin);
   url.pathname = `/${databaseName}`;
   databaseUrl = url.toString();
@@ -156,10 +156,11 @@ describe("the standalone artifact", () => {
 });
 
 describe("migrations by explicit command", () => {
-  it("npm run db:migrate applies every migration to the fresh database, then the container's command finds it up to date", () => {
+  it("npm run db:migrate creates the database when it does not exist, applies every migration, then the container's command finds it up to date", () => {
     const first = run("npm", ["run", "--silent", "db:migrate"], ROOT, { DATABASE_URL: databaseUrl, NODE_ENV: "production" });
     migrateOutput.push(first.output);
     expect(first.status, first.output).toBe(0);
+    expect(first.output).toContain(`Created database "${databaseName}" (it did not exist).`);
     const count = readdirSync(path.join(ROOT, "prisma", "migrations"), { withFileTypes: true }).filter((d) => d.isDirectory()).length;
     expect(first.output).toContain(`Applied ${count} migration(s)`);
     expect(first.output).not.toContain(new URL(databaseUrl).password || "\u0000never");
@@ -167,6 +168,25 @@ describe("migrations by explicit command", () => {
     const again = runShippedMigrate({ DATABASE_URL: databaseUrl, NODE_ENV: "production" });
     expect(again.status, again.output).toBe(0);
     expect(again.output).toContain(`Up to date: all ${count} migrations were already applied.`);
+  });
+
+  it("says how to create the database when the role may not (no CREATEDB), and changes nothing", async () => {
+    const role = `nocreate_${randomBytes(4).toString("hex")}`;
+    const admin = testDatabaseAdminUrl();
+    await withPgClient(admin, (c) => c.query(`CREATE ROLE ${role} LOGIN`));
+    try {
+      const url = new URL(admin);
+      url.username = role;
+      url.pathname = `/missing_${randomBytes(4).toString("hex")}`;
+      const result = run("npm", ["run", "--silent", "db:migrate"], ROOT, { DATABASE_URL: url.toString(), NODE_ENV: "production" });
+      expect(result.status).toBe(1);
+      expect(result.output).toContain(`database "${url.pathname.slice(1)}" does not exist, and it could not be created (role "${role}" may not create databases)`);
+      expect(result.output).toContain("createdb -h");
+      const exists = await withPgClient(admin, (c) => c.query("SELECT 1 FROM pg_database WHERE datname = $1", [url.pathname.slice(1)]));
+      expect(exists.rows).toEqual([]);
+    } finally {
+      await withPgClient(admin, (c) => c.query(`DROP ROLE IF EXISTS ${role}`));
+    }
   });
 
   it("refuses to migrate the embedded database when DATABASE_URL is unset in production or CI", () => {

@@ -124,4 +124,60 @@ describe("first run", () => {
     expect(after).not.toContain("/api/payments/create-checkout");
     expect(after).toMatch(/href="\/dashboard\/billing"[^>]*>Your plan/);
   });
+
+  it("README's /v1 walk on the embedded default: embeddings, one model name, a refused call leaves no ledger rows, offline costs nothing upstream", async () => {
+    const client = new Client(server.baseUrl);
+    await client.signIn("v1-walk@example.com");
+    const created = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "walk" }) });
+    expect(created.status).toBe(200);
+    const v1 = (pathname: string, body: unknown) =>
+      client.json(pathname, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${created.body.secret}` }, body: JSON.stringify(body) });
+    const history = async () => (await client.json<{ transactions: { type: string; operation: string; metadata: Record<string, unknown> }[] }>("/api/credits/history")).body.transactions;
+
+    const first = await v1("/v1/embeddings", { model: "text-embedding-3-small", input: ["hello world", "second"] });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const again = await v1("/v1/embeddings", { model: "text-embedding-3-small", input: ["hello world", "second"] });
+    expect(again.body.data[0].embedding).toEqual(first.body.data[0].embedding);
+    expect(first.body.model).toBe("text-embedding-3-small");
+
+    const json = await v1("/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    const streamed = await client.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${created.body.secret}` },
+      body: JSON.stringify({ model: "gpt-4o-mini", stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    const firstChunk = JSON.parse(/data: (\{.*\})/.exec(await streamed.text())![1]) as { model: string };
+    expect(json.body.model).toBe("gpt-4o-mini");
+    expect(firstChunk.model).toBe(json.body.model);
+
+    // Refused before any provider call: nothing in the history, not even a refund.
+    const rows = (await history()).length;
+    for (const [pathname, body] of [
+      ["/v1/images/generations", { model: "gpt-image-1", prompt: "   " }],
+      ["/v1/embeddings", { model: "text-embedding-3-small", input: "x", dimensions: 5000 }],
+      ["/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_completion_tokens: 10_000_000 }],
+    ] as const) {
+      expect((await v1(pathname, body)).status, pathname).toBe(400);
+    }
+    const after = await history();
+    expect(after).toHaveLength(rows);
+    expect(after.filter((t) => t.type === "refund")).toEqual([]);
+    // The offline provider bills nobody.
+    const usage = after.filter((t) => t.type === "usage");
+    expect(usage.length).toBeGreaterThanOrEqual(4);
+    for (const t of usage) expect(t.metadata.costMicros, t.operation).toBe(0);
+  });
+
+  it("the local mailbox opens a mailed sign-in link in the top window, and wraps the plain-text URL", async () => {
+    const asked = await fetch(`${server.baseUrl}/api/auth/email-link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: "mailbox-walk@example.com" }).toString(),
+    });
+    expect(asked.status).toBe(200);
+    const html = await (await fetch(`${server.baseUrl}/dev/mailbox`)).text();
+    expect(html).toContain('sandbox="allow-top-navigation-by-user-activation allow-popups allow-popups-to-escape-sandbox"');
+    expect(html).toContain("&lt;base target=&quot;_top&quot;&gt;");
+    expect(html).toContain("overflow-wrap:anywhere");
+  });
 });

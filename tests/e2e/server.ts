@@ -173,6 +173,9 @@ export async function startServer(
     ALLOW_EMBEDDED_DATABASE: "true",
     // Production needs an AI provider, or the offline one on purpose: offline unless a key is given.
     AI_OFFLINE: env.OPENAI_API_KEY || env.ANTHROPIC_API_KEY || env.GEMINI_API_KEY || env.AI_PROVIDERS ? undefined : "true",
+    // Production needs a payment provider: the checkout simulator unless Lemon Squeezy is given or payments are off.
+    PAYMENT_SIMULATOR_ENABLED: env.LEMONSQUEEZY_API_KEY || env.PAYMENTS_ENABLED === "false" ? undefined : "true",
+    PAYMENT_WEBHOOK_SECRET: "e2e-payment-webhook-secret",
     RAG_INDEX_ON_START: "false",
     LOG_LEVEL: "warn",
     ...env,

@@ -60,7 +60,7 @@ describe("graceful shutdown", () => {
   it("npm start passes SIGTERM to the server: nothing is left listening", async () => {
     const port = await freePort();
     const child = spawn("npm", ["start"], {
-      env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true", AI_OFFLINE: "true", NEXTAUTH_SECRET: "n".repeat(40), CRON_SECRET: "c".repeat(40), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true", PGLITE_DATA_DIR: "memory://", DATA_DIR: `/tmp/svc-npm-start-${port}`, RAG_INDEX_ON_START: "false" },
+      env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true", AI_OFFLINE: "true", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "n".repeat(40), CRON_SECRET: "c".repeat(40), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true", PGLITE_DATA_DIR: "memory://", DATA_DIR: `/tmp/svc-npm-start-${port}`, RAG_INDEX_ON_START: "false" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

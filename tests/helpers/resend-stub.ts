@@ -13,8 +13,8 @@ export interface ResendStub {
   apiKey: string;
   /** Messages accepted, in order. */
   sent: StubbedEmail[];
-  /** The next N requests answer this error (Resend's error shape). */
-  failNext: (status: number, times?: number) => void;
+  /** The next N requests answer this error (Resend's error shape; by default a 5xx-style application_error). */
+  failNext: (status: number, times?: number, error?: { name: string; message: string }) => void;
   env: Record<string, string>;
   close: () => Promise<void>;
 }
@@ -27,7 +27,7 @@ export interface ResendStub {
 export async function startResendStub(apiKey = "re_test_0123456789"): Promise<ResendStub> {
   const sent: StubbedEmail[] = [];
   const byIdempotencyKey = new Map<string, string>();
-  let failures: { status: number; remaining: number } | null = null;
+  let failures: { status: number; remaining: number; name: string; message: string } | null = null;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -41,7 +41,7 @@ export async function startResendStub(apiKey = "re_test_0123456789"): Promise<Re
     if (auth !== `Bearer ${apiKey}`) return reply(403, { statusCode: 403, name: "invalid_api_key", message: "API key is invalid" });
     if (failures && failures.remaining > 0) {
       failures.remaining--;
-      return reply(failures.status, { statusCode: failures.status, name: "application_error", message: "Simulated failure" });
+      return reply(failures.status, { statusCode: failures.status, name: failures.name, message: failures.message });
     }
     let body: StubbedEmail["body"];
     try {
@@ -66,8 +66,8 @@ export async function startResendStub(apiKey = "re_test_0123456789"): Promise<Re
     baseUrl,
     apiKey,
     sent,
-    failNext: (status, times = 1) => {
-      failures = { status, remaining: times };
+    failNext: (status, times = 1, error = { name: "application_error", message: "Simulated failure" }) => {
+      failures = { status, remaining: times, ...error };
     },
     env: { RESEND_API_KEY: apiKey, RESEND_BASE_URL: baseUrl },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

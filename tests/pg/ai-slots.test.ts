@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/v1/chat/completions/route";
-import { closeDb, dbKind } from "@/lib/db/client";
+import { closeDb, db, dbKind } from "@/lib/db/client";
 import { databaseStore } from "@/lib/ratelimit/database-store";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -37,6 +37,22 @@ describe("AI request slots (PostgreSQL)", () => {
     await Promise.all(ids.filter((_, i) => taken[i]).map((id) => databaseStore.releaseSlot(key, id)));
     const again = await Promise.all(ids.map((id) => databaseStore.acquireSlot({ key, id: `${id}-2`, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
     expect(again.filter(Boolean)).toHaveLength(8);
+  });
+
+  it("lets a slot lapse at its lease, and frees at once the slots of a process known to be gone", async () => {
+    const key = randomUUID();
+    const slot = (id: string, leaseMs = 60_000) => databaseStore.acquireSlot({ key, id, cap: 1, leaseMs, nowMs: Date.now() });
+    expect(await slot(`${key}-a`, 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await slot(`${key}-b`)).toBe(true);
+    expect(await slot(`${key}-c`)).toBe(false);
+    // "b" belongs to a process that stopped: its slot no longer counts.
+    const prisma = await db();
+    await prisma.$executeRaw`INSERT INTO server_instances (id, host, pid, stopped_at) VALUES ('gone-instance', 'h', 1, now()) ON CONFLICT (id) DO NOTHING`;
+    await prisma.$executeRaw`UPDATE ai_request_slots SET instance_id = 'gone-instance' WHERE id = ${`${key}-b`}`;
+    expect(await slot(`${key}-d`)).toBe(true);
+    await databaseStore.releaseSlot(key, `${key}-d`);
+    expect(await slot(`${key}-e`)).toBe(true);
   });
 
   it("lets 8 of 40 concurrent calls of one user reach the provider and refuses the rest with 429, charging nothing for them", async () => {

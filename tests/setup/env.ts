@@ -19,8 +19,10 @@ Object.assign(process.env, {
   APP_ENV: "test",
   DATA_DIR: dataDir,
   PGLITE_DATA_DIR: "memory://",
-  // Tests that switch to production keep the in-memory embedded database.
+  // Tests that switch to production keep the in-memory embedded database, and take payments through
+  // the checkout simulator (production needs a payment provider or PAYMENTS_ENABLED=false).
   ALLOW_EMBEDDED_DATABASE: "true",
+  PAYMENT_SIMULATOR_ENABLED: "true",
   NEXTAUTH_SECRET: "test-nextauth-secret-0123456789abcdef",
   NEXTAUTH_URL: "http://localhost:3000",
   IDENTITY_WEBHOOK_SECRET: "whsec_dGVzdC1pZGVudGl0eS1zZWNyZXQtMDEyMzQ1Njc4OQ==",

@@ -13,8 +13,8 @@ const FAILED = new Set(["failed", "bounced", "complained"]);
 type EmailRow = AdminEmails["emails"][number];
 
 /** The email log with each message's delivery events. */
-export function EmailsPanel() {
-  const [status, setStatus] = useState("");
+export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) {
+  const [status, setStatus] = useState(STATUSES.includes(initialStatus) ? initialStatus : "");
   const list = useCursorList<AdminEmails>("/api/admin/emails", { status });
   return (
     <>

@@ -4,7 +4,8 @@ import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
 export const dynamic = "force-dynamic";
 export const generateMetadata = operatorMetadata({ title: "Emails" });
 
-export default async function AdminEmailsPage() {
+export default async function AdminEmailsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   await requireOperatorPage();
-  return <EmailsPanel />;
+  const { status } = await searchParams;
+  return <EmailsPanel initialStatus={status ?? ""} />;
 }

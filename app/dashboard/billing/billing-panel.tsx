@@ -17,6 +17,8 @@ interface Props {
   creditBased: boolean;
   trialDays: number;
   checkoutCancelled: boolean;
+  /** PAYMENTS_ENABLED: false hides every purchase and plan action. */
+  paymentsEnabled: boolean;
 }
 
 function findPlan(plans: PlanOption[], variantId: string | undefined): { plan: PlanOption; period: Period } | null {
@@ -27,7 +29,7 @@ function findPlan(plans: PlanOption[], variantId: string | undefined): { plan: P
   return null;
 }
 
-export function BillingPanel({ plans, currency, creditBased, trialDays, checkoutCancelled }: Props) {
+export function BillingPanel({ plans, currency, creditBased, trialDays, checkoutCancelled, paymentsEnabled }: Props) {
   const { data: details, error: loadError, reload: load } = useApi<SubscriptionDetails>("/api/payments/subscription");
   const [period, setPeriod] = useState<Period>("monthly");
   const [busy, setBusy] = useState<string | null>(null);
@@ -131,7 +133,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
           {sub?.paymentFailed ? (
             <p className="mt-3 text-sm font-medium text-amber-800">Your last payment failed. Update your payment method in the billing portal.</p>
           ) : null}
-          {sub ? (
+          {sub && paymentsEnabled ? (
             <div className="mt-5 flex flex-wrap gap-2">
               <button type="button" className="btn-secondary" onClick={portal} disabled={busy !== null}>
                 {busy === "portal" ? "Opening…" : "Open billing portal"}
@@ -163,7 +165,10 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
         </section>
       ) : null}
 
-      {details ? (
+      {!paymentsEnabled ? (
+        <Banner tone="info">Plans are not on sale on this site: its operator has switched payments off.</Banner>
+      ) : null}
+      {details && paymentsEnabled ? (
         <section aria-labelledby="plans-heading">
           <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
             <h2 id="plans-heading">{running ? "Change plan" : "Plans"}</h2>

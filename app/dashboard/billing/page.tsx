@@ -22,6 +22,7 @@ export default async function BillingPage({ searchParams }: { searchParams: Prom
       creditBased={f.creditBased}
       trialDays={f.creditBased ? 0 : catalog.trialDays}
       checkoutCancelled={checkout === "cancelled"}
+      paymentsEnabled={f.payments}
     />
   );
 }

@@ -14,7 +14,8 @@ const TYPE_LABEL: Record<string, string> = {
   usage: "Usage",
   purchase: "Purchase",
   refund: "Refund",
-  monthly_reset: "Monthly reset",
+  // Every plan allocation (first, monthly, at a subscription's start or renewal, on an upgrade).
+  monthly_reset: "Allocation",
   adjustment: "Adjustment",
 };
 
@@ -27,12 +28,22 @@ const OPERATION_LABEL: Record<string, string> = {
   image_generation: "Image generation",
   content_generation: "Content generation",
   rag_ask: "Knowledge question",
+  rag_index: "Document indexing",
+  embeddings: "Embeddings",
   initial_allocation: "Initial allocation",
   monthly_reset: "Monthly allocation",
   monthly_rollover: "Monthly rollover",
+  subscription_start: "Subscription started",
+  subscription_renewal: "Subscription renewed",
+  subscription_expired: "Subscription ended",
+  plan_upgrade: "Plan upgrade",
   bonus_purchase: "Bonus package",
   bonus_expiry: "Bonus credits expired",
+  admin_adjustment: "Adjusted by support",
 };
+
+/** An operation's words: its label, else its name said plainly ("some_thing" → "Some thing"). */
+const operationLabel = (operation: string) => OPERATION_LABEL[operation] ?? (operation.charAt(0).toUpperCase() + operation.slice(1)).replace(/_/g, " ");
 
 interface Props {
   features: Features;
@@ -304,7 +315,7 @@ function HistorySection() {
                   <tr key={t.id}>
                     <td className="whitespace-nowrap py-2 pr-4 text-slate-600">{formatDate(t.createdAt, true)}</td>
                     <td className="py-2 pr-4">{TYPE_LABEL[t.type] ?? t.type}</td>
-                    <td className="py-2 pr-4">{OPERATION_LABEL[t.operation] ?? t.operation}</td>
+                    <td className="py-2 pr-4">{operationLabel(t.operation)}</td>
                     <td className={`py-2 pr-4 text-right font-medium tabular-nums ${t.amount < 0 ? "text-red-700" : "text-emerald-700"}`}>
                       {t.amount > 0 ? "+" : ""}
                       {t.amount.toLocaleString("en")}

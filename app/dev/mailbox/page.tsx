@@ -38,10 +38,16 @@ export default async function MailboxPage() {
             </dd>
           </dl>
           {m.html ? (
-            // Rendered in a sandboxed frame: no scripts, no same-origin access.
-            <iframe title={`Message ${m.messageId}`} sandbox="" srcDoc={m.html} style={{ width: "100%", minHeight: 160, border: "1px solid #eee", marginTop: "0.75rem" }} />
+            // Rendered in a sandboxed frame: no scripts, no same-origin access. Its links open in the
+            // top window when clicked (the app itself may not be framed: X-Frame-Options DENY).
+            <iframe
+              title={`Message ${m.messageId}`}
+              sandbox="allow-top-navigation-by-user-activation allow-popups allow-popups-to-escape-sandbox"
+              srcDoc={`<base target="_top">${m.html}`}
+              style={{ width: "100%", minHeight: 160, border: "1px solid #eee", marginTop: "0.75rem" }}
+            />
           ) : null}
-          {m.text ? <pre style={{ whiteSpace: "pre-wrap", background: "#f7f7f7", padding: "0.5rem", marginTop: "0.75rem" }}>{m.text}</pre> : null}
+          {m.text ? <pre style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere", background: "#f7f7f7", padding: "0.5rem", marginTop: "0.75rem" }}>{m.text}</pre> : null}
         </article>
       ))}
     </main>

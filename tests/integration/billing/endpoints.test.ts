@@ -10,6 +10,8 @@ import { POST as customerPortal } from "@/app/api/payments/customer-portal/route
 import { GET as debug } from "@/app/api/payments/debug/route";
 import { GET as subscription } from "@/app/api/payments/subscription/route";
 import { POST as completeCheckout } from "@/app/api/simulator/checkout/route";
+import { GET as publicConfigRoute } from "@/app/api/config/public/route";
+import { configurationProblems } from "@/lib/server/check-configuration";
 import { grantBonusPurchase } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import type { NextRouteHandler } from "@/lib/http/route";
@@ -116,17 +118,33 @@ describe("POST and GET /api/payments/create-checkout", () => {
 });
 
 describe("payment provider selection", () => {
-  it("production without Lemon Squeezy: 500 naming the missing settings, unless PAYMENT_SIMULATOR_ENABLED", async () => {
+  it("production needs Lemon Squeezy, the simulator on purpose, or PAYMENTS_ENABLED=false; never a 500 at checkout", async () => {
     const { cookie } = await signIn();
-    const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c" });
+    const checkout = () => call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } });
+    const paymentProblem = (problems: string[]) => problems.filter((p) => /LEMONSQUEEZY_API_KEY|PAYMENT_WEBHOOK_SECRET|PAYMENTS_ENABLED/.test(p));
+    const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c", PAYMENT_SIMULATOR_ENABLED: undefined, OPENAI_API_KEY: "sk-test" });
     try {
-      const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } });
-      expect(res.status).toBe(500);
-      expect(res.body.error).toMatch(/LEMONSQUEEZY_API_KEY/);
-      expect((await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", body: { id: "x" } })).status).toBe(404);
+      // The configuration check refuses to start (it names the settings); nothing was sold meanwhile.
+      expect(paymentProblem(configurationProblems())).toEqual([expect.stringMatching(/^LEMONSQUEEZY_API_KEY: required in production to take payments.*PAYMENTS_ENABLED=false/)]);
+      const off = setEnv({ PAYMENTS_ENABLED: "false" });
+      try {
+        expect(paymentProblem(configurationProblems())).toEqual([]);
+        const res = await checkout();
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ error: expect.stringContaining("Payments are switched off"), code: "payments_disabled" });
+        expect((await call(guestCheckout, { path: "/api/payments/create-checkout?tier=pro&billing=monthly" })).status).toBe(503);
+        expect((await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", body: { id: "x" } })).status).toBe(404);
+        const config = await call(publicConfigRoute, { path: "/api/config/public" });
+        expect(config.body.features.paymentsEnabled).toBe(false);
+      } finally {
+        off();
+      }
       const on = setEnv({ PAYMENT_SIMULATOR_ENABLED: "true" });
-      expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } })).status).toBe(200);
-      on();
+      try {
+        expect((await checkout()).status).toBe(200);
+      } finally {
+        on();
+      }
     } finally {
       restore();
     }

@@ -48,7 +48,8 @@ describe("payment webhook signature (verified on the raw body before anything el
   });
 
   it("answers 401 when no secret is configured in production (no fallback secret)", async () => {
-    const restore = setEnv({ APP_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CRON_SECRET: "cron", PAYMENT_WEBHOOK_SECRET: undefined });
+    // Payments off (a production that starts without a payment provider): a delivery is still verified, and refused.
+    const restore = setEnv({ APP_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CRON_SECRET: "cron", PAYMENT_WEBHOOK_SECRET: undefined, PAYMENT_SIMULATOR_ENABLED: undefined, PAYMENTS_ENABLED: "false" });
     try {
       const event = orderEvent({ id: "ord-prod", variantId: "local-bonus-basic-500" });
       const res = await deliver(event, { secret: DEV_PAYMENT_WEBHOOK_SECRET });

@@ -16,7 +16,10 @@ describe("development mailbox page (/dev/mailbox)", () => {
     expect(html).toContain("Local mailbox");
     expect(html.indexOf("Second &lt;message&gt;")).toBeGreaterThan(-1);
     expect(html.indexOf("Second &lt;message&gt;")).toBeLessThan(html.indexOf("First message"));
-    expect(html).toContain('sandbox=""');
+    // Sandboxed: no scripts, no same-origin; only a click may navigate the top window (links open the app there).
+    expect(html).toContain('sandbox="allow-top-navigation-by-user-activation allow-popups allow-popups-to-escape-sandbox"');
+    expect(html).not.toMatch(/sandbox="[^"]*allow-(scripts|same-origin)/);
+    expect(html).toContain("&lt;base target=&quot;_top&quot;&gt;");
     expect(html).not.toContain("<script>alert(1)</script>");
   });
 

@@ -4,6 +4,7 @@ import { configurationProblems } from "@/lib/server/check-configuration";
 /** A production configuration that starts (the base each case breaks). */
 const good = {
   APP_ENV: "production",
+  PAYMENTS_ENABLED: "false",
   NEXTAUTH_SECRET: "n".repeat(40),
   CRON_SECRET: "c".repeat(40),
   ALLOW_EMBEDDED_DATABASE: "true",
@@ -17,6 +18,15 @@ describe("the one configuration check at start-up", () => {
     expect(configurationProblems(good)).toEqual([]);
   });
 
+  it("needs a payment provider in production unless payments are switched off: Lemon Squeezy, or the simulator with its secret", () => {
+    const { PAYMENTS_ENABLED: _off, ...paymentsOn } = good;
+    expect(configurationProblems(paymentsOn)).toEqual([expect.stringMatching(/^LEMONSQUEEZY_API_KEY: required in production to take payments .*PAYMENTS_ENABLED=false/)]);
+    expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true" })).toEqual([expect.stringMatching(/^PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator/)]);
+    expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true", PAYMENT_WEBHOOK_SECRET: "s" })).toEqual([]);
+    // Outside production the simulator stands in: nothing to set.
+    expect(configurationProblems({ ...paymentsOn, APP_ENV: "development" })).toEqual([]);
+  });
+
   it("requires NEXTAUTH_URL wherever sign-in links are mailed (links never follow a request's Host header)", () => {
     const { NEXTAUTH_URL: _url, ...withoutUrl } = good;
     expect(configurationProblems(withoutUrl)).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required for sign-in by emailed link/)]);
@@ -25,7 +35,7 @@ describe("the one configuration check at start-up", () => {
 
   it("lists every problem of several at once: invalid values, production rules, pairs, the pricing catalog, AI and sign-in", () => {
     const problems = configurationProblems({
-      APP_ENV: "production",
+      APP_ENV: "production", PAYMENTS_ENABLED: "false",
       NEXTAUTH_SECRET: "n".repeat(40),
       ALLOW_EMBEDDED_DATABASE: "true",
       PRICING_CONFIG: '{"tiers":{"gold":{}}}',

@@ -33,7 +33,7 @@ describe("env", () => {
   });
 
   it("derives production from NODE_ENV (as next start sets it); APP_ENV wins", () => {
-    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", ALLOW_EMBEDDED_DATABASE: "true" };
+    const base = { NODE_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", ALLOW_EMBEDDED_DATABASE: "true" };
     expect(parseEnv(base)).toMatchObject({ appEnv: "production", isProduction: true, devLoginEnabled: false });
     expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(false);
     expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" }).devLoginEnabled).toBe(true);
@@ -61,15 +61,15 @@ describe("env", () => {
   });
 
   it("checks settings that depend on each other, and production requirements", () => {
-    expect(problemsOf({ APP_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
+    expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
       "NEXTAUTH_SECRET: required in production",
       "CRON_SECRET: required in production (cron endpoints need a bearer token)",
     ]);
-    expect(problemsOf({ APP_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
+    expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
       "RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)",
     ]);
     // Invalid values and missing requirements are reported together, in one attempt.
-    expect(problemsOf({ APP_ENV: "production", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
+    expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
       "DATABASE_URL: must be a postgres:// or postgresql:// URL",
       "UPSTASH_REDIS_REST_URL: must be a URL",
       "NEXTAUTH_SECRET: required in production",
@@ -121,9 +121,9 @@ describe("empty values", () => {
 
 describe("production guardrails", () => {
   it("refuse the embedded database unless ALLOW_EMBEDDED_DATABASE=true, naming every missing setting at once", () => {
-    const problems = problemsOf({ NODE_ENV: "production" });
+    const problems = problemsOf({ NODE_ENV: "production", PAYMENTS_ENABLED: "false" });
     expect(problems.map((p) => p.split(":")[0])).toEqual(["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL"]);
-    const base = { NODE_ENV: "production", NEXTAUTH_SECRET: "s", CRON_SECRET: "c" };
+    const base = { NODE_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c" };
     expect(parseEnv({ ...base, ALLOW_EMBEDDED_DATABASE: "true" }).isProduction).toBe(true);
     expect(parseEnv({ ...base, DATABASE_URL: "postgresql://u@127.0.0.1/db" }).isProduction).toBe(true);
   });

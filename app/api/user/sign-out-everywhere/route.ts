@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "End every session of the current user, this one included",
       description:
         "Every session signed in until now ends on the next request (on other instances within seconds), whatever device holds it; " +
-        "sign in again afterwards. API keys are not affected: revoke them on the Keys page.",
+        "sign in again afterwards. API keys are not affected: revoke them on the dashboard's API keys page.",
       tags: ["user"],
       response: signOutEverywhereResponse,
     },
