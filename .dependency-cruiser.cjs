@@ -5,9 +5,9 @@
 
 /** Each vendor package (regex on its resolved path) and the only files that may import it at run time. */
 const VENDOR_ADAPTERS = [
-  { name: "openai", pkg: "openai", adapters: ["lib/ai/provider-openai\\.ts"] },
-  { name: "anthropic", pkg: "@anthropic-ai/sdk", adapters: ["lib/ai/provider-anthropic\\.ts"] },
-  { name: "google-genai", pkg: "@google/genai", adapters: ["lib/ai/provider-gemini\\.ts"] },
+  { name: "openai", pkg: "openai", adapters: ["lib/ai/providers/provider-openai\\.ts"] },
+  { name: "anthropic", pkg: "@anthropic-ai/sdk", adapters: ["lib/ai/providers/provider-anthropic\\.ts"] },
+  { name: "google-genai", pkg: "@google/genai", adapters: ["lib/ai/providers/provider-gemini\\.ts"] },
   { name: "genai-prices", pkg: "@pydantic/genai-prices", adapters: [] },
   { name: "ai-sdk", pkg: "(ai|@ai-sdk/[^/]+)", adapters: [] },
   { name: "aws-sdk", pkg: "@aws-sdk/[^/]+", adapters: ["lib/storage/s3-store\\.ts"] },
@@ -74,10 +74,39 @@ const layerRules = LIB_LAYERS.flatMap((layer, i) =>
 );
 const layeredPaths = LIB_LAYERS.flat().map(libPath);
 
+/**
+ * The rooms of the domains large enough to have them (docs/ARCHITECTURE.md "Rooms"), top to bottom:
+ * a room imports the rooms below it and its domain's top-level files, never a room beside or above
+ * it. A room's top-level files are its entry points (routes may import them).
+ */
+const ROOMS = {
+  ai: [["chat", "images", "speech", "content"], ["pricing"], ["providers"], ["catalog", "audio"]],
+  billing: [["checkout"], ["subscriptions"], ["payment-provider"]],
+};
+const roomRules = Object.entries(ROOMS).flatMap(([domain, layers]) =>
+  layers.flatMap((layer, i) =>
+    layer.flatMap((room) => {
+      const notBelow = layers.slice(0, i + 1).flat().filter((other) => other !== room);
+      if (notBelow.length === 0) return [];
+      return {
+        name: "lib-room-order",
+        severity: "error",
+        comment: `lib/${domain}/${room} imports only the rooms below its own (${layers.slice(i + 1).map((l) => l.join(", ")).join(" | ") || "none"}); never ${notBelow.join(", ")}.`,
+        from: { path: `^lib/${domain}/${room}/` },
+        to: { path: notBelow.map((other) => `^lib/${domain}/${other}/`), dependencyTypesNot: ["type-only"] },
+      };
+    }),
+  ),
+);
+const roomEntry = Object.entries(ROOMS)
+  .map(([domain, layers]) => `^lib/${domain}/(${layers.flat().join("|")})/[^/]+/`)
+  .join("|");
+
 module.exports = {
   forbidden: [
     ...vendorRules,
     ...layerRules,
+    ...roomRules,
     {
       name: "lib-folder-has-a-layer",
       severity: "error",
@@ -111,13 +140,15 @@ module.exports = {
       severity: "error",
       comment:
         "A route file declares (route wrapper, zod schemas) and calls lib/<domain> entry points: a domain's top-level files, not its infrastructure (database, Prisma, logs, tracing, the wrapper's internals) or nested internals.",
-      from: { path: "^app/api/.+/route\\.ts$" },
+      from: { path: "^app/(api|v1)/.+/route\\.ts$" },
       to: {
         path: [
           "^lib/(db|generated|tracing)/",
           "^lib/log\\.ts$",
           "^lib/http/(handler|status|openapi|client-ip|unsafe-text|cache)\\.ts$",
-          "^lib/[^/]+/[^/]+/(?!process-[a-z]+-webhook\\.ts$)",
+          // Nested internals, but a room's top-level files (its entry points) and the webhook processors.
+          `^lib/(?!(${Object.keys(ROOMS).join("|")})/(${Object.values(ROOMS).flat(2).join("|")})/[^/]+\\.ts$)[^/]+/[^/]+/(?!process-[a-z]+-webhook\\.ts$)`,
+          roomEntry,
           "^(app|components)/",
           "(^|/)node_modules/(?!(zod|next-auth)/)",
         ],

@@ -53,8 +53,8 @@ async function main(): Promise<void> {
       OPENAI_API_KEY: "sk-bench",
       OPENAI_BASE_URL: openai.info.url,
     });
-    const { aiProvider } = await import("@/lib/ai/provider");
-    const { createOpenAiProvider } = await import("@/lib/ai/provider-openai");
+    const { aiProvider } = await import("@/lib/ai/providers/provider");
+    const { createOpenAiProvider } = await import("@/lib/ai/providers/provider-openai");
     const { aiSettings } = await import("@/lib/ai/settings");
     const messages = [{ role: "user" as const, content: PROMPT }];
     const router = aiProvider();

@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     const { chatRequestSchema } = await import("@/lib/ai/schemas");
     const { adjustCredits, reserveCredits, settleReservation } = await import("@/lib/credits");
     const { ensureUser } = await import("@/lib/users/ensure-user");
-    const { aiProvider } = await import("@/lib/ai/provider");
+    const { aiProvider } = await import("@/lib/ai/providers/provider");
     const { closeDb, db } = await import("@/lib/db/client");
     const { user } = await ensureUser({ email: "steps@example.com" });
     const userId = user.id;

@@ -34,23 +34,30 @@ export function useCursorList<R extends { nextCursor: string | null }>(path: str
   };
 }
 
-/** A paged list shown as a table: its error, loading and empty states, the rows, and the pager. */
-export function PagedTable<R extends { nextCursor: string | null }, T>({
+/** The fields of a page answer that hold its rows. */
+type RowsKey<R> = { [K in keyof R]: R[K] extends readonly unknown[] ? K : never }[keyof R];
+type RowOf<R, K extends keyof R> = R[K] extends readonly (infer T)[] ? T : never;
+
+/**
+ * A paged list shown as a table: its error, loading and empty states, the rows (the answer's field
+ * named by `rows`, each keyed by its `id` unless `rowKey` says otherwise), and the pager.
+ */
+export function PagedTable<R extends { nextCursor: string | null }, K extends RowsKey<R>>({
   list,
   rows,
   columns,
-  rowKey,
+  rowKey = (row) => (row as { id: string }).id,
   empty,
   label,
 }: {
   list: CursorList<R>;
-  rows: (data: R) => T[];
-  columns: Column<T>[];
-  rowKey: (row: T) => string;
+  rows: K;
+  columns: Column<RowOf<R, K>>[];
+  rowKey?: (row: RowOf<R, K>) => string;
   empty: ReactNode;
   label?: string;
 }) {
-  const items = list.data ? rows(list.data) : [];
+  const items = (list.data ? list.data[rows] : []) as RowOf<R, K>[];
   return (
     <>
       {list.error ? <ErrorNotice error={list.error} /> : null}

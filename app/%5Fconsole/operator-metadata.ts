@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import type { ReactNode } from "react";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { isConsoleAccess, CONSOLE_ACCESS_HEADER } from "@/lib/auth/console-access";
@@ -29,4 +30,27 @@ export function operatorMetadata(metadata: Metadata): () => Promise<Metadata> {
  */
 export async function requireOperatorPage(): Promise<void> {
   if (!(await currentOperator())) notFound();
+}
+
+export interface ConsolePageProps {
+  params: Promise<Record<string, string>>;
+  searchParams: Promise<Record<string, string | undefined>>;
+}
+
+/**
+ * A console page: its metadata for operators only, and its body rendered only after the operator
+ * check (everyone else gets the not-found page). The page file exports both, and `dynamic`:
+ *   const page = consolePage("Users", async () => <UsersPanel />);
+ *   export const dynamic = "force-dynamic";
+ *   export const generateMetadata = page.generateMetadata;
+ *   export default page.Page;
+ */
+export function consolePage(title: string, render: (props: ConsolePageProps) => Promise<ReactNode> | ReactNode) {
+  return {
+    generateMetadata: operatorMetadata({ title }),
+    async Page(props: ConsolePageProps) {
+      await requireOperatorPage();
+      return render(props);
+    },
+  };
 }

@@ -1,10 +1,8 @@
 import { AdminOverview } from "./overview";
-import { operatorMetadata, requireOperatorPage } from "./operator-metadata";
+import { consolePage } from "./operator-metadata";
+
+const page = consolePage("Overview", async () => <AdminOverview />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Overview" });
-
-export default async function AdminHome() {
-  await requireOperatorPage();
-  return <AdminOverview />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

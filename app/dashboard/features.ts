@@ -1,6 +1,7 @@
 // Server-only: imports the server configuration. Never import this from a "use client" file.
 import type { CallPrice, Features } from "@/components/types";
-import { pricingSettings } from "@/lib/ai/pricing-settings";
+import { pricingSettings } from "@/lib/ai/pricing/pricing-settings";
+import { aiSettings } from "@/lib/ai/settings";
 import { flags } from "@/lib/config/flags";
 import { CREDIT_COSTS } from "@/lib/config/pricing";
 
@@ -23,4 +24,10 @@ export function dashboardFeatures(): Features {
 export function callPrice(operation: keyof typeof CREDIT_COSTS): CallPrice {
   if (!flags().creditBased) return null;
   return pricingSettings().mode === "metered" ? "metered" : CREDIT_COSTS[operation];
+}
+
+/** The chat models a dashboard page offers, and the one selected first. */
+export function chatModels(): { models: string[]; defaultModel: string } {
+  const s = aiSettings();
+  return { models: s.allowedModels, defaultModel: s.chatModel };
 }

@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { formatMoney } from "@/components/api";
 import { getSessionUser } from "@/lib/auth/session";
-import { runningSubscription } from "@/lib/billing/current-subscription";
+import { runningSubscription } from "@/lib/billing/subscriptions/current-subscription";
 import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 

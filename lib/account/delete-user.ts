@@ -1,4 +1,4 @@
-import { cancelUserSubscriptions } from "@/lib/billing/cancel-user-subscriptions";
+import { cancelUserSubscriptions } from "@/lib/billing/subscriptions/cancel-user-subscriptions";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { deleteUserFiles } from "@/lib/storage/delete-user-files";

@@ -1,4 +1,4 @@
-import { currentSubscription } from "@/lib/billing/current-subscription";
+import { currentSubscription } from "@/lib/billing/subscriptions/current-subscription";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 

@@ -1,17 +1,17 @@
 import { hostname } from "node:os";
 import type { z } from "zod";
 import { flatLimits } from "@/lib/ai/check-ai-config";
-import { modelCatalog } from "@/lib/ai/models";
-import { pricingSettings } from "@/lib/ai/pricing-settings";
-import { routeStats } from "@/lib/ai/route-stats";
-import { routing } from "@/lib/ai/routes";
+import { modelCatalog } from "@/lib/ai/catalog/models";
+import { pricingSettings } from "@/lib/ai/pricing/pricing-settings";
+import { routeStats } from "@/lib/ai/providers/route-stats";
+import { routing } from "@/lib/ai/providers/routes";
 import { env } from "@/lib/config/env";
 import type { aiRoutesResponse } from "./schemas";
 
 /**
  * The AI routing as configured (and, in flat mode, the largest call each flat price accepts per
  * model, after the AI_FLAT_MARGIN safety margin), with each route's recent error rate and latency on this instance
- * (lib/ai/route-stats.ts; the Prometheus counters ai_route_attempts_total and ai_route_fallbacks_total
+ * (lib/ai/providers/route-stats.ts; the Prometheus counters ai_route_attempts_total and ai_route_fallbacks_total
  * cover every instance). Provider keys are never shown: only each provider's type and API host.
  */
 export function getAiRoutes(): z.infer<typeof aiRoutesResponse> {

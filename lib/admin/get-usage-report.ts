@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { pricingSettings } from "@/lib/ai/pricing-settings";
+import { pricingSettings } from "@/lib/ai/pricing/pricing-settings";
 import { db } from "@/lib/db/client";
 import { AppError, requireUuids } from "@/lib/errors";
 import type { usageReportResponse } from "./schemas";

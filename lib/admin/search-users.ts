@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { LIVE_STATUSES } from "@/lib/billing/current-subscription";
+import { LIVE_STATUSES } from "@/lib/billing/subscriptions/current-subscription";
 import { db } from "@/lib/db/client";
 import { normalizeEmail } from "@/lib/email/normalize-email";
 import { after, decodeCursor, page } from "./cursor";

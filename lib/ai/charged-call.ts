@@ -1,11 +1,11 @@
 import { AppError } from "@/lib/errors";
-import { isAbortError } from "./abort";
-import { refundCharge, settleCharge, type AiCharge, type CallOutcome, type SettledCharge } from "./ai-charge";
-import { billOneShot, ChatMeter } from "./meter";
-import type { Quote } from "./quote-call";
-import { attemptsOfError } from "./router";
-import type { AiProvider, ChatRequest, ChatResult } from "./provider-types";
-import { reachOf } from "./upstream-error";
+import { isAbortError } from "./providers/abort";
+import { refundCharge, settleCharge, type AiCharge, type CallOutcome, type SettledCharge } from "./pricing/ai-charge";
+import { billOneShot, ChatMeter } from "./pricing/meter";
+import type { Quote } from "./pricing/quote-call";
+import { attemptsOfError } from "./providers/router";
+import type { AiProvider, ChatRequest, ChatResult } from "./providers/provider-types";
+import { reachOf } from "./providers/upstream-error";
 
 /** The answer to a client that went away (nobody reads it; the logs and metrics do). */
 export function clientGone(): AppError {
@@ -13,7 +13,7 @@ export function clientGone(): AppError {
 }
 
 export interface ChargedCallInput<T> {
-  /** The reserved charge (lib/ai/ai-charge.ts openCharge). */
+  /** The reserved charge (lib/ai/pricing/ai-charge.ts openCharge). */
   charge: AiCharge;
   /** The client's signal: its abort aborts the provider call at once. */
   signal?: AbortSignal;
@@ -21,7 +21,7 @@ export interface ChargedCallInput<T> {
   call: (signal: AbortSignal | undefined) => Promise<T>;
   /** What the answered call is billed for. */
   answered: (value: T) => CallOutcome;
-  /** What a failed call is billed for (lib/ai/meter.ts), or null when the provider billed nothing. */
+  /** What a failed call is billed for (lib/ai/pricing/meter.ts), or null when the provider billed nothing. */
   failed: (error: unknown) => CallOutcome | null;
   /** Settlement options: ledger metadata, the model the provider named, and whether the answer waits for the statement. */
   settle?: (value: T) => { metadata?: Record<string, unknown>; model?: string; background?: boolean };

@@ -1,13 +1,13 @@
 import { env } from "@/lib/config/env";
 import { isAppError } from "@/lib/errors";
 import { log as rootLog, type Logger } from "@/lib/log";
-import { isAbortError } from "./abort";
-import { refundCharge, settleCharge, type AiCharge } from "./ai-charge";
+import { isAbortError } from "./providers/abort";
+import { refundCharge, settleCharge, type AiCharge } from "./pricing/ai-charge";
 import { chatFailure, clientGone } from "./charged-call";
-import { ChatMeter } from "./meter";
-import type { CallUsage } from "./price-call";
-import type { AiProvider, ChatRequest, TokenUsage } from "./provider";
-import { failoverOf } from "./upstream-error";
+import { ChatMeter } from "./pricing/meter";
+import type { CallUsage } from "./pricing/price-call";
+import type { AiProvider, ChatRequest, TokenUsage } from "./providers/provider";
+import { failoverOf } from "./providers/upstream-error";
 
 /** The SSE framing (lib/http/sse.ts), passed in by the route so domain code never imports lib/http. */
 export interface StreamFraming {
@@ -35,7 +35,7 @@ export interface StreamOutcome {
 }
 
 export interface ChargedStreamInput {
-  /** The reserved charge (lib/ai/ai-charge.ts openCharge). */
+  /** The reserved charge (lib/ai/pricing/ai-charge.ts openCharge). */
   charge: AiCharge;
   provider: AiProvider;
   request: ChatRequest;
@@ -69,7 +69,7 @@ export interface ChargedStreamInput {
  *      and [DONE];
  *   4. the client going away (request signal or stream cancel) aborts the upstream request at once;
  *      a stream cut short (the client, our deadline: AI_TIMEOUT_MS over the whole answer) is settled
- *      at what the meter says the provider produced (lib/ai/meter.ts), and in flat mode at the flat
+ *      at what the meter says the provider produced (lib/ai/pricing/meter.ts), and in flat mode at the flat
  *      price once any text reached the client; a provider failure mid-stream sends an error event
  *      (no meta, no [DONE]) and is charged what was used, at most the flat price;
  *   5. a client that never reads what was kept loses the connection after AI_TIMEOUT_MS.

@@ -1,10 +1,10 @@
 import { flags } from "@/lib/config/flags";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
-import { IMAGE_QUALITIES, IMAGE_SIZES } from "./model-catalog";
-import { findModel, modelCatalog, type ModelKind } from "./models";
-import { routesFor, routing } from "./routes";
-import { costBudgetMicros, flatChatLimits } from "./price-call";
-import { pricingSettings } from "./pricing-settings";
+import { flatPrice } from "./pricing/operations";
+import { IMAGE_QUALITIES, IMAGE_SIZES } from "./catalog/model-catalog";
+import { findModel, modelCatalog, type ModelKind } from "./catalog/models";
+import { routesFor, routing } from "./providers/routes";
+import { costBudgetMicros, flatChatLimits } from "./pricing/price-call";
+import { pricingSettings } from "./pricing/pricing-settings";
 import { aiSettings, PUBLIC_IMAGE_MODELS } from "./settings";
 
 /**
@@ -67,10 +67,10 @@ export function flatLimits(): FlatLimit[] {
   const limits: FlatLimit[] = [];
   const budgetUsd = (credits: number) => costBudgetMicros(credits, s) / 1e6;
   const chatPrices: [string, number][] = [
-    ["chat", CREDIT_COSTS.chat],
-    ["stream", CREDIT_COSTS.streamText],
-    ["stream_image", CREDIT_COSTS.streamImage],
-    ["content_generation", CREDIT_COSTS.contentGeneration],
+    ["chat", flatPrice("chat")],
+    ["stream", flatPrice("stream")],
+    ["stream_image", flatPrice("stream_image")],
+    ["content_generation", flatPrice("content_generation")],
   ];
   for (const id of settings.allowedModels) {
     const model = findModel(id);
@@ -83,20 +83,20 @@ export function flatLimits(): FlatLimit[] {
   for (const name of PUBLIC_IMAGE_MODELS) {
     const model = findModel(settings.imageModels[name]);
     if (!model?.perImage) continue;
-    const budget = costBudgetMicros(CREDIT_COSTS.imageGeneration, s);
+    const budget = costBudgetMicros(flatPrice("image_generation"), s);
     let largest = "none";
     for (const q of IMAGE_QUALITIES) for (const z of IMAGE_SIZES) if (model.perImage[q][z] * 1e6 <= budget) largest = `${q} ${z}`;
-    limits.push({ model: model.id, operation: "image_generation", credits: CREDIT_COSTS.imageGeneration, budgetUsd: budgetUsd(CREDIT_COSTS.imageGeneration), largestImage: largest });
+    limits.push({ model: model.id, operation: "image_generation", credits: flatPrice("image_generation"), budgetUsd: budgetUsd(flatPrice("image_generation")), largestImage: largest });
   }
   const embedding = findModel(settings.embeddingModel);
   if (embedding?.perMillionTokens?.input) {
-    const credits = CREDIT_COSTS.embeddings;
+    const credits = flatPrice("embeddings");
     const perToken = embedding.perMillionTokens.input;
     limits.push({ model: embedding.id, operation: "embeddings", credits, budgetUsd: budgetUsd(credits), maxInputTokens: Math.floor(costBudgetMicros(credits, s) / perToken), inputUnit: embedding.tokenizer === "bytes" ? "bytes" : "tokens" });
   }
   const transcription = findModel(settings.transcriptionModel);
   if (transcription?.perAudioMinute) {
-    const credits = CREDIT_COSTS.speechToText;
+    const credits = flatPrice("speech_to_text");
     limits.push({ model: transcription.id, operation: "speech_to_text", credits, budgetUsd: budgetUsd(credits), maxMinutes: Math.floor((budgetUsd(credits) / transcription.perAudioMinute) * 10) / 10 });
   }
   return limits;

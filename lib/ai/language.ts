@@ -27,3 +27,18 @@ export function toIso6391(language: string | undefined | null): string {
   const code = CODES[value];
   return code && code.length === 2 ? code : "und";
 }
+
+/** The spoken languages the dashboard offers as a hint (any ISO 639-1 code is accepted by the API). */
+const OFFERED = ["en", "de", "fr", "es", "it", "pt", "nl"];
+
+/** The dashboard's choice of spoken language: detection, then the offered languages by name. */
+export function speechLanguageOptions(): { value: string; label: string }[] {
+  const names = new Map(Object.entries(CODES).map(([name, code]) => [code, name]));
+  return [
+    { value: "", label: "Detect automatically" },
+    ...OFFERED.map((code) => {
+      const name = names.get(code) ?? code;
+      return { value: code, label: name[0].toUpperCase() + name.slice(1) };
+    }),
+  ];
+}

@@ -1,6 +1,6 @@
 import { fromEnv } from "@/lib/config/env";
 import { AppError } from "@/lib/errors";
-import { routedChatModels } from "./routes";
+import { routedChatModels } from "./providers/routes";
 
 /**
  * AI model settings with their defaults (documented in docs/API-NOTES.md, section AI):

@@ -1,5 +1,6 @@
-import { keyModelsAvailable } from "@/lib/ai/key-models";
+import { keyModelsAvailable } from "@/lib/ai/providers/offered-models";
 import { db } from "@/lib/db/client";
+import type { ApiKey, Prisma } from "@/lib/generated/prisma/client";
 import { AppError, notFound, requireUuids } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { forgetApiKey } from "./authenticate-api-key";
@@ -77,18 +78,30 @@ export async function updateApiKey(userId: string, keyId: string, body: UpdateKe
 }
 
 /**
- * Revokes a key for good: it stops working on this instance at once and on every other within the
- * key cache's lifetime (lib/api-keys/authenticate-api-key.ts). `by` is "user" or the operator.
+ * Revokes a key for good, the one way keys are revoked (by their owner, or by an operator): it stops
+ * working on this instance at once and on every other within the key cache's lifetime
+ * (lib/api-keys/authenticate-api-key.ts). `by` is "user" or "operator:<who>". `onRevoked` runs in the
+ * revocation's own transaction when it changed something (an operator's audit row commits with it).
+ * Revoking a revoked key changes nothing.
  */
-export async function revokeApiKey(userId: string, keyId: string, by: string): Promise<{ key: ApiKeyView; changed: boolean }> {
-  requireUuids("API key", keyId);
+export async function revokeApiKey(
+  userId: string,
+  keyId: string,
+  by: string,
+  options: { onRevoked?: (tx: Prisma.TransactionClient, key: ApiKey) => Promise<unknown> } = {},
+): Promise<{ key: ApiKeyView; changed: boolean }> {
+  requireUuids("API key", userId, keyId);
   const prisma = await db();
-  const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
-  const key = await prisma.apiKey.findFirst({ where: { id: keyId, userId } });
-  if (!key) throw notFound("API key");
+  const changed = await prisma.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id: keyId, userId } });
+    if (!key) throw notFound("API key");
+    const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
+    if (count > 0) await options.onRevoked?.(tx, key);
+    return count > 0;
+  });
   forgetApiKey(keyId);
-  if (count) log.info("api key revoked", { userId, keyId, by: by === "user" ? "user" : "operator" });
-  return { key: await viewOf(keyId), changed: count > 0 };
+  if (changed) log.info("api key revoked", { userId, keyId, by: by === "user" ? "user" : "operator" });
+  return { key: await viewOf(keyId), changed };
 }
 
 async function viewOf(keyId: string): Promise<ApiKeyView> {

@@ -4,7 +4,7 @@ import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { simulatorEnabled } from "./payment-provider";
+import { simulatorEnabled } from "./payment-provider/payment-provider";
 
 function keyMatches(given: string | null | undefined): boolean {
   const expected = env().DEBUG_KEY;

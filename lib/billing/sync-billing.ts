@@ -4,11 +4,11 @@ import { db } from "@/lib/db/client";
 import type { Subscription } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { normalizeEmail } from "@/lib/email/normalize-email";
-import { applySubscriptionSnapshot } from "./apply-subscription-snapshot";
-import { currentSubscription } from "./current-subscription";
-import { grantBonusOrder } from "./grant-bonus-order";
-import { lemonSqueezyFromEnv } from "./lemonsqueezy-client";
-import type { PaymentProvider, ProviderInvoice } from "./provider-types";
+import { applySubscriptionSnapshot } from "./subscriptions/apply-subscription-snapshot";
+import { currentSubscription } from "./subscriptions/current-subscription";
+import { grantBonusOrder } from "./checkout/grant-bonus-order";
+import { lemonSqueezyFromEnv } from "./payment-provider/lemonsqueezy-client";
+import type { PaymentProvider, ProviderInvoice } from "./payment-provider/provider-types";
 
 export interface BillingSyncReport {
   provider: "lemonsqueezy" | "simulator";

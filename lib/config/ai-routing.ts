@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The shapes of AI_PROVIDERS and AI_ROUTES (lib/ai/routes.ts), checked at start-up with every other
+ * The shapes of AI_PROVIDERS and AI_ROUTES (lib/ai/providers/routes.ts), checked at start-up with every other
  * setting. Edge-safe.
  *
  * AI_PROVIDERS: more providers besides the built-in openai / anthropic / gemini, each with its own base

@@ -1,10 +1,10 @@
 import { z } from "zod";
 
 /**
- * The shape of AI_MODELS: per model id, fields that replace the built-in catalog's (lib/ai/model-catalog.ts)
+ * The shape of AI_MODELS: per model id, fields that replace the built-in catalog's (lib/ai/catalog/model-catalog.ts)
  * or describe a new model. Prices are USD (per million tokens, per image, per audio minute). Checked
  * at start-up with every other setting; a new model must also say its kind, vendor and prices
- * (lib/ai/models.ts checks completeness). Edge-safe.
+ * (lib/ai/catalog/models.ts checks completeness). Edge-safe.
  */
 const usd = z.number().nonnegative().max(1_000_000);
 const tokenPrices = z.strictObject({ input: usd, cachedInput: usd.optional(), output: usd.optional() });
@@ -20,7 +20,7 @@ export const modelOverrideSchema = z.strictObject({
   longContext: tokenPrices.extend({ above: z.number().int().positive() }).optional(),
   perImage: z.strictObject({ low: byQuality, medium: byQuality, high: byQuality }).optional(),
   perAudioMinute: usd.optional(),
-  /** How the vendor bills an input image (lib/ai/image-tokens.ts). */
+  /** How the vendor bills an input image (lib/ai/pricing/image-tokens.ts). */
   imageTokens: z
     .discriminatedUnion("rule", [
       z.strictObject({ rule: z.literal("openai-tiles"), base: z.number().int().nonnegative(), perTile: z.number().int().nonnegative() }),

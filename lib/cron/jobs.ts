@@ -1,4 +1,4 @@
-import { expireTrials } from "@/lib/billing/expire-trials";
+import { expireTrials } from "@/lib/billing/subscriptions/expire-trials";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { env } from "@/lib/config/env";
 import { flags } from "@/lib/config/flags";

@@ -6,13 +6,13 @@ import { tagActiveSpan } from "@/lib/tracing";
 import { RATE_LIMIT_HEADER_NAMES } from "@/lib/ratelimit/categories";
 import { CACHE } from "./cache";
 import { clientIp } from "./client-ip";
-import { refuseCrossSiteWrite } from "./cross-site";
 import { openAiErrorResponse } from "./openai-error";
 import { parseInput } from "./parse-input";
 import { requestIdOf } from "./request-id";
-import { errorResponse, json } from "./respond";
+import { resolveCaller, UNKNOWN_PATH } from "./resolve-caller";
+import { errorResponse, json, redirect } from "./respond";
 import { routePattern } from "./route-pattern";
-import type { AuthMode, NextRouteHandler, RateOutcome, ResolvedUser, RouteHandler, RouteRuntime, RouteSpec } from "./route-types";
+import type { AuthMode, NextRouteHandler, RateOutcome, RouteHandler, RouteRuntime, RouteSpec } from "./route-types";
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 import { isUnsafeId } from "./unsafe-text";
 import { unknownApiPath } from "./unknown-path";
@@ -59,6 +59,11 @@ function releasingAtEnd(response: Response, slot: { release(): void }): Response
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** A path with one more query parameter. */
+function withQuery(path: string, name: string, value: string): string {
+  return `${path}${path.includes("?") ? "&" : "?"}${name}=${encodeURIComponent(value)}`;
+}
+
 export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai"): Response {
   if (isAppError(error)) {
     const status = STATUS_BY_CODE[error.code];
@@ -89,59 +94,25 @@ export function createRoute<
     const url = new URL(req.url);
     const log = createLogger({ method: req.method, path: url.pathname });
     const params: Record<string, string> = {};
-    let caller: string | null = null;
+    let callerId: string | null = null;
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
     let slot: { release(): void } | null = null;
     let aiUser: string | null = null;
     let response: Response;
+    let form: { body: unknown } | null = null;
     try {
       // The parameters first: whatever the answer (401, 404, 429), the metric's route label is the
       // declared pattern with {name} for each, never the raw path.
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
       if (!featureEnabled(spec.feature as never)) throw new AppError("feature_disabled", "Not found");
-      // Operator routes answer everyone else exactly as a path no route serves: nothing reveals them.
-      const operator = spec.auth === "operator" ? ((await runtime.resolveOperator?.(req)) ?? null) : null;
-      if (spec.auth === "operator" && !operator) return await unknownApiPath(req, requestId);
       const ip = clientIp(req);
-      // API-key routes know no session: the key alone says who is calling.
-      const keyAuth = spec.auth === "apiKey" ? await runtime.resolveApiKey!(req, ip) : null;
-      const apiKey = keyAuth?.key ?? null;
-      const user: ResolvedUser | null = keyAuth
-        ? { id: keyAuth.key.userId, email: null, locked: keyAuth.locked }
-        : spec.auth === "none" || spec.auth === "operator"
-          ? null
-          : await runtime.resolveUser(req);
-      if (spec.auth === "session" && !user) throw new AppError("unauthorized", "Authentication required");
-      caller = user?.id ?? operator?.id ?? null;
-      // Writes with the session cookie come from this site's pages only (CSRF); after the operator
-      // check, so the operator API stays invisible to everyone else.
-      if (user || operator) refuseCrossSiteWrite(req);
-      // A locked account's keys are suspended, reads included: the key itself is not revoked (an
-      // operator's unlock gives it back), but nothing answers it meanwhile.
-      if (keyAuth?.locked) throw new AppError("forbidden", "This account is locked: its API keys are suspended; contact support", { reason: "account_locked" });
-      if (user?.locked && req.method !== "GET" && req.method !== "HEAD") {
-        throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
-      }
-      if (apiKey && spec.keyKind && apiKey.kinds.length > 0 && !apiKey.kinds.includes(spec.keyKind)) {
-        throw new AppError("forbidden", `This API key may not make ${spec.keyKind} calls; it may make ${apiKey.kinds.join(", ")} calls`, { reason: "permission_denied" });
-      }
-      if (apiKey && runtime.keyRate) {
-        const keyRate = await runtime.keyRate(apiKey);
-        if (keyRate) {
-          extraHeaders.set("x-ratelimit-limit-requests", String(keyRate.limit));
-          extraHeaders.set("x-ratelimit-remaining-requests", String(keyRate.remaining));
-          extraHeaders.set("x-ratelimit-reset-requests", `${Math.max(0, keyRate.reset - Math.floor(Date.now() / 1000))}s`);
-          if (!keyRate.allowed) {
-            const retryAfter = Math.max(1, keyRate.reset - Math.floor(Date.now() / 1000));
-            throw new AppError("rate_limited", `This API key's limit of ${keyRate.limit} requests per minute is reached; retry after ${retryAfter} seconds`, {
-              headers: { "Retry-After": String(retryAfter) },
-              reason: "rate_limit_exceeded",
-            });
-          }
-        }
-      }
+      // One resolver per auth mode (resolve-caller.ts): who calls, and whether they may.
+      const caller = await resolveCaller({ req, ip, runtime, spec: spec as never, setHeader: (name, value) => extraHeaders.set(name, value) });
+      if (caller === UNKNOWN_PATH) return await unknownApiPath(req, requestId);
+      const { user, operator, apiKey } = caller;
+      callerId = user?.id ?? operator?.id ?? null;
 
       if (spec.rateLimit) {
         rate = await runtime.rateLimit(spec.rateLimit, { userId: operator ? (operator.id ?? "admin-api-token") : user?.id, ip });
@@ -163,6 +134,7 @@ export function createRoute<
         slot = await runtime.aiGuard.acquire(user.id);
       }
       const { query, body, bodyFormat } = await parseInput(spec as never, req, url);
+      if (spec.formPost && bodyFormat === "form") form = { body };
       const result = await handler({
         req,
         user: user as never,
@@ -177,14 +149,16 @@ export function createRoute<
         setHeader: (name, value) => extraHeaders.set(name, value),
         bodyFormat,
       });
-      response = result instanceof Response ? result : json(result);
+      response = result instanceof Response ? result : form && spec.formPost ? redirect(spec.formPost.next(result as never, form.body as never), 303) : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
         // A private answer depends on who asked: a shared browser must not show it to the next account.
         if (spec.cache?.startsWith("private")) response.headers.set("vary", "Cookie, Authorization");
       }
     } catch (error) {
-      response = toErrorResponse(error, log, spec.dialect);
+      response = form && spec.formPost && isAppError(error) && error.code !== "internal" && !spec.formPost.passThrough?.includes(error.code)
+        ? redirect(withQuery(spec.formPost.back(form.body as never), "error", error.message), 303)
+        : toErrorResponse(error, log, spec.dialect);
       // Refused at no charge, but read and parsed at ours: counted against the user.
       if (aiUser && isAppError(error) && isInvalidRequest(error.code)) {
         await runtime.aiGuard?.countInvalid(aiUser).catch((e) => log.warn("invalid request not counted", { error: (e as Error).message }));
@@ -207,7 +181,7 @@ export function createRoute<
         kind: "request",
         labels: { route: routePattern(url.pathname, params), method: req.method, status: String(response.status) },
         seconds: (performance.now() - started) / 1000,
-        userId: caller,
+        userId: callerId,
       });
     } catch (error) {
       // Recording a metric never costs the client its answer.

@@ -235,5 +235,7 @@ export function operationFor(method: string, apiPath: string, pathParams: string
     op["x-rate-limit"] = { category: def.rateLimit, perUser: limits.perUser, perIp: limits.perIp, window: "1h" };
   }
   if (typeof def.feature === "string") op["x-feature-flag"] = def.feature;
+  // A preset's composed flags (v1Route: apiKeys and the route's own) name themselves.
+  else if (def.feature && "flags" in def.feature) op["x-feature-flag"] = (def.feature as { flags: string[] }).flags.join(" & ");
   return op;
 }

@@ -1,4 +1,5 @@
 import type { z, ZodType } from "zod";
+import type { ErrorCode } from "@/lib/errors";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import type { ApiKeyAuth } from "@/lib/api-keys/resolve-key-request";
 import type { KeyKind } from "@/lib/api-keys/schemas";
@@ -80,6 +81,16 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
    * ctx.bodyFormat says which arrived (a form post usually answers a 303 redirect).
    */
   bodyFormat?: "json" | "form";
+  /**
+   * With bodyFormat "form": what a form post answers (JSON requests get the handler's value or the
+   * error as usual). Both are 303 redirects: on success to `next(result, body)`, on an error of ours
+   * (not "internal", nor a code in `passThrough`) back to `back(body)` with `error=<message>` added.
+   */
+  formPost?: {
+    next: (result: R extends ZodType ? z.input<R> : never, body: B extends ZodType ? z.infer<B> : never) => string;
+    back: (body: B extends ZodType ? z.infer<B> : never) => string;
+    passThrough?: ErrorCode[];
+  };
   cache?: CachePolicy;
   /** OpenAPI metadata. */
   summary: string;

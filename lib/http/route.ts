@@ -1,4 +1,7 @@
 import { after } from "next/server";
+import type { FeatureFlags } from "@/lib/config/flags";
+import type { Logger } from "@/lib/log";
+import { SSE_FRAMING } from "./sse";
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
@@ -11,7 +14,7 @@ import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-requ
 import { accountState } from "@/lib/users/account-state";
 import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-guard";
 import { V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
-import { createRoute, type AuthMode, type NextRouteHandler, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
+import { createRoute, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 export { methods } from "./methods";
@@ -84,6 +87,21 @@ export function operatorRoute<Q extends ZodType | undefined = undefined, B exten
   return route<Q, B, "operator", R>({ auth: "operator", rateLimit: "admin", tags: ["admin"], ...spec }, handler);
 }
 
+/**
+ * The inbound webhooks: no session (the signature is the authentication, verified on the raw body
+ * before anything is parsed), the webhooks rate limit per client address, a JSON body, and the
+ * statuses every delivery may get (400, 401). The handler receives the raw body and the request.
+ */
+export function webhookRoute<R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<undefined, undefined, "none", R, "rateLimit" | "consumes" | "body">,
+  handler: (raw: string, ctx: RouteContext<undefined, undefined, "none">) => Promise<HandlerResult<R>>,
+): NextRouteHandler {
+  return route<undefined, undefined, "none", R>(
+    { auth: "none", rateLimit: "webhooks", tags: ["webhooks"], consumes: "application/json", ...spec, errors: [...new Set([400, 401, ...(spec.errors ?? [])])].sort() },
+    async (ctx) => handler(await ctx.req.text(), ctx),
+  );
+}
+
 /** A signed-in user's charged AI calls: the ai tag, and what every such call may answer (402, 429, 503) besides its own statuses. */
 export function aiRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
   spec: PresetSpec<Q, B, "session", R, never>,
@@ -92,10 +110,25 @@ export function aiRoute<Q extends ZodType | undefined = undefined, B extends Zod
   return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], concurrency: "ai", ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
 }
 
-/** The OpenAI-compatible API (/v1): API-key auth, OpenAI's error shape, its statuses and credit headers. */
+/**
+ * The OpenAI-compatible API (/v1): API-key auth behind the API_KEYS_ENABLED flag (and the route's
+ * own feature, when it has one), OpenAI's error shape, its statuses and credit headers. A charged
+ * call (the default) holds an AI slot; `listing: true` declares a free read (the model list): no
+ * slot, the v1 rate-limit category, no credit headers.
+ */
 export function v1Route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
-  spec: PresetSpec<Q, B, "apiKey", R, "dialect">,
+  spec: PresetSpec<Q, B, "apiKey", R, "dialect"> & { listing?: boolean },
   handler: RouteHandler<Q, B, "apiKey", R>,
 ): NextRouteHandler {
-  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, responseHeaders: V1_HEADERS, concurrency: "ai", ...spec }, handler);
+  const { listing, feature: own, ...rest } = spec;
+  const feature = Object.assign((f: FeatureFlags) => f.apiKeys && (own === undefined || (typeof own === "function" ? own(f) : Boolean(f[own]))), {
+    flags: ["apiKeys", ...(typeof own === "string" ? [own] : [])],
+  });
+  const defaults = listing ? { rateLimit: "v1" as const, concurrency: "none" as const, responseHeaders: {} } : { responseHeaders: V1_HEADERS, concurrency: "ai" as const };
+  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, ...defaults, ...rest, feature }, handler);
+}
+
+/** What a streamed AI call takes from its request: the user, the body, the client's signal, our SSE framing and the request's log. */
+export function streamedAiInput<B>(ctx: { user: { id: string }; body: B; req: Request; log: Logger }) {
+  return { userId: ctx.user.id, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log };
 }

@@ -56,7 +56,7 @@ function create() {
     }),
     aiRouteAttempts: new client.Counter({
       name: "ai_route_attempts_total",
-      help: "Attempts on each route of a model (lib/ai/router.ts), by outcome: ok, failover (the next route was tried), error (the call failed there)",
+      help: "Attempts on each route of a model (lib/ai/providers/router.ts), by outcome: ok, failover (the next route was tried), error (the call failed there)",
       labelNames: ["model", "provider", "outcome"],
       registers,
     }),

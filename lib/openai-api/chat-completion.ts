@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { openCharge, type AiCharge } from "@/lib/ai/ai-charge";
+import { openCharge, type AiCharge } from "@/lib/ai/pricing/ai-charge";
 import { runChargedChat } from "@/lib/ai/charged-call";
 import { startChargedStream, type StreamFraming } from "@/lib/ai/charged-stream";
-import { aiProvider, type ChatMessage, type ChatRequest, type ContentPart, type TokenUsage } from "@/lib/ai/provider";
-import { quoteChatRoutes } from "@/lib/ai/quote-routes";
+import { aiProvider, type ChatMessage, type ChatRequest, type ContentPart, type TokenUsage } from "@/lib/ai/providers/provider";
+import { quoteChatRoutes } from "@/lib/ai/pricing/quote-routes";
 import { imageDataUrl } from "@/lib/ai/schemas";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { flatPrice } from "@/lib/ai/pricing/operations";
 import { AppError } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
 import { chargeKey, requireKeyModel } from "./key-models";
@@ -56,9 +56,9 @@ async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider:
   const { messages, images } = toMessages(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const maxTokensField = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
-  const flat = images > 0 ? CREDIT_COSTS.streamImage : body.stream ? CREDIT_COSTS.streamText : CREDIT_COSTS.chat;
-  const quote = await quoteChatRoutes(model, { messages, maxTokens, flat, maxTokensField });
   const operation = body.stream ? (images > 0 ? "stream_image" : "stream") : "chat";
+  // A JSON answer about an image costs what the session API's image stream costs (its ledger name stays "chat").
+  const quote = await quoteChatRoutes(model, { messages, maxTokens, flat: flatPrice(images > 0 ? "stream_image" : operation), maxTokensField });
   const charge = await openCharge({
     userId: key.userId,
     apiKey: chargeKey(key),

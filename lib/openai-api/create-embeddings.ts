@@ -1,11 +1,10 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { openCharge } from "@/lib/ai/ai-charge";
+import { openCharge } from "@/lib/ai/pricing/ai-charge";
 import { oneShotFailure, runChargedCall } from "@/lib/ai/charged-call";
-import { billOneShot, quotedUsage } from "@/lib/ai/meter";
-import { findModel } from "@/lib/ai/models";
-import { aiProvider, type EmbeddingResult } from "@/lib/ai/provider";
-import { quoteEmbeddingsRoutes } from "@/lib/ai/quote-routes";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { billOneShot, quotedUsage } from "@/lib/ai/pricing/meter";
+import { findModel } from "@/lib/ai/catalog/models";
+import { aiProvider, type EmbeddingResult } from "@/lib/ai/providers/provider";
+import { quoteEmbeddingsRoutes } from "@/lib/ai/pricing/quote-routes";
 import { AppError } from "@/lib/errors";
 import { chargeKey, requireKeyModel } from "./key-models";
 import type { EmbeddingsBody } from "./schemas";
@@ -40,7 +39,7 @@ export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: Embe
   }
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const provider = aiProvider();
-  const quote = await quoteEmbeddingsRoutes(model.id, { texts, flat: CREDIT_COSTS.embeddings });
+  const quote = await quoteEmbeddingsRoutes(model.id, { texts, operation: "embeddings" });
   const charge = await openCharge({ userId: key.userId, apiKey: chargeKey(key), operation: "embeddings", quote, metadata: { provider: provider.name, api: "v1", inputs: texts.length } });
   const tokensOf = (r: EmbeddingResult) => r.promptTokens ?? quotedUsage(quote, findModel(r.route?.model ?? model.id) ?? quote.model).promptTokens ?? 0;
   const { value: result, settled } = await runChargedCall({

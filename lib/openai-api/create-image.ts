@@ -1,5 +1,5 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { renderImage } from "@/lib/ai/generate-image";
+import { renderImage } from "@/lib/ai/images/generate-image";
 import { aiSettings } from "@/lib/ai/settings";
 import { chargeKey, requireKeyModel } from "./key-models";
 import type { ImagesBody } from "./schemas";

@@ -1,5 +1,5 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
-import { readAudioUpload, transcribeUpload } from "@/lib/ai/transcribe-audio";
+import { readAudioUpload, transcribeUpload } from "@/lib/ai/speech/transcribe-audio";
 import { aiSettings } from "@/lib/ai/settings";
 import { AppError } from "@/lib/errors";
 import { chargeKey, requireKeyModel } from "./key-models";

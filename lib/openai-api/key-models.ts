@@ -1,7 +1,7 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import type { KeyKind } from "@/lib/api-keys/schemas";
-import { KIND_OF_MODEL, offeredModels } from "@/lib/ai/key-models";
-import type { ModelSpec } from "@/lib/ai/models";
+import { KIND_OF_MODEL, offeredModels } from "@/lib/ai/providers/offered-models";
+import type { ModelSpec } from "@/lib/ai/catalog/models";
 import { AppError } from "@/lib/errors";
 
 /**

@@ -1,9 +1,9 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { flatLimits } from "@/lib/ai/check-ai-config";
-import { KIND_OF_MODEL } from "@/lib/ai/key-models";
-import type { ModelSpec } from "@/lib/ai/models";
-import { pricingSettings } from "@/lib/ai/pricing-settings";
-import { CREDIT_COSTS } from "@/lib/config/pricing";
+import { KIND_OF_MODEL } from "@/lib/ai/providers/offered-models";
+import type { ModelSpec } from "@/lib/ai/catalog/models";
+import { pricingSettings } from "@/lib/ai/pricing/pricing-settings";
+import { flatPrice } from "@/lib/ai/pricing/operations";
 import { AppError } from "@/lib/errors";
 import { modelsForKey } from "./key-models";
 
@@ -12,10 +12,10 @@ const CREATED = Math.floor(Date.UTC(2026, 10, 26) / 1000);
 
 /** What one call of each kind costs in flat mode (chat: the JSON call; streams 20, with an image 30). */
 const FLAT_BY_KIND = {
-  chat: CREDIT_COSTS.chat,
-  embeddings: CREDIT_COSTS.embeddings,
-  images: CREDIT_COSTS.imageGeneration,
-  transcription: CREDIT_COSTS.speechToText,
+  chat: flatPrice("chat"),
+  embeddings: flatPrice("embeddings"),
+  images: flatPrice("image_generation"),
+  transcription: flatPrice("speech_to_text"),
 } as const;
 
 function toModelObject(m: ModelSpec) {

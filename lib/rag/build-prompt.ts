@@ -1,6 +1,6 @@
-import type { ChatMessage } from "@/lib/ai/provider";
+import type { ChatMessage } from "@/lib/ai/providers/provider";
 import type { RetrievedChunk } from "./search-chunks";
-import { countTokens } from "@/lib/ai/tokens";
+import { countTokens } from "@/lib/ai/pricing/tokens";
 
 export const SYSTEM_INSTRUCTIONS = [
   "You answer questions using the numbered context passages below: this service's documentation and the user's own documents.",

@@ -1,4 +1,4 @@
-import { countTokens, lastTokens, tokenWindows } from "@/lib/ai/tokens";
+import { countTokens, lastTokens, tokenWindows } from "@/lib/ai/pricing/tokens";
 
 export interface Chunk {
   /** Section breadcrumb + body: what is indexed, embedded and sent as context. */

@@ -1,10 +1,10 @@
-import { openCharge } from "@/lib/ai/ai-charge";
+import { openCharge } from "@/lib/ai/pricing/ai-charge";
 import { oneShotFailure, runChargedCall } from "@/lib/ai/charged-call";
-import { billOneShot } from "@/lib/ai/meter";
-import { pricedModel } from "@/lib/ai/models";
-import { aiProvider, type AiProvider, type EmbeddingResult } from "@/lib/ai/provider";
-import { meteredQuote, quoteEmbedding } from "@/lib/ai/quote-call";
-import { routesFor } from "@/lib/ai/routes";
+import { billOneShot } from "@/lib/ai/pricing/meter";
+import { pricedModel } from "@/lib/ai/catalog/models";
+import { aiProvider, type AiProvider, type EmbeddingResult } from "@/lib/ai/providers/provider";
+import { meteredQuote, quoteEmbedding } from "@/lib/ai/pricing/quote-call";
+import { routesFor } from "@/lib/ai/providers/routes";
 import { aiSettings } from "@/lib/ai/settings";
 import type { Db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";

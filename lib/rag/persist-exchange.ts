@@ -1,4 +1,4 @@
-import { countTokens } from "@/lib/ai/tokens";
+import { countTokens } from "@/lib/ai/pricing/tokens";
 import { db } from "@/lib/db/client";
 import type { PreparedAsk } from "./prepare-ask";
 

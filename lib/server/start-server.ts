@@ -25,7 +25,7 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   logAiPricing(checkAiConfig().limits);
   // Build the tokenizers' tables now, before the first request: the first count would otherwise hold
   // the event loop for a few hundred milliseconds on someone's request.
-  const { warmTokenizers } = await import("@/lib/ai/tokens");
+  const { warmTokenizers } = await import("@/lib/ai/pricing/tokens");
   warmTokenizers();
 
   const started = Date.now();

@@ -1,5 +1,5 @@
-import { addPeriod, readSimulatedCheckout } from "@/lib/billing/checkout-simulator";
-import type { SubscriptionAttributes } from "@/lib/billing/provider-types";
+import { addPeriod, readSimulatedCheckout } from "@/lib/billing/payment-provider/checkout-simulator";
+import type { SubscriptionAttributes } from "@/lib/billing/payment-provider/provider-types";
 import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";

@@ -1,4 +1,4 @@
-import { paymentWebhookSecret } from "@/lib/billing/signing-secret";
+import { paymentWebhookSecret } from "@/lib/billing/payment-provider/signing-secret";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/log";
 import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";

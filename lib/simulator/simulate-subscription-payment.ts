@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { addPeriod } from "@/lib/billing/checkout-simulator";
-import { snapshotFromRecord } from "@/lib/billing/record-snapshot";
+import { addPeriod } from "@/lib/billing/payment-provider/checkout-simulator";
+import { snapshotFromRecord } from "@/lib/billing/payment-provider/record-snapshot";
 import { findVariant, pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";

@@ -2,12 +2,12 @@ import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { cancelSubscription } from "@/lib/billing/cancel-subscription";
-import { changePlan } from "@/lib/billing/change-plan";
-import { readSimulatedCheckout, type SimulatedPortalAccess } from "@/lib/billing/checkout-simulator";
-import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { resumeSubscription } from "@/lib/billing/resume-subscription";
-import { verifySimulatorToken } from "@/lib/billing/simulator-token";
+import { cancelSubscription } from "@/lib/billing/subscriptions/cancel-subscription";
+import { changePlan } from "@/lib/billing/subscriptions/change-plan";
+import { readSimulatedCheckout, type SimulatedPortalAccess } from "@/lib/billing/payment-provider/checkout-simulator";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
+import { resumeSubscription } from "@/lib/billing/subscriptions/resume-subscription";
+import { verifySimulatorToken } from "@/lib/billing/payment-provider/simulator-token";
 import { simulatePaymentFailure, simulatePaymentRecovery, simulateRenewal } from "./simulate-subscription-payment";
 
 /** What the simulator's checkout page shows (null: unknown, forged or expired checkout). */

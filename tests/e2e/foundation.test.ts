@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { describe, expect, inject, it } from "vitest";
 import { Client } from "./client";
 import { E2E_IDENTITY_SECRET, freePort, standaloneDir } from "./server";
@@ -118,9 +118,7 @@ describe("the built server over HTTP (next start, embedded database)", () => {
         method: "POST",
         headers: {
           "content-type": "application/json",
-          "svix-id": id,
-          "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-          "svix-signature": new Webhook(secret).sign(id, at, payload),
+          ...svixHeaders(secret, payload, { id, at }),
         },
         body: payload,
       });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MODELS } from "@/lib/ai/model-catalog";
+import { DEFAULT_MODELS } from "@/lib/ai/catalog/model-catalog";
 import { startBillingStub, type Bill, type BillingStub } from "@/tests/helpers/billing-vendor-stub";
 import { flac, m4a, mp3, ogg, wav, webm } from "@/tests/unit/ai/audio-fixtures";
 import { pngOf } from "@/tests/helpers/images";

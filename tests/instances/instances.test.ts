@@ -1,4 +1,4 @@
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@/tests/e2e/client";
 import { ensureBuild } from "@/tests/e2e/server";
@@ -166,7 +166,7 @@ describe.each([
     const msgId = `msg_del_${id}`;
     const deleted = await fetch(`${c.instances[0].baseUrl}/api/webhooks/identity`, {
       method: "POST",
-      headers: { "content-type": "application/json", "svix-id": msgId, "svix-timestamp": String(Math.floor(at.getTime() / 1000)), "svix-signature": new Webhook(IDENTITY_SECRET).sign(msgId, at, event) },
+      headers: { "content-type": "application/json", ...svixHeaders(IDENTITY_SECRET, event, { id: msgId, at }) },
       body: event,
     });
     expect(deleted.status).toBe(200);

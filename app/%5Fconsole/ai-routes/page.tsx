@@ -1,10 +1,8 @@
 import { AiRoutesPanel } from "./ai-routes-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("AI routes", async () => <AiRoutesPanel />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "AI routes" });
-
-export default async function AdminAiRoutesPage() {
-  await requireOperatorPage();
-  return <AiRoutesPanel />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

@@ -16,8 +16,6 @@ function targetLink(type: string, id: string) {
   return "/admin/cron";
 }
 
-type AuditRow = AdminAudit["actions"][number];
-
 /** Every operator write: who, what, on what, why, with the request id to find it in the logs. */
 export function AuditPanel({ targetId }: { targetId: string }) {
   const [action, setAction] = useState("");
@@ -26,10 +24,9 @@ export function AuditPanel({ targetId }: { targetId: string }) {
     <>
       <PageHeader title="Audit log" description={targetId ? `Operator actions on ${targetId}.` : "Every operator action, newest first."} />
       <SelectField id="audit-action" label="Action" className="mb-4 max-w-xs" value={action} onChange={setAction} options={ACTIONS} any="Any" />
-      <PagedTable<AdminAudit, AuditRow>
+      <PagedTable
         list={list}
-        rows={(d) => d.actions}
-        rowKey={(a) => a.id}
+        rows="actions"
         empty={<EmptyState title="No operator action yet" />}
         columns={[
           { header: "When", cell: (a) => formatDate(a.createdAt, true) },

@@ -1,11 +1,8 @@
 import { AuditPanel } from "./audit-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("Audit log", async ({ searchParams }) => <AuditPanel targetId={(await searchParams).targetId ?? ""} />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Audit log" });
-
-export default async function AdminAuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  await requireOperatorPage();
-  const sp = await searchParams;
-  return <AuditPanel targetId={sp.targetId ?? ""} />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

@@ -1,10 +1,8 @@
 import { CronPanel } from "./cron-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("Cron", async () => <CronPanel />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Cron" });
-
-export default async function AdminCronPage() {
-  await requireOperatorPage();
-  return <CronPanel />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

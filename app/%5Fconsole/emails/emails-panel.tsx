@@ -10,8 +10,6 @@ import { EmptyState, PageHeader } from "@/components/ui";
 const STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"];
 const FAILED = new Set(["failed", "bounced", "complained"]);
 
-type EmailRow = AdminEmails["emails"][number];
-
 /** The email log with each message's delivery events. */
 export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) {
   const [status, setStatus] = useState(STATUSES.includes(initialStatus) ? initialStatus : "");
@@ -20,10 +18,9 @@ export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) 
     <>
       <PageHeader title="Emails" description="Every email the service sent, with the delivery events its provider reported." />
       <SelectField id="email-status" label="Status" className="mb-4 max-w-xs" value={status} onChange={setStatus} options={STATUSES} any="Any" />
-      <PagedTable<AdminEmails, EmailRow>
+      <PagedTable
         list={list}
-        rows={(d) => d.emails}
-        rowKey={(e) => e.id}
+        rows="emails"
         empty={<EmptyState title="No email matches" />}
         columns={[
           { header: "Sent", cell: (e) => formatDate(e.createdAt, true) },

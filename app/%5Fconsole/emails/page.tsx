@@ -1,11 +1,8 @@
 import { EmailsPanel } from "./emails-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("Emails", async ({ searchParams }) => <EmailsPanel initialStatus={(await searchParams).status ?? ""} />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Emails" });
-
-export default async function AdminEmailsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  await requireOperatorPage();
-  const { status } = await searchParams;
-  return <EmailsPanel initialStatus={status ?? ""} />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

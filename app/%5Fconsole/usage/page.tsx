@@ -1,11 +1,8 @@
 import { UsagePanel } from "./usage-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("AI usage", async ({ searchParams }) => <UsagePanel userId={(await searchParams).userId ?? ""} />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "AI usage" });
-
-export default async function AdminUsagePage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
-  await requireOperatorPage();
-  const sp = await searchParams;
-  return <UsagePanel userId={sp.userId ?? ""} />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

@@ -1,10 +1,8 @@
 import { UsersPanel } from "./users-panel";
-import { operatorMetadata, requireOperatorPage } from "../operator-metadata";
+import { consolePage } from "../operator-metadata";
+
+const page = consolePage("Users", async () => <UsersPanel />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Users" });
-
-export default async function AdminUsersPage() {
-  await requireOperatorPage();
-  return <UsersPanel />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

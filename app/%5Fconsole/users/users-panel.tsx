@@ -7,7 +7,6 @@ import { formatDate } from "@/components/api";
 import { PagedTable, useCursorList } from "@/components/paged-list";
 import { EmptyState, PageHeader } from "@/components/ui";
 
-type UserRow = AdminUsers["users"][number];
 const n = (value: number) => value.toLocaleString("en-US");
 
 /** Find a user by email prefix, user id, identity id, or a Lemon Squeezy customer / subscription id. */
@@ -33,10 +32,9 @@ export function UsersPanel() {
           Search
         </button>
       </form>
-      <PagedTable<AdminUsers, UserRow>
+      <PagedTable
         list={list}
-        rows={(d) => d.users}
-        rowKey={(u) => u.id}
+        rows="users"
         empty={<EmptyState title="No user matches">Try the start of the email address, or paste an id.</EmptyState>}
         columns={[
           {

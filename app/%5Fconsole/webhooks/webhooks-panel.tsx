@@ -12,8 +12,6 @@ type Filters = { source: string; status: string; type: string; q: string };
 
 const STATUS_TONE: Record<string, string> = { failed: "text-red-700 font-medium", pending: "text-amber-700", processed: "text-emerald-700", ignored: "text-slate-500" };
 
-type DeliveryRow = AdminDeliveries["deliveries"][number];
-
 /** Webhook deliveries with filters; each links to its payload and replay. */
 export function WebhooksPanel({ initial }: { initial: Filters }) {
   const [form, setForm] = useState<Filters>(initial);
@@ -43,10 +41,9 @@ export function WebhooksPanel({ initial }: { initial: Filters }) {
           </button>
         </div>
       </form>
-      <PagedTable<AdminDeliveries, DeliveryRow>
+      <PagedTable
         list={list}
-        rows={(d) => d.deliveries}
-        rowKey={(d) => d.id}
+        rows="deliveries"
         empty={<EmptyState title="No delivery matches" />}
         columns={[
           {

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
-import { aiSettings } from "@/lib/ai/settings";
-import { callPrice, dashboardFeatures } from "../features";
+import { callPrice, chatModels, dashboardFeatures } from "../features";
 import { ChatPanel } from "./chat-panel";
 
 export const dynamic = "force-dynamic";
@@ -15,13 +14,5 @@ export default function ChatPage() {
     if (f.aiAudio) redirect("/dashboard/ai/speech");
     notFound();
   }
-  const s = aiSettings();
-  return (
-    <ChatPanel
-      models={s.allowedModels}
-      defaultModel={s.chatModel}
-      priceText={callPrice("streamText")}
-      priceImage={callPrice("streamImage")}
-    />
-  );
+  return <ChatPanel {...chatModels()} priceText={callPrice("streamText")} priceImage={callPrice("streamImage")} />;
 }

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
+import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import type { BonusPackages, CheckoutUrl, CreditHistory, CreditPreferences, CreditPreferencesUpdated, Features, Usage } from "@/components/types";
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
@@ -296,38 +297,26 @@ function HistorySection() {
         {loading && !data ? <Spinner label="Loading history" /> : null}
         {data && data.transactions.length === 0 ? <EmptyState title={`No transactions in ${year}`}>Credits you receive and spend show up here.</EmptyState> : null}
         {data && data.transactions.length > 0 ? (
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm" data-testid="history-table">
-              <caption className="sr-only">Credit transactions in {year}, newest first</caption>
-              <thead className="border-b border-slate-200 text-xs uppercase text-slate-500">
-                <tr>
-                  <th scope="col" className="py-2 pr-4 font-medium">Date</th>
-                  <th scope="col" className="py-2 pr-4 font-medium">Type</th>
-                  <th scope="col" className="py-2 pr-4 font-medium">Operation</th>
-                  <th scope="col" className="py-2 pr-4 text-right font-medium">Amount</th>
-                  <th scope="col" className="py-2 pr-4 text-right font-medium">Balance</th>
-                  <th scope="col" className="py-2 pr-4 font-medium">Model</th>
-                  <th scope="col" className="py-2 font-medium">Usage</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {data.transactions.map((t) => (
-                  <tr key={t.id}>
-                    <td className="whitespace-nowrap py-2 pr-4 text-slate-600">{formatDate(t.createdAt, true)}</td>
-                    <td className="py-2 pr-4">{TYPE_LABEL[t.type] ?? t.type}</td>
-                    <td className="py-2 pr-4">{operationLabel(t.operation)}</td>
-                    <td className={`py-2 pr-4 text-right font-medium tabular-nums ${t.amount < 0 ? "text-red-700" : "text-emerald-700"}`}>
-                      {t.amount > 0 ? "+" : ""}
-                      {t.amount.toLocaleString("en")}
-                    </td>
-                    <td className="py-2 pr-4 text-right tabular-nums">{t.balanceAfter.toLocaleString("en")}</td>
-                    <td className="py-2 pr-4 text-slate-500">{typeof t.metadata?.model === "string" ? t.metadata.model : "—"}</td>
-                    <td className="py-2 text-xs text-slate-500">{usageOf(t.metadata)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            testId="history-table"
+            label={`Credit transactions in ${year}, newest first`}
+            rows={data.transactions}
+            columns={[
+              { header: "Date", cell: (t) => formatDate(t.createdAt, true), cellClass: () => "whitespace-nowrap text-slate-600" },
+              { header: "Type", cell: (t) => TYPE_LABEL[t.type] ?? t.type },
+              { header: "Operation", cell: (t) => operationLabel(t.operation) },
+              {
+                header: "Amount",
+                align: "right",
+                cell: (t) => `${t.amount > 0 ? "+" : ""}${t.amount.toLocaleString("en")}`,
+                cellClass: (t) => `font-medium tabular-nums ${t.amount < 0 ? "text-red-700" : "text-emerald-700"}`,
+              },
+              { header: "Balance", align: "right", cell: (t) => t.balanceAfter.toLocaleString("en"), cellClass: () => "tabular-nums" },
+              { header: "Model", cell: (t) => (typeof t.metadata?.model === "string" ? t.metadata.model : "—"), cellClass: () => "text-slate-500" },
+              { header: "Usage", cell: (t) => usageOf(t.metadata), cellClass: () => "text-xs text-slate-500" },
+            ]}
+            rowKey={(t) => t.id}
+          />
         ) : null}
       </div>
       {data && total > PAGE_SIZE ? (

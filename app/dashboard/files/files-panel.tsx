@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRef, useState } from "react";
 import { ApiError, apiJson, formatBytes, formatDate, retryAtFrom, toApiError, type ApiErrorCode } from "@/components/api";
+import { ConfirmButtons } from "@/components/confirm-buttons";
 import { ErrorNotice } from "@/components/error-notice";
 import type { FileList, FileRecord } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
@@ -227,14 +228,14 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
                       Open<span className="sr-only"> {f.originalName}</span>
                     </button>
                     {confirmDelete === f.id ? (
-                      <>
-                        <button type="button" className="btn-danger" disabled={deleting !== null} onClick={() => void remove(f)}>
-                          {deleting === f.id ? "Deleting…" : "Confirm delete"}
-                        </button>
-                        <button type="button" className="btn-secondary" onClick={() => setConfirmDelete(null)}>
-                          Keep
-                        </button>
-                      </>
+                      <ConfirmButtons
+                        confirmLabel="Confirm delete"
+                        busyLabel="Deleting…"
+                        busy={deleting === f.id}
+                        disabled={deleting !== null}
+                        onConfirm={() => void remove(f)}
+                        onKeep={() => setConfirmDelete(null)}
+                      />
                     ) : (
                       <button type="button" className="btn-danger" onClick={() => setConfirmDelete(f.id)}>
                         Delete<span className="sr-only"> {f.originalName}</span>

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { apiJson, toApiError, type ApiError } from "@/components/api";
+import { ConfirmButtons } from "@/components/confirm-buttons";
 import { ErrorNotice } from "@/components/error-notice";
 import type { ApiKeyCreated, ApiKeyList, ApiKeyView } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
@@ -268,14 +269,15 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
                           </button>
                         </form>
                       ) : confirmRevoke === k.id ? (
-                        <>
-                          <button type="button" className="btn-danger mr-2" disabled={busyId !== null} onClick={() => void change(k, { method: "DELETE" }, `Revoked “${k.name}”: programs using it stop within seconds.`)}>
-                            {busyId === k.id ? "Revoking…" : "Confirm revoke"}
-                          </button>
-                          <button type="button" className="btn-secondary" onClick={() => setConfirmRevoke(null)}>
-                            Keep
-                          </button>
-                        </>
+                        <ConfirmButtons
+                          className="btn-danger mr-2"
+                          confirmLabel="Confirm revoke"
+                          busyLabel="Revoking…"
+                          busy={busyId === k.id}
+                          disabled={busyId !== null}
+                          onConfirm={() => void change(k, { method: "DELETE" }, `Revoked “${k.name}”: programs using it stop within seconds.`)}
+                          onKeep={() => setConfirmRevoke(null)}
+                        />
                       ) : (
                         <>
                           <button type="button" className="btn-secondary mr-2" disabled={busyId !== null} onClick={() => setRenaming({ id: k.id, name: k.name })}>

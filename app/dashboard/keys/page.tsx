@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { KEY_KINDS } from "@/lib/api-keys/schemas";
-import { offeredModels, KIND_OF_MODEL } from "@/lib/ai/key-models";
+import { offeredModels, KIND_OF_MODEL } from "@/lib/ai/providers/offered-models";
 import { flags } from "@/lib/config/flags";
 import { KeysPanel } from "./keys-panel";
 

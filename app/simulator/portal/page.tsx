@@ -1,5 +1,5 @@
 import { loadSimulatedPortal } from "@/lib/simulator/simulator-views";
-import { simulatorEnabled } from "@/lib/billing/payment-provider";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 
 export const dynamic = "force-dynamic";
 

@@ -9,7 +9,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: v1Route(
     {
       keyKind: "embeddings",
-      feature: "apiKeys",
       body: embeddingsBody,
       maxBodyBytes: 8 * 1024 * 1024,
       summary: "Embeddings, OpenAI-compatible",

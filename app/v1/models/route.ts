@@ -7,13 +7,10 @@ export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: v1Route(
     {
-      feature: "apiKeys",
-      rateLimit: "v1",
-      concurrency: "none",
+      listing: true,
       summary: "Models this key may use, with their prices (OpenAI-compatible)",
       errors: [401, 429],
       response: modelsResponse,
-      responseHeaders: {},
     },
     ({ apiKey }) => listModels(apiKey),
   ),

@@ -1,7 +1,7 @@
-import { applySubscriptionSnapshot } from "@/lib/billing/apply-subscription-snapshot";
+import { applySubscriptionSnapshot } from "@/lib/billing/subscriptions/apply-subscription-snapshot";
 import { env } from "@/lib/config/env";
-import type { SubscriptionAttributes } from "@/lib/billing/provider-types";
-import type { SnapshotEvent } from "@/lib/billing/subscription-state";
+import type { SubscriptionAttributes } from "@/lib/billing/payment-provider/provider-types";
+import type { SnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 import type { HandlerOutcome, PaymentEventContext } from "./types";
 
 /** Shared by the seven subscription_* handlers: the payload is the whole subscription. */

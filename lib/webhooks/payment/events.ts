@@ -1,4 +1,4 @@
-import type { PaymentEventName } from "@/lib/billing/subscription-state";
+import type { PaymentEventName } from "@/lib/billing/subscriptions/subscription-state";
 import { handleOrderCreated } from "./handle-order-created";
 import { handleSubscriptionCancelled } from "./handle-subscription-cancelled";
 import { handleSubscriptionCreated } from "./handle-subscription-created";

@@ -1,6 +1,6 @@
-import { clearPaymentFailure } from "@/lib/billing/clear-payment-failure";
+import { clearPaymentFailure } from "@/lib/billing/subscriptions/clear-payment-failure";
 import { invoiceEvent } from "./payload";
 import type { PaymentEventHandler } from "./types";
 
-/** subscription_payment_recovered: a recorded failed payment is cleared (lib/billing/clear-payment-failure.ts). */
+/** subscription_payment_recovered: a recorded failed payment is cleared (lib/billing/subscriptions/clear-payment-failure.ts). */
 export const handleSubscriptionPaymentRecovered: PaymentEventHandler = (ctx) => clearPaymentFailure(invoiceEvent(ctx));

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
-import type { InvoiceEventInput } from "@/lib/billing/payment-event-outcome";
-import type { InvoiceAttributes } from "@/lib/billing/provider-types";
-import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscription-state";
+import type { InvoiceEventInput } from "@/lib/billing/payment-provider/payment-event-outcome";
+import type { InvoiceAttributes } from "@/lib/billing/payment-provider/provider-types";
+import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 
 /** A payment event in Lemon Squeezy's webhook shape (meta + one JSON:API resource). */
 export interface PaymentEvent {

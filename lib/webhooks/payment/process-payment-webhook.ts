@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { observeDelivery } from "@/lib/webhooks/observe-delivery";
-import { PAYMENT_EVENTS } from "@/lib/billing/subscription-state";
-import { paymentWebhookSecret } from "@/lib/billing/signing-secret";
+import { PAYMENT_EVENTS } from "@/lib/billing/subscriptions/subscription-state";
+import { paymentWebhookSecret } from "@/lib/billing/payment-provider/signing-secret";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { claimDelivery } from "../deliveries";
 import { eventEmail, eventObjectId, eventTime, parsePaymentEvent } from "./payload";

@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscription-state";
+import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 import { eventEmail, type PaymentEvent } from "./payload";
 
 /**

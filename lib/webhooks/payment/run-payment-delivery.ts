@@ -1,4 +1,4 @@
-import { isPaymentEvent } from "@/lib/billing/subscription-state";
+import { isPaymentEvent } from "@/lib/billing/subscriptions/subscription-state";
 import { db } from "@/lib/db/client";
 import type { User } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";

@@ -1,4 +1,4 @@
-import type { PaymentEventOutcome } from "@/lib/billing/payment-event-outcome";
+import type { PaymentEventOutcome } from "@/lib/billing/payment-provider/payment-event-outcome";
 import type { Logger } from "@/lib/log";
 import type { PaymentEvent } from "./payload";
 

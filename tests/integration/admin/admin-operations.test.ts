@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as auditGet } from "@/app/api/admin/audit/route";
 import { GET as cronGet } from "@/app/api/admin/cron/route";
@@ -346,9 +346,7 @@ describe("cron, email log, summary and audit", () => {
       rawBody: payload,
       headers: {
         "content-type": "application/json",
-        "svix-id": id,
-        "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "svix-signature": new Webhook(process.env.EMAIL_WEBHOOK_SECRET as string).sign(id, at, payload),
+        ...svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, payload, { id, at }),
       },
     });
     const res = await call(emailsGet, { path: "/api/admin/emails?status=delivered", ...asOp() });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import * as chat from "@/app/api/ai/chat/route";
 import * as stream from "@/app/api/ai/stream/route";
-import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
+import { chatTextLimitBytes } from "@/lib/ai/pricing/chat-text-limit";
 import { bytesBesideBase64 } from "@/lib/http/read-body";
 import { db } from "@/lib/db/client";
 import { INVALID_AI_REQUESTS } from "@/lib/ratelimit/ai-guard";

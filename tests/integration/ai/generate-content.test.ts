@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/generate-content/route";
-import { TEMPLATES } from "@/lib/ai/content-templates";
+import { TEMPLATES } from "@/lib/ai/content/content-templates";
 
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";

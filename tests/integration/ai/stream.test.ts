@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { POST } from "@/app/api/ai/stream/route";
-import { renderOfflineImage } from "@/lib/ai/provider-offline";
+import { renderOfflineImage } from "@/lib/ai/providers/provider-offline";
 import { grantBonusPurchase } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";

@@ -9,7 +9,7 @@ import * as models from "@/app/v1/models/route";
 import * as unknownV1 from "@/app/v1/[...path]/route";
 import { authenticateApiKey } from "@/lib/api-keys/authenticate-api-key";
 import { FAILED_KEY_ATTEMPTS } from "@/lib/api-keys/resolve-key-request";
-import { renderOfflineImage } from "@/lib/ai/provider-offline";
+import { renderOfflineImage } from "@/lib/ai/providers/provider-offline";
 import { keySpend } from "@/lib/api-keys/key-spend";
 import { db } from "@/lib/db/client";
 import { forgetUser } from "@/lib/users/account-state";

@@ -7,8 +7,8 @@ import { POST as createCheckout } from "@/app/api/payments/create-checkout/route
 import { POST as portalSession } from "@/app/api/payments/create-portal-session/route";
 import { GET as subscription } from "@/app/api/payments/subscription/route";
 import { POST as completeCheckout } from "@/app/api/simulator/checkout/route";
-import { LemonSqueezyClient } from "@/lib/billing/lemonsqueezy-client";
-import { resumeSubscription } from "@/lib/billing/resume-subscription";
+import { LemonSqueezyClient } from "@/lib/billing/payment-provider/lemonsqueezy-client";
+import { resumeSubscription } from "@/lib/billing/subscriptions/resume-subscription";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { closeDb, db } from "@/lib/db/client";
 import { deleteUser } from "@/lib/account/delete-user";

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { GET as status } from "@/app/api/user/status/route";
 import { GET as webhookGet } from "@/app/api/webhooks/payment/route";
-import { DEV_PAYMENT_WEBHOOK_SECRET } from "@/lib/billing/signing-secret";
+import { DEV_PAYMENT_WEBHOOK_SECRET } from "@/lib/billing/payment-provider/signing-secret";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import * as ragConversation from "@/app/api/ai/rag/conversations/[id]/route";
 import * as ragConversations from "@/app/api/ai/rag/conversations/route";
@@ -57,9 +57,7 @@ function signedEmailEvent(): CallOptions {
     rawBody: raw,
     headers: {
       "content-type": "application/json",
-      "svix-id": id,
-      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "svix-signature": new Webhook(process.env.EMAIL_WEBHOOK_SECRET as string).sign(id, at, raw),
+      ...svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, raw, { id, at }),
     },
   };
 }

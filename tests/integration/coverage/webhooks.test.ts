@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, describe, expect, it } from "vitest";
 import * as emailWebhook from "@/app/api/webhooks/email/route";
 import { closeDb, db } from "@/lib/db/client";
@@ -18,9 +18,7 @@ function signedRaw(raw: string, secret = process.env.EMAIL_WEBHOOK_SECRET as str
     rawBody: raw,
     headers: {
       "content-type": "application/json",
-      "svix-id": id,
-      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "svix-signature": new Webhook(secret).sign(id, at, raw),
+      ...svixHeaders(secret, raw, { id, at }),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { runChat } from "@/lib/ai/run-chat";
+import { runChat } from "@/lib/ai/chat/run-chat";
 import { adjustCredits, drainSettlements, refundStaleReservations, reserveCredits, settleReservation } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { signIn } from "@/tests/helpers/http";

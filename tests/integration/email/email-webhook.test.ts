@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, describe, expect, it } from "vitest";
 import { POST as WEBHOOK } from "@/app/api/webhooks/email/route";
 import { closeDb, db } from "@/lib/db/client";
@@ -13,7 +13,6 @@ function signed(payload: unknown, options: { id?: string; secret?: string; at?: 
   const raw = JSON.stringify(payload);
   const id = options.id ?? `msg_${randomUUID()}`;
   const at = options.at ?? new Date();
-  const signature = new Webhook(options.secret ?? secret()).sign(id, at, raw);
   return {
     id,
     request: {
@@ -22,9 +21,7 @@ function signed(payload: unknown, options: { id?: string; secret?: string; at?: 
       rawBody: raw,
       headers: {
         "content-type": "application/json",
-        "svix-id": id,
-        "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "svix-signature": signature,
+        ...svixHeaders(options.secret ?? secret(), raw, { id, at }),
         ...(options.ip ? { "x-forwarded-for": options.ip } : {}),
       },
     },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Webhook } from "svix";
+import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/webhooks/identity/route";
 import { closeDb, db } from "@/lib/db/client";
@@ -40,16 +40,13 @@ function deliver(
   const body = options.raw ?? JSON.stringify(payload);
   const id = options.id ?? `msg_${randomUUID()}`;
   const at = options.at ?? new Date();
-  const signature = new Webhook(options.secret ?? SECRET).sign(id, at, body);
   return call(POST, {
     method: "POST",
     path: "/api/webhooks/identity",
     rawBody: body,
     headers: {
       "content-type": "application/json",
-      "svix-id": id,
-      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
-      "svix-signature": signature,
+      ...svixHeaders(options.secret ?? SECRET, body, { id, at }),
       "x-forwarded-for": options.ip ?? `10.1.0.${++ipCounter % 250}`,
       ...options.headers,
     },
@@ -180,14 +177,11 @@ describe("POST /api/webhooks/identity", () => {
     const wrongSecret = await deliver(event, { secret: OTHER_SECRET });
     const stale = await deliver(event, { at: new Date(Date.now() - 10 * 60 * 1000) });
     // Signed for one body, delivered with another.
-    const id = "msg_tampered";
-    const at = new Date();
-    const signature = new Webhook(SECRET).sign(id, at, JSON.stringify(event));
     const tampered = await call(POST, {
       method: "POST",
       path: "/api/webhooks/identity",
       rawBody: JSON.stringify({ ...event, data: { ...event.data, first_name: "Mallory" } }),
-      headers: { "svix-id": id, "svix-timestamp": String(Math.floor(at.getTime() / 1000)), "svix-signature": signature, "x-forwarded-for": "10.2.0.2" },
+      headers: { ...svixHeaders(SECRET, JSON.stringify(event), { id: "msg_tampered" }), "x-forwarded-for": "10.2.0.2" },
     });
     for (const res of [bad, wrongSecret, stale, tampered]) {
       expect(res.status).toBe(401);

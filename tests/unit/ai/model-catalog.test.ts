@@ -1,6 +1,6 @@
 import { calcPrice } from "@pydantic/genai-prices";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MODELS, PRICES_AS_OF } from "@/lib/ai/model-catalog";
+import { DEFAULT_MODELS, PRICES_AS_OF } from "@/lib/ai/catalog/model-catalog";
 
 /**
  * The built-in prices against a maintained price database (@pydantic/genai-prices, pinned): when the

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWireClient } from "@/lib/ai/openai-wire";
+import { createWireClient } from "@/lib/ai/providers/openai-wire";
 
 /**
  * The hot path's HTTP client against a real local server speaking SSE: a finished answer's connection

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { checkAiConfig } from "@/lib/ai/check-ai-config";
-import { imageSizeOf, imageTokens } from "@/lib/ai/image-tokens";
-import { findModel } from "@/lib/ai/models";
-import { costBudgetMicros, costMicros, creditsForCost, flatChatLimits } from "@/lib/ai/price-call";
-import { lowestCreditPrice, pricingSettings } from "@/lib/ai/pricing-settings";
-import { countPromptTokens, quoteChat, quoteEmbeddings, quoteImage, quoteTranscription } from "@/lib/ai/quote-call";
-import { countTokens } from "@/lib/ai/tokens";
+import { imageSizeOf, imageTokens } from "@/lib/ai/pricing/image-tokens";
+import { findModel } from "@/lib/ai/catalog/models";
+import { costBudgetMicros, costMicros, creditsForCost, flatChatLimits } from "@/lib/ai/pricing/price-call";
+import { lowestCreditPrice, pricingSettings } from "@/lib/ai/pricing/pricing-settings";
+import { countPromptTokens, quoteChat, quoteEmbeddings, quoteImage, quoteTranscription } from "@/lib/ai/pricing/quote-call";
+import { countTokens } from "@/lib/ai/pricing/tokens";
 import { pricingCatalog } from "@/lib/config/pricing";
 import { setEnv } from "@/tests/helpers/env";
 import { pngOf } from "@/tests/helpers/images";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isAbortError } from "@/lib/ai/abort";
-import { aiProvider } from "@/lib/ai/provider";
-import { routing } from "@/lib/ai/routes";
+import { isAbortError } from "@/lib/ai/providers/abort";
+import { aiProvider } from "@/lib/ai/providers/provider";
+import { routing } from "@/lib/ai/providers/routes";
 import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { wav } from "./audio-fixtures";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { aiProvider, type StreamPart } from "@/lib/ai/provider";
+import { aiProvider, type StreamPart } from "@/lib/ai/providers/provider";
 import { setEnv } from "@/tests/helpers/env";
 import { startAnthropicStub, type AnthropicStub } from "@/tests/helpers/anthropic-stub";
 import { startGeminiStub, type GeminiStub } from "@/tests/helpers/gemini-stub";

@@ -1,7 +1,7 @@
 import { encode as encodeBpe, decode } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import { chunkText, chunkTextAsync } from "@/lib/rag/chunk-text";
-import { countTokens, encode, tokenWindows } from "@/lib/ai/tokens";
+import { countTokens, encode, tokenWindows } from "@/lib/ai/pricing/tokens";
 
 describe("token counting", () => {
   it("gives the tokenizer's own tokens for real text", () => {

@@ -1,10 +1,10 @@
 import { inflateSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { toIso6391 } from "@/lib/ai/language";
-import { encodePng } from "@/lib/ai/png";
-import { chunkText, createOfflineProvider, offlineAnswer } from "@/lib/ai/provider-offline";
+import { encodePng } from "@/lib/ai/providers/png";
+import { chunkText, createOfflineProvider, offlineAnswer } from "@/lib/ai/providers/provider-offline";
 import { aiSettings, resolveChatModel } from "@/lib/ai/settings";
-import { nextAllocationReset } from "@/lib/ai/credit-allowance";
+import { nextAllocationReset } from "@/lib/ai/pricing/credit-allowance";
 import { setEnv } from "@/tests/helpers/env";
 import { wav } from "./audio-fixtures";
 

@@ -59,12 +59,17 @@ describe("architecture rules (dependency-cruiser)", () => {
     expect(found).toContain("domain-not-above-its-layer: lib/credits/uses-http.ts -> lib/http/route.ts");
     expect(found).toContain("client-code-not-server-code: components/widget.ts -> lib/db/client.ts");
     expect(found).toContain("route-imports-entry-points-only: app/api/things/route.ts -> lib/db/client.ts");
+    expect(found).toContain("route-imports-entry-points-only: app/v1/things/route.ts -> lib/db/client.ts");
+  });
+
+  it("reports an import from a room to a room beside or above it", () => {
+    expect(found.filter((v) => v.startsWith("lib-room-order:"))).toEqual(["lib-room-order: lib/ai/providers/uses-chat.ts -> lib/ai/chat/run-thing.ts"]);
   });
 
   it("reports an import up or sideways between lib folders, and a folder without a layer", () => {
     expect(found.filter((v) => v.startsWith("lib-layer-order:")).sort()).toEqual([
       "lib-layer-order: lib/credits/uses-http.ts -> lib/http/route.ts",
-      "lib-layer-order: lib/email/uses-ai.ts -> lib/ai/provider-openai.ts",
+      "lib-layer-order: lib/email/uses-ai.ts -> lib/ai/providers/provider-openai.ts",
       "lib-layer-order: lib/storage/after-upload.ts -> lib/rag/index-file.ts",
       "lib-layer-order: lib/storage/uses-credits.ts -> lib/credits/vendors.ts",
     ]);
@@ -78,8 +83,8 @@ describe("architecture rules (dependency-cruiser)", () => {
   });
 
   it("reports nothing else: adapters, type-only imports, the wrapper and domain entry points are allowed", () => {
-    expect(found).toHaveLength(26);
-    expect(found.some((v) => v.startsWith("vendor-") && v.includes("lib/ai/provider-openai.ts"))).toBe(false);
+    expect(found).toHaveLength(28);
+    expect(found.some((v) => v.startsWith("vendor-") && v.includes("lib/ai/providers/provider-openai.ts"))).toBe(false);
     expect(found.some((v) => v.includes("lib/users/schemas.ts"))).toBe(false);
     expect(found.some((v) => v.startsWith("route-imports-entry-points-only") && !v.endsWith("lib/db/client.ts"))).toBe(false);
     expect(found.some((v) => v.startsWith("prisma-client-only-in-db: lib/db/"))).toBe(false);

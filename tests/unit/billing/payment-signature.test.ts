@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { comparePlans, tierRank } from "@/lib/billing/tier-rank";
-import { signSimulatorToken, verifySimulatorToken } from "@/lib/billing/simulator-token";
+import { comparePlans, tierRank } from "@/lib/billing/subscriptions/tier-rank";
+import { signSimulatorToken, verifySimulatorToken } from "@/lib/billing/payment-provider/simulator-token";
 import { sameOriginUrl } from "@/lib/config/public-url";
 import { isAppError } from "@/lib/errors";
 import { signPaymentBody, verifyPaymentSignature } from "@/lib/webhooks/payment/signature";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SubscriptionStatus } from "@/lib/billing/provider-types";
-import { EMPTY_STATE, nextSubscriptionState, PAYMENT_EVENTS, type PaymentEventName, type SubscriptionState } from "@/lib/billing/subscription-state";
+import type { SubscriptionStatus } from "@/lib/billing/payment-provider/provider-types";
+import { EMPTY_STATE, nextSubscriptionState, PAYMENT_EVENTS, type PaymentEventName, type SubscriptionState } from "@/lib/billing/subscriptions/subscription-state";
 
 const T0 = new Date("2026-11-01T00:00:00Z");
 const BEFORE = new Date("2026-10-01T00:00:00Z");

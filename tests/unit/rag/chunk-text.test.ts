@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chunkText } from "@/lib/rag/chunk-text";
-import { countTokens } from "@/lib/ai/tokens";
+import { countTokens } from "@/lib/ai/pricing/tokens";
 
 const sentence = (i: number) => `Sentence number ${i} talks about credits, plans and the upload limits of the service.`;
 

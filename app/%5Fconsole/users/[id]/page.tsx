@@ -1,11 +1,8 @@
 import { UserDetail } from "./user-detail";
-import { operatorMetadata, requireOperatorPage } from "../../operator-metadata";
+import { consolePage } from "../../operator-metadata";
+
+const page = consolePage("User", async ({ params }) => <UserDetail id={(await params).id} />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "User" });
-
-export default async function AdminUserPage({ params }: { params: Promise<{ id: string }> }) {
-  await requireOperatorPage();
-  const { id } = await params;
-  return <UserDetail id={id} />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

@@ -1,11 +1,8 @@
 import { WebhookDetail } from "./webhook-detail";
-import { operatorMetadata, requireOperatorPage } from "../../operator-metadata";
+import { consolePage } from "../../operator-metadata";
+
+const page = consolePage("Webhook delivery", async ({ params }) => <WebhookDetail id={(await params).id} />);
 
 export const dynamic = "force-dynamic";
-export const generateMetadata = operatorMetadata({ title: "Webhook delivery" });
-
-export default async function AdminWebhookPage({ params }: { params: Promise<{ id: string }> }) {
-  await requireOperatorPage();
-  const { id } = await params;
-  return <WebhookDetail id={id} />;
-}
+export const generateMetadata = page.generateMetadata;
+export default page.Page;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runChat, runChatBatch } from "@/lib/ai/run-chat";
+import { runChat, runChatBatch } from "@/lib/ai/chat/run-chat";
 import { chatBatchSchema, chatBodySchema, chatRequestSchema, chatResponse, CHAT_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { aiRoute, methods } from "@/lib/http/route";
 

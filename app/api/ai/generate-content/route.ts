@@ -1,8 +1,7 @@
-import { contentBodySchema } from "@/lib/ai/content-templates";
-import { generateContent } from "@/lib/ai/generate-content";
+import { contentBodySchema } from "@/lib/ai/content/content-templates";
+import { generateContent } from "@/lib/ai/content/generate-content";
 import { sse } from "@/lib/http/respond";
-import { aiRoute, methods } from "@/lib/http/route";
-import { SSE_FRAMING } from "@/lib/http/sse";
+import { aiRoute, methods, streamedAiInput } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 export const maxDuration = 60;
@@ -16,15 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "Templates email, product_description, blog_outline, social_media, marketing_copy; required fields per template in API-NOTES.md.",
       produces: "text/event-stream",
     },
-    async ({ user, body, req, log }) => {
-      const stream = await generateContent({
-        userId: user.id,
-        body,
-        signal: req.signal,
-        framing: SSE_FRAMING,
-        log,
-      });
-      return sse(stream);
-    },
+    async (ctx) => sse(await generateContent(streamedAiInput(ctx))),
   ),
 });

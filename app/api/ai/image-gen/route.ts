@@ -1,4 +1,4 @@
-import { generateImage } from "@/lib/ai/generate-image";
+import { generateImage } from "@/lib/ai/images/generate-image";
 import { imageBodySchema, imageGenResponse } from "@/lib/ai/schemas";
 import { aiRoute, methods } from "@/lib/http/route";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { transcribeAudio } from "@/lib/ai/transcribe-audio";
+import { transcribeAudio } from "@/lib/ai/speech/transcribe-audio";
 import { aiRoute, methods } from "@/lib/http/route";
 import { transcriptionResponse } from "@/lib/ai/schemas";
 

@@ -1,9 +1,8 @@
-import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
+import { chatTextLimitBytes } from "@/lib/ai/pricing/chat-text-limit";
 import { streamBodySchema, STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
-import { streamChat } from "@/lib/ai/stream-chat";
+import { streamChat } from "@/lib/ai/chat/stream-chat";
 import { sse } from "@/lib/http/respond";
-import { aiRoute, methods } from "@/lib/http/route";
-import { SSE_FRAMING } from "@/lib/http/sse";
+import { aiRoute, methods, streamedAiInput } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
@@ -18,14 +17,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
       produces: "text/event-stream",
     },
-    async ({ user, body, req, log }) => {
-      const result = await streamChat({
-        userId: user.id,
-        body,
-        signal: req.signal,
-        framing: SSE_FRAMING,
-        log,
-      });
+    async (ctx) => {
+      const result = await streamChat(streamedAiInput(ctx));
       return sse(result.body, result.headers);
     },
   ),

@@ -1,6 +1,6 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
-import { createPlanCheckout } from "@/lib/billing/create-checkout";
+import { createPlanCheckout } from "@/lib/billing/checkout/create-checkout";
 import { methods, route } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";
 

@@ -1,4 +1,4 @@
-import { publicConfigWithAiPricing } from "@/lib/ai/public-pricing";
+import { publicConfigWithAiPricing } from "@/lib/ai/pricing/public-pricing";
 import { edgeRoute, methods } from "@/lib/http/edge-route";
 import { publicConfigResponse } from "@/lib/config/schemas";
 

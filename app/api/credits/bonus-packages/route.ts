@@ -1,4 +1,4 @@
-import { getBonusPackages } from "@/lib/billing/bonus-packages";
+import { getBonusPackages } from "@/lib/billing/checkout/bonus-packages";
 import { methods, route } from "@/lib/http/route";
 import { bonusPackagesResponse } from "@/lib/billing/schemas";
 

@@ -1,6 +1,6 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
-import { createBonusCheckout } from "@/lib/billing/create-bonus-checkout";
+import { createBonusCheckout } from "@/lib/billing/checkout/create-bonus-checkout";
 import { methods, route } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";
 

@@ -1,5 +1,5 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
-import { cancelSubscription } from "@/lib/billing/cancel-subscription";
+import { cancelSubscription } from "@/lib/billing/subscriptions/cancel-subscription";
 import { methods, route } from "@/lib/http/route";
 import { cancelSubscriptionResponse } from "@/lib/billing/schemas";
 

@@ -1,6 +1,6 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
-import { changePlan } from "@/lib/billing/change-plan";
+import { changePlan } from "@/lib/billing/subscriptions/change-plan";
 import { methods, route } from "@/lib/http/route";
 import { changePlanResponse } from "@/lib/billing/schemas";
 

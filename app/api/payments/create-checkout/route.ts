@@ -1,6 +1,6 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
-import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/create-checkout";
+import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/checkout/create-checkout";
 import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";

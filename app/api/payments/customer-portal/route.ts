@@ -1,5 +1,5 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
-import { customerPortalUrl } from "@/lib/billing/customer-portal-url";
+import { customerPortalUrl } from "@/lib/billing/subscriptions/customer-portal-url";
 import { methods, route } from "@/lib/http/route";
 import { customerPortalResponse } from "@/lib/billing/schemas";
 

@@ -1,4 +1,4 @@
-import { getSubscriptionDetails } from "@/lib/billing/subscription-details";
+import { getSubscriptionDetails } from "@/lib/billing/subscriptions/subscription-details";
 import { methods, route } from "@/lib/http/route";
 import { subscriptionDetailsResponse } from "@/lib/billing/schemas";
 

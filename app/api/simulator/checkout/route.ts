@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { isAppError } from "@/lib/errors";
-import { redirect } from "@/lib/http/respond";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { methods, route } from "@/lib/http/route";
 import { completeSimulatedCheckout } from "@/lib/simulator/complete-simulated-checkout";
 import { simulatedCheckoutResponse } from "@/lib/simulator/schemas";
@@ -28,18 +26,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       // A form post answers 303 to the next page; JSON answers 200.
       errors: [303, 400],
       response: simulatedCheckoutResponse,
+      formPost: {
+        next: (result) => result.redirectUrl,
+        back: (body) => `/simulator/checkout/${encodeURIComponent(body.id)}`,
+      },
     },
-    async ({ body, bodyFormat }) => {
-      const form = bodyFormat === "form";
-      try {
-        const { redirectUrl } = await completeSimulatedCheckout(body.id, { email: body.email || null });
-        return form ? redirect(redirectUrl, 303) : { redirectUrl };
-      } catch (error) {
-        if (form && isAppError(error) && error.code !== "internal") {
-          return redirect(`/simulator/checkout/${encodeURIComponent(body.id)}?error=${encodeURIComponent(error.message)}`, 303);
-        }
-        throw error;
-      }
-    },
+    async ({ body }) => ({ redirectUrl: (await completeSimulatedCheckout(body.id, { email: body.email || null })).redirectUrl }),
   ),
 });

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { simulatorEnabled } from "@/lib/billing/payment-provider";
-import { isAppError } from "@/lib/errors";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { publicRequestUrl } from "@/lib/config/public-url";
-import { redirect } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
 import { simulatedPortalResponse } from "@/lib/simulator/schemas";
 import { PORTAL_ACTIONS, runSimulatedPortalAction } from "@/lib/simulator/simulator-views";
@@ -14,6 +12,8 @@ const actionBody = z.object({
   action: z.enum(PORTAL_ACTIONS, { error: `must be one of ${PORTAL_ACTIONS.join(", ")}` }),
   variantId: z.string().optional(),
 });
+
+const portalPage = (token: string) => `/simulator/portal?token=${encodeURIComponent(token)}`;
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: route(
@@ -29,17 +29,15 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       // A form post answers 303 to the next page; JSON answers 200.
       errors: [303, 400],
       response: simulatedPortalResponse,
+      formPost: {
+        next: (result, body) => `${portalPage(body.token)}&message=${encodeURIComponent(result.message)}`,
+        back: (body) => portalPage(body.token),
+        // An unknown or expired token has no portal page to go back to.
+        passThrough: ["not_found"],
+      },
     },
-    async ({ req, body, bodyFormat }) => {
-      const form = bodyFormat === "form";
-      const back = (key: string, message: string) => `/simulator/portal?token=${encodeURIComponent(body.token)}&${key}=${encodeURIComponent(message)}`;
-      try {
-        const message = await runSimulatedPortalAction({ token: body.token, action: body.action, variantId: body.variantId || undefined, requestUrl: publicRequestUrl(req) });
-        return form ? redirect(back("message", message), 303) : { message };
-      } catch (error) {
-        if (form && isAppError(error) && error.code !== "internal" && error.code !== "not_found") return redirect(back("error", error.message), 303);
-        throw error;
-      }
-    },
+    async ({ req, body }) => ({
+      message: await runSimulatedPortalAction({ token: body.token, action: body.action, variantId: body.variantId || undefined, requestUrl: publicRequestUrl(req) }),
+    }),
   ),
 });

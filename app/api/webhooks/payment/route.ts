@@ -1,22 +1,17 @@
 import { z } from "zod";
-import { methods, route } from "@/lib/http/route";
+import { methods, webhookRoute } from "@/lib/http/route";
 import { processPaymentWebhook } from "@/lib/webhooks/payment/process-payment-webhook";
 import { paymentWebhookResponse } from "@/lib/webhooks/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: webhookRoute(
     {
-      auth: "none",
-      rateLimit: "webhooks",
       summary: "Payment provider events (Lemon Squeezy)",
       description:
         "The 11 Lemon Squeezy event types of SPEC §6. X-Signature = hex HMAC-SHA256 of the raw body with PAYMENT_WEBHOOK_SECRET, verified before parsing (401, no effect). A duplicate body changes nothing. 200 once processing was attempted, even when the handler failed (logged; the delivery is marked failed).",
-      tags: ["webhooks"],
-      errors: [400, 401],
       response: paymentWebhookResponse,
-      consumes: "application/json",
       bodyDoc: z.object({
         meta: z.object({
           event_name: z.string().meta({ description: "order_created or one of the 10 subscription_* events" }),
@@ -25,6 +20,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         data: z.object({ id: z.string(), type: z.string(), attributes: z.record(z.string(), z.unknown()) }),
       }),
     },
-    async ({ req, log }) => processPaymentWebhook(await req.text(), req.headers.get("x-signature"), log),
+    (raw, { req, log }) => processPaymentWebhook(raw, req.headers.get("x-signature"), log),
   ),
 });

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DEFAULT_CACHE_TTL_SECONDS, MAX_BATCH, MAX_CACHE_TTL_SECONDS } from "@/lib/ai/schemas";
-import { aiSettings } from "@/lib/ai/settings";
-import { callPrice, dashboardFeatures } from "../../features";
+import { callPrice, chatModels, dashboardFeatures } from "../../features";
 import { BatchPanel } from "./batch-panel";
 
 export const dynamic = "force-dynamic";
@@ -11,15 +10,5 @@ export const metadata: Metadata = { title: "Single / batch chat" };
 export default function BatchChatPage() {
   const f = dashboardFeatures();
   if (!f.aiChat) notFound();
-  const s = aiSettings();
-  return (
-    <BatchPanel
-      models={s.allowedModels}
-      defaultModel={s.chatModel}
-      price={callPrice("chat")}
-      maxBatch={MAX_BATCH}
-      defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS}
-      maxCacheTtl={MAX_CACHE_TTL_SECONDS}
-    />
-  );
+  return <BatchPanel {...chatModels()} price={callPrice("chat")} maxBatch={MAX_BATCH} defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS} maxCacheTtl={MAX_CACHE_TTL_SECONDS} />;
 }

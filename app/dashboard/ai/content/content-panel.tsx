@@ -9,89 +9,12 @@ import { SelectField, StopOrSubmit } from "@/components/form-field";
 import { CreditsUsed } from "@/components/credits-used";
 import { priceSentence, priceSuffix } from "@/components/call-price";
 import { useStreamRun } from "@/components/use-stream-run";
-
-interface FieldDef {
-  key: string;
-  label: string;
-  required?: boolean;
-  multiline?: boolean;
-  placeholder?: string;
-}
-
-/** The templates of POST /api/ai/generate-content and their fields (docs/API-NOTES.md, AI). */
-const TEMPLATES: { key: string; label: string; fields: FieldDef[] }[] = [
-  {
-    key: "email",
-    label: "Email",
-    fields: [
-      { key: "recipient", label: "Recipient", required: true, placeholder: "Our new customers" },
-      { key: "purpose", label: "Purpose", required: true, placeholder: "Welcome them and explain the first steps" },
-      { key: "keyPoints", label: "Key points", multiline: true },
-      { key: "senderName", label: "Sender name" },
-      { key: "callToAction", label: "Call to action" },
-    ],
-  },
-  {
-    key: "product_description",
-    label: "Product description",
-    fields: [
-      { key: "productName", label: "Product name", required: true },
-      { key: "features", label: "Features", required: true, multiline: true },
-      { key: "audience", label: "Audience" },
-      { key: "price", label: "Price" },
-      { key: "brand", label: "Brand" },
-    ],
-  },
-  {
-    key: "blog_outline",
-    label: "Blog outline",
-    fields: [
-      { key: "topic", label: "Topic", required: true },
-      { key: "audience", label: "Audience" },
-      { key: "keywords", label: "Keywords" },
-      { key: "sections", label: "Sections" },
-    ],
-  },
-  {
-    key: "social_media",
-    label: "Social media post",
-    fields: [
-      { key: "platform", label: "Platform", required: true, placeholder: "LinkedIn" },
-      { key: "topic", label: "Topic", required: true },
-      { key: "hashtags", label: "Hashtags" },
-      { key: "callToAction", label: "Call to action" },
-      { key: "audience", label: "Audience" },
-    ],
-  },
-  {
-    key: "marketing_copy",
-    label: "Marketing copy",
-    fields: [
-      { key: "product", label: "Product", required: true },
-      { key: "audience", label: "Audience", required: true },
-      { key: "benefits", label: "Benefits", multiline: true },
-      { key: "callToAction", label: "Call to action" },
-      { key: "channel", label: "Channel" },
-    ],
-  },
-];
-
-const TONES = ["professional", "friendly", "persuasive", "neutral"];
-const LANGUAGES = [
-  { value: "en", label: "English" },
-  { value: "de", label: "German" },
-  { value: "fr", label: "French" },
-  { value: "es", label: "Spanish" },
-];
-const LENGTHS = [
-  { value: "short", label: "Short (50–100 words)" },
-  { value: "medium", label: "Medium (150–300 words)" },
-  { value: "long", label: "Long (400–700 words)" },
-];
+import type { ContentFormOptions } from "@/lib/ai/content/content-templates";
 
 /** Template-based content generation, streamed (POST /api/ai/generate-content). */
-export function ContentPanel({ price }: { price: CallPrice }) {
-  const [templateKey, setTemplateKey] = useState(TEMPLATES[0].key);
+export function ContentPanel({ price, options }: { price: CallPrice; options: ContentFormOptions }) {
+  const { templates: TEMPLATES, tones, languages, lengths } = options;
+  const [templateKey, setTemplateKey] = useState<string>(TEMPLATES[0].key);
   const [values, setValues] = useState<Record<string, Record<string, string>>>({});
   const [tone, setTone] = useState("professional");
   const [language, setLanguage] = useState("en");
@@ -149,10 +72,10 @@ export function ContentPanel({ price }: { price: CallPrice }) {
             );
           })}
           <div className="grid grid-cols-2 gap-3">
-            <SelectField id="content-tone" label="Tone" value={tone} onChange={setTone} options={TONES.map((t) => ({ value: t, label: t[0].toUpperCase() + t.slice(1) }))} />
-            <SelectField id="content-language" label="Language" value={language} onChange={setLanguage} options={LANGUAGES} />
+            <SelectField id="content-tone" label="Tone" value={tone} onChange={setTone} options={tones} />
+            <SelectField id="content-language" label="Language" value={language} onChange={setLanguage} options={languages} />
           </div>
-          <SelectField id="content-length" label="Length" value={length} onChange={setLength} options={LENGTHS} />
+          <SelectField id="content-length" label="Length" value={length} onChange={setLength} options={lengths} />
           <StopOrSubmit streaming={streaming} onStop={stop} className="w-full">
             {`Generate${priceSuffix(price)}`}
           </StopOrSubmit>

@@ -10,23 +10,13 @@ import { SelectField } from "@/components/form-field";
 
 const ACCEPT = ".webm,.wav,.mp3,.m4a,.mp4,.ogg,.oga,.opus,.flac,audio/*";
 const MAX_BYTES = 25 * 1024 * 1024;
-const LANGUAGES = [
-  { value: "", label: "Detect automatically" },
-  { value: "en", label: "English" },
-  { value: "de", label: "German" },
-  { value: "fr", label: "French" },
-  { value: "es", label: "Spanish" },
-  { value: "it", label: "Italian" },
-  { value: "pt", label: "Portuguese" },
-  { value: "nl", label: "Dutch" },
-];
 
 const noSubscription = () => () => {};
 /** Whether this browser can record (MediaRecorder + getUserMedia, secure context); never during SSR. */
 const browserCanRecord = () => typeof window.MediaRecorder !== "undefined" && !!navigator.mediaDevices?.getUserMedia;
 
 /** Speech to text (POST /api/ai/speech-to-text, multipart field `audio`) by recording or upload. */
-export function SpeechPanel({ price }: { price: CallPrice }) {
+export function SpeechPanel({ price, languages }: { price: CallPrice; languages: { value: string; label: string }[] }) {
   const [audio, setAudio] = useState<{ blob: Blob; name: string; url: string } | null>(null);
   const [language, setLanguage] = useState("");
   const [recording, setRecording] = useState(false);
@@ -157,7 +147,7 @@ export function SpeechPanel({ price }: { price: CallPrice }) {
               {tooLarge ? <p role="alert" className="mt-2 text-sm text-red-700">This file is larger than 25 MB.</p> : null}
             </div>
           ) : null}
-          <SelectField id="speech-language" label="Spoken language" value={language} onChange={setLanguage} options={LANGUAGES} />
+          <SelectField id="speech-language" label="Spoken language" value={language} onChange={setLanguage} options={languages} />
           <button type="button" className="btn-primary w-full" onClick={transcribe} disabled={!audio || busy || recording || tooLarge}>
             {busy ? "Transcribing…" : `Transcribe${priceSuffix(price)}`}
           </button>

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { describeSimulatedCheckout } from "@/lib/simulator/simulator-views";
-import { simulatorEnabled } from "@/lib/billing/payment-provider";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { formatMoney } from "@/components/api";
 
 export const dynamic = "force-dynamic";

@@ -10,7 +10,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: v1Route(
     {
       keyKind: "transcription",
-      feature: (f) => f.apiKeys && f.aiAudio,
+      feature: "aiAudio",
       summary: "Speech to text, OpenAI-compatible",
       description: "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
       consumes: "multipart/form-data",

@@ -1,4 +1,4 @@
-import { chatTextLimitBytes } from "@/lib/ai/chat-text-limit";
+import { chatTextLimitBytes } from "@/lib/ai/pricing/chat-text-limit";
 import { STREAM_MAX_BODY_BYTES } from "@/lib/ai/schemas";
 import { sse } from "@/lib/http/respond";
 import { methods, v1Route } from "@/lib/http/route";
@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: v1Route(
     {
       keyKind: "chat",
-      feature: (f) => f.apiKeys && f.aiChat,
+      feature: "aiChat",
       body: chatCompletionBody,
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
       maxTextBytes: chatTextLimitBytes,

@@ -9,7 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: v1Route(
     {
       keyKind: "images",
-      feature: (f) => f.apiKeys && f.aiImage,
+      feature: "aiImage",
       body: imagesBody,
       summary: "Image generation, OpenAI-compatible (GPT Image, b64_json)",
       description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",

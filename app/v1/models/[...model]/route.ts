@@ -7,13 +7,10 @@ export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: v1Route(
     {
-      feature: "apiKeys",
-      rateLimit: "v1",
-      concurrency: "none",
+      listing: true,
       summary: "One model this key may use, with its prices (OpenAI-compatible)",
       errors: [401, 404, 429],
       response: modelObject,
-      responseHeaders: {},
     },
     ({ apiKey, params }) => getModel(apiKey, params.model),
   ),

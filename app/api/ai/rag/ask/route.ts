@@ -1,5 +1,5 @@
 import { sse } from "@/lib/http/respond";
-import { methods, route } from "@/lib/http/route";
+import { aiRoute, methods } from "@/lib/http/route";
 import { SSE_FRAMING } from "@/lib/http/sse";
 import { askQuestion, resolveQuestion, streamQuestion } from "@/lib/rag";
 import { askBodySchema, askResponseSchema } from "@/lib/rag/schemas";
@@ -7,11 +7,9 @@ import { askBodySchema, askResponseSchema } from "@/lib/rag/schemas";
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: aiRoute(
     {
-      auth: "session",
       feature: "aiRag",
-      concurrency: "ai",
       body: askBodySchema,
       summary: "Ask a question over the shared knowledge and your own documents",
       description:
@@ -19,7 +17,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Cost: 10 credits + 1 per started 500 tokens of context (retrieved chunks + conversation history), at most 20. " +
         "Streaming: SSE with X-RAG-Sources (base64 JSON), X-RAG-Chunks-Used, X-RAG-Tokens-Estimated, X-RAG-Conversation-Id; text chunks, `event: meta`, [DONE].",
       tags: ["ai", "rag"],
-      errors: [402, 429, 503],
       // JSON, or with "stream": true server-sent events.
       produces: ["application/json", "text/event-stream"],
       responseHeaders: {

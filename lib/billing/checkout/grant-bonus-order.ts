@@ -1,0 +1,27 @@
+import { findVariant } from "@/lib/config/pricing";
+import { grantBonusPurchase } from "@/lib/credits";
+import type { PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
+import type { ProviderOrder } from "../payment-provider/provider-types";
+
+/**
+ * A paid order for a bonus package variant grants its credits, once per order id (whatever the number
+ * of deliveries or reconciliation runs). Orders for plans are the first payment of a subscription and
+ * are handled by the subscription events; other orders are acknowledged and ignored.
+ */
+export async function grantBonusOrder(input: { userId: string; order: ProviderOrder }): Promise<PaymentEventOutcome & { granted: boolean }> {
+  const a = input.order.attributes;
+  const variantId = String(a.first_order_item?.variant_id ?? "");
+  const match = findVariant(variantId);
+  if (!match || match.kind !== "bonus") {
+    return { status: "ignored", granted: false, result: match ? "subscription order; handled by the subscription events" : `variant ${variantId} is not in the pricing catalog` };
+  }
+  if (a.status && a.status !== "paid") return { status: "ignored", granted: false, result: `order status ${a.status}; nothing granted` };
+  const { granted, purchaseId } = await grantBonusPurchase({
+    userId: input.userId,
+    orderId: input.order.id,
+    variantId,
+    credits: match.bonusPackage.credits,
+    price: typeof a.total === "number" ? a.total / 100 : match.bonusPackage.price,
+  });
+  return { status: "processed", granted, result: granted ? `granted ${match.bonusPackage.credits} bonus credits (${purchaseId})` : "order already granted" };
+}

@@ -1,0 +1,45 @@
+import type { Env } from "./env-schema";
+
+/** The rules between settings, and what production requires (names and problems, never values). */
+export function crossChecks(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.isProduction) {
+    if (!env.NEXTAUTH_SECRET) problems.push("NEXTAUTH_SECRET: required in production");
+    if (!env.CRON_SECRET) problems.push("CRON_SECRET: required in production (cron endpoints need a bearer token)");
+    if (!env.DATABASE_URL && !env.ALLOW_EMBEDDED_DATABASE)
+      problems.push(
+        "DATABASE_URL: required in production (the embedded database keeps its data on this machine's disk, which a serverless or multi-instance deployment loses; ALLOW_EMBEDDED_DATABASE=true runs it anyway on a single server with a persistent disk)",
+      );
+    if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)");
+    if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
+      problems.push("PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set");
+    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_SIMULATOR_ENABLED)
+      problems.push(
+        "LEMONSQUEEZY_API_KEY: required in production to take payments (with LEMONSQUEEZY_STORE_ID and PAYMENT_WEBHOOK_SECRET); PAYMENTS_ENABLED=false runs without payments (purchase buttons hidden, payment routes answer 503)",
+      );
+    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && env.PAYMENT_SIMULATOR_ENABLED && !env.PAYMENT_WEBHOOK_SECRET)
+      problems.push("PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator (PAYMENT_SIMULATOR_ENABLED=true), which signs its webhooks with it");
+  }
+  if (env.LEMONSQUEEZY_API_KEY && !env.LEMONSQUEEZY_STORE_ID)
+    problems.push("LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set");
+  if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN))
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither");
+  if (env.S3_BUCKET && !env.S3_REGION) problems.push("S3_REGION: required when S3_BUCKET is set");
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY))
+    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither");
+  if (env.AUTH_OIDC_ISSUER && !(env.AUTH_OIDC_ID && env.AUTH_OIDC_SECRET))
+    problems.push("AUTH_OIDC_ID and AUTH_OIDC_SECRET: required when AUTH_OIDC_ISSUER is set");
+  return problems;
+}
+
+/** The sign-in methods a configuration offers (the sign-in page shows exactly these). */
+export function signInMethods(env: Env): Array<"dev" | "email" | "github" | "google" | "oidc"> {
+  const methods: Array<"dev" | "email" | "github" | "google" | "oidc"> = [];
+  if (env.devLoginEnabled) methods.push("dev");
+  if (env.AUTH_EMAIL_LOGIN && (env.RESEND_API_KEY || !env.isProduction)) methods.push("email");
+  if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) methods.push("github");
+  if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) methods.push("google");
+  if (env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_ID && env.AUTH_OIDC_SECRET) methods.push("oidc");
+  return methods;
+}
+
