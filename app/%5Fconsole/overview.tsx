@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { AdminSummary } from "@/components/admin-types";
+import { DataTable } from "@/components/data-table";
 import { formatDate } from "@/components/api";
 import { PageHeader, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
@@ -43,28 +44,18 @@ export function AdminOverview() {
           </section>
           <section className="card" aria-labelledby="ov-credits">
             <h2 id="ov-credits">Credits</h2>
-            <table className="mt-3 w-full text-sm">
-              <thead className="text-left text-xs uppercase tracking-wide text-slate-500">
-                <tr>
-                  <th scope="col" className="py-1">Period (UTC)</th>
-                  <th scope="col" className="py-1 text-right">Granted</th>
-                  <th scope="col" className="py-1 text-right">Used</th>
-                  <th scope="col" className="py-1 text-right">Refunded</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(["today", "month"] as const).map((p) => (
-                  <tr key={p} className="border-t border-slate-100">
-                    <th scope="row" className="py-1.5 text-left font-medium">
-                      {p === "today" ? "Today" : "This month"}
-                    </th>
-                    <td className="py-1.5 text-right">{n(data.credits[p].granted)}</td>
-                    <td className="py-1.5 text-right">{n(data.credits[p].used)}</td>
-                    <td className="py-1.5 text-right">{n(data.credits[p].refunded)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              inline
+              label="Credits by period (UTC)"
+              rows={(["today", "month"] as const).map((p) => ({ period: p, ...data.credits[p] }))}
+              rowKey={(r) => r.period}
+              columns={[
+                { header: "Period (UTC)", cell: (r) => (r.period === "today" ? "Today" : "This month"), cellClass: () => "font-medium" },
+                { header: "Granted", align: "right", cell: (r) => n(r.granted) },
+                { header: "Used", align: "right", cell: (r) => n(r.used) },
+                { header: "Refunded", align: "right", cell: (r) => n(r.refunded) },
+              ]}
+            />
           </section>
           <section className="card" aria-labelledby="ov-attention">
             <h2 id="ov-attention">Needs attention</h2>

@@ -4,6 +4,7 @@ import type { Logger } from "@/lib/log";
 import { SSE_FRAMING } from "./sse";
 import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
+import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
 import { checkRateLimit } from "@/lib/ratelimit";
 import { env } from "@/lib/config/env";
@@ -13,7 +14,7 @@ import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
 import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-guard";
-import { V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { createRoute, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
@@ -102,6 +103,38 @@ export function webhookRoute<R extends ZodType | undefined = undefined>(
   );
 }
 
+/**
+ * The local checkout simulator's form posts (it exists only while it stands in for Lemon Squeezy):
+ * no session (a signed id or token authorizes), a form or the same fields as JSON, 303 answers to
+ * form posts (declared by `formPost`), the simulator tag.
+ */
+export function simulatorRoute<B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<undefined, B, "none", R, "feature" | "bodyFormat" | "consumes">,
+  handler: RouteHandler<undefined, B, "none", R>,
+): NextRouteHandler {
+  return route<undefined, B, "none", R>(
+    {
+      auth: "none",
+      feature: () => simulatorEnabled(),
+      bodyFormat: "form",
+      consumes: "application/x-www-form-urlencoded",
+      tags: ["simulator"],
+      ...spec,
+      // A form post answers 303 to the next page; JSON answers 200.
+      errors: [...new Set([303, 400, ...(spec.errors ?? [])])].sort(),
+    },
+    handler,
+  );
+}
+
+/** A signed-in user's payment actions (checkouts, plan changes, cancel, the portal): the payments rate limit and tag. */
+export function paymentRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: PresetSpec<Q, B, "session", R, "rateLimit">,
+  handler: RouteHandler<Q, B, "session", R>,
+): NextRouteHandler {
+  return route<Q, B, "session", R>({ auth: "session", rateLimit: "payments", tags: ["payments"], ...spec }, handler);
+}
+
 /** A signed-in user's charged AI calls: the ai tag, and what every such call may answer (402, 429, 503) besides its own statuses. */
 export function aiRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
   spec: PresetSpec<Q, B, "session", R, never>,
@@ -118,14 +151,17 @@ export function aiRoute<Q extends ZodType | undefined = undefined, B extends Zod
  */
 export function v1Route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
   spec: PresetSpec<Q, B, "apiKey", R, "dialect"> & { listing?: boolean },
-  handler: RouteHandler<Q, B, "apiKey", R>,
+  handler: (ctx: Parameters<RouteHandler<Q, B, "apiKey", R>>[0]) => Promise<HandlerResult<R> | ChargedAnswer<unknown>> | HandlerResult<R>,
 ): NextRouteHandler {
   const { listing, feature: own, ...rest } = spec;
   const feature = Object.assign((f: FeatureFlags) => f.apiKeys && (own === undefined || (typeof own === "function" ? own(f) : Boolean(f[own]))), {
     flags: ["apiKeys", ...(typeof own === "string" ? [own] : [])],
   });
   const defaults = listing ? { rateLimit: "v1" as const, concurrency: "none" as const, responseHeaders: {} } : { responseHeaders: V1_HEADERS, concurrency: "ai" as const };
-  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, ...defaults, ...rest, feature }, handler);
+  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, ...defaults, ...rest, feature }, async (ctx) => {
+    const result = await handler(ctx);
+    return result instanceof ChargedAnswer ? chargedResponse(result) : result;
+  });
 }
 
 /** What a streamed AI call takes from its request: the user, the body, the client's signal, our SSE framing and the request's log. */

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { AdminUsage } from "@/components/admin-types";
+import { DataTable } from "@/components/data-table";
 import { EmptyState, PageHeader, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { SelectField } from "@/components/form-field";
@@ -89,37 +90,24 @@ interface UsageRow {
 }
 
 function UsageTable({ title, rows }: { title: string; rows: UsageRow[] }) {
+  const right = "right" as const;
   return (
-    <section className="card mb-4 overflow-x-auto p-0" aria-label={title}>
-      <h2 className="px-4 pt-4">{title}</h2>
-      <table className="mt-2 w-full text-sm">
-        <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
-          <tr>
-            <th scope="col" className="px-4 py-2"></th>
-            <th scope="col" className="px-4 py-2 text-right">Calls</th>
-            <th scope="col" className="px-4 py-2 text-right">Input tokens</th>
-            <th scope="col" className="px-4 py-2 text-right">Output tokens</th>
-            <th scope="col" className="px-4 py-2 text-right">Credits</th>
-            <th scope="col" className="px-4 py-2 text-right">Value</th>
-            <th scope="col" className="px-4 py-2 text-right">Provider cost</th>
-            <th scope="col" className="px-4 py-2 text-right">Margin</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.key} className="border-t border-slate-100">
-              <td className="px-4 py-2">{r.href ? <Link className="link" href={r.href}>{r.label}</Link> : r.label}</td>
-              <td className="px-4 py-2 text-right">{n(r.calls)}</td>
-              <td className="px-4 py-2 text-right">{n(r.promptTokens)}</td>
-              <td className="px-4 py-2 text-right">{n(r.completionTokens)}</td>
-              <td className="px-4 py-2 text-right">{n(r.credits)}</td>
-              <td className="px-4 py-2 text-right">{usd(r.soldUsd)}</td>
-              <td className="px-4 py-2 text-right">{usd(r.costUsd)}</td>
-              <td className={`px-4 py-2 text-right ${r.marginUsd < 0 ? "font-medium text-red-700" : ""}`}>{usd(r.marginUsd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+    <section className="mb-4" aria-label={title}>
+      <h2 className="mb-2">{title}</h2>
+      <DataTable
+        rows={rows}
+        rowKey={(r) => r.key}
+        columns={[
+          { header: "", cell: (r) => (r.href ? <Link className="link" href={r.href}>{r.label}</Link> : r.label) },
+          { header: "Calls", align: right, cell: (r) => n(r.calls) },
+          { header: "Input tokens", align: right, cell: (r) => n(r.promptTokens) },
+          { header: "Output tokens", align: right, cell: (r) => n(r.completionTokens) },
+          { header: "Credits", align: right, cell: (r) => n(r.credits) },
+          { header: "Value", align: right, cell: (r) => usd(r.soldUsd) },
+          { header: "Provider cost", align: right, cell: (r) => usd(r.costUsd) },
+          { header: "Margin", align: right, cell: (r) => usd(r.marginUsd), cellClass: (r) => (r.marginUsd < 0 ? "font-medium text-red-700" : "") },
+        ]}
+      />
     </section>
   );
 }

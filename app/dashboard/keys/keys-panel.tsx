@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ConfirmButtons } from "@/components/confirm-buttons";
+import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import type { ApiKeyCreated, ApiKeyList, ApiKeyView } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
@@ -186,6 +187,44 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
   }
 
   const list = keys.data?.keys ?? [];
+  /** A key's actions: rename or revoke it (each asks first), or nothing once it is revoked. */
+  const keyActions = (k: ApiKeyView) =>
+    k.status === "revoked" ? null : renaming?.id === k.id ? (
+      <form
+        className="inline-flex gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change(k, { method: "PATCH", json: { name: renaming.name.trim() } }, `Renamed to “${renaming.name.trim()}”.`);
+        }}
+      >
+        <input aria-label={`New name for ${k.name}`} className="input w-40" required maxLength={100} value={renaming.name} onChange={(e) => setRenaming({ id: k.id, name: e.target.value })} />
+        <button type="submit" className="btn-primary" disabled={busyId !== null || !renaming.name.trim()}>
+          Save
+        </button>
+        <button type="button" className="btn-secondary" onClick={() => setRenaming(null)}>
+          Cancel
+        </button>
+      </form>
+    ) : confirmRevoke === k.id ? (
+      <ConfirmButtons
+        className="btn-danger mr-2"
+        confirmLabel="Confirm revoke"
+        busyLabel="Revoking…"
+        busy={busyId === k.id}
+        disabled={busyId !== null}
+        onConfirm={() => void change(k, { method: "DELETE" }, `Revoked “${k.name}”: programs using it stop within seconds.`)}
+        onKeep={() => setConfirmRevoke(null)}
+      />
+    ) : (
+      <>
+        <button type="button" className="btn-secondary mr-2" disabled={busyId !== null} onClick={() => setRenaming({ id: k.id, name: k.name })}>
+          Rename<span className="sr-only"> {k.name}</span>
+        </button>
+        <button type="button" className="btn-danger" disabled={busyId !== null} onClick={() => setConfirmRevoke(k.id)}>
+          Revoke<span className="sr-only"> {k.name}</span>
+        </button>
+      </>
+    );
   return (
     <>
       <PageHeader
@@ -224,75 +263,32 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
           ) : list.length === 0 ? (
             <EmptyState title="No keys yet">Create one above; its secret is shown once.</EmptyState>
           ) : (
-            <table className="w-full text-left text-sm">
-              <thead>
-                <tr className="text-xs uppercase text-slate-500">
-                  <th className="py-2 pr-3">Name</th>
-                  <th className="py-2 pr-3">Key</th>
-                  <th className="py-2 pr-3">Status</th>
-                  <th className="py-2 pr-3">Budget</th>
-                  <th className="py-2 pr-3">Limits</th>
-                  <th className="py-2 pr-3">Spent</th>
-                  <th className="py-2 pr-3">Last used</th>
-                  <th className="py-2" />
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((k) => (
-                  <tr key={k.id} className="border-t border-slate-100 align-top" data-testid="api-key-row">
-                    <td className="py-2 pr-3 font-medium">{k.name}</td>
-                    <td className="py-2 pr-3 font-mono text-xs">{k.display}</td>
-                    <td className="py-2 pr-3">{k.status}</td>
-                    <td className="py-2 pr-3">{budgetText(k)}</td>
-                    <td className="py-2 pr-3 text-xs text-slate-600">
-                      {k.models.length ? k.models.join(", ") : "all models"}; {k.kinds.length ? k.kinds.join(", ") : "all kinds"}
-                      {k.rpm ? `; ${k.rpm}/min` : ""}
-                      {k.expiresAt ? `; expires ${when(k.expiresAt)}` : ""}
-                    </td>
-                    <td className="py-2 pr-3">{k.totalSpent} credits</td>
-                    <td className="py-2 pr-3">{when(k.lastUsedAt)}</td>
-                    <td className="py-2 text-right whitespace-nowrap">
-                      {k.status === "revoked" ? null : renaming?.id === k.id ? (
-                        <form
-                          className="inline-flex gap-2"
-                          onSubmit={(e) => {
-                            e.preventDefault();
-                            void change(k, { method: "PATCH", json: { name: renaming.name.trim() } }, `Renamed to “${renaming.name.trim()}”.`);
-                          }}
-                        >
-                          <input aria-label={`New name for ${k.name}`} className="input w-40" required maxLength={100} value={renaming.name} onChange={(e) => setRenaming({ id: k.id, name: e.target.value })} />
-                          <button type="submit" className="btn-primary" disabled={busyId !== null || !renaming.name.trim()}>
-                            Save
-                          </button>
-                          <button type="button" className="btn-secondary" onClick={() => setRenaming(null)}>
-                            Cancel
-                          </button>
-                        </form>
-                      ) : confirmRevoke === k.id ? (
-                        <ConfirmButtons
-                          className="btn-danger mr-2"
-                          confirmLabel="Confirm revoke"
-                          busyLabel="Revoking…"
-                          busy={busyId === k.id}
-                          disabled={busyId !== null}
-                          onConfirm={() => void change(k, { method: "DELETE" }, `Revoked “${k.name}”: programs using it stop within seconds.`)}
-                          onKeep={() => setConfirmRevoke(null)}
-                        />
-                      ) : (
-                        <>
-                          <button type="button" className="btn-secondary mr-2" disabled={busyId !== null} onClick={() => setRenaming({ id: k.id, name: k.name })}>
-                            Rename<span className="sr-only"> {k.name}</span>
-                          </button>
-                          <button type="button" className="btn-danger" disabled={busyId !== null} onClick={() => setConfirmRevoke(k.id)}>
-                            Revoke<span className="sr-only"> {k.name}</span>
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DataTable
+              inline
+              rows={list}
+              rowKey={(k) => k.id}
+              rowTestId="api-key-row"
+              columns={[
+                { header: "Name", cell: (k) => k.name, cellClass: () => "font-medium" },
+                { header: "Key", cell: (k) => k.display, cellClass: () => "font-mono text-xs" },
+                { header: "Status", cell: (k) => k.status },
+                { header: "Budget", cell: (k) => budgetText(k) },
+                {
+                  header: "Limits",
+                  cell: (k) =>
+                    `${k.models.length ? k.models.join(", ") : "all models"}; ${k.kinds.length ? k.kinds.join(", ") : "all kinds"}${k.rpm ? `; ${k.rpm}/min` : ""}${k.expiresAt ? `; expires ${when(k.expiresAt)}` : ""}`,
+                  cellClass: () => "text-xs text-slate-600",
+                },
+                { header: "Spent", cell: (k) => `${k.totalSpent} credits` },
+                { header: "Last used", cell: (k) => when(k.lastUsedAt) },
+                {
+                  header: "",
+                  align: "right",
+                  cellClass: () => "whitespace-nowrap",
+                  cell: keyActions,
+                },
+              ]}
+            />
           )}
         </section>
       </div>

@@ -1,6 +1,6 @@
 import { methods, v1Route } from "@/lib/http/route";
 import { createEmbeddings } from "@/lib/openai-api/create-embeddings";
-import { creditHeaders } from "@/lib/openai-api/route-spec";
+import { charged } from "@/lib/openai-api/route-spec";
 import { embeddingsBody, embeddingsResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
@@ -15,10 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "Text inputs (a string or up to 2048 strings); `encoding_format` float or base64; `dimensions` shortens text-embedding-3 vectors. Flat: 1 credit a call; metered: the tokens' cost.",
       response: embeddingsResponse,
     },
-    async ({ apiKey, body, req, setHeader }) => {
-      const { answer, credits } = await createEmbeddings({ key: apiKey, body, signal: req.signal });
-      for (const [name, value] of Object.entries(creditHeaders(credits))) setHeader(name, value);
-      return answer;
-    },
+    async ({ apiKey, body, req }) => charged(await createEmbeddings({ key: apiKey, body, signal: req.signal })),
   ),
 });

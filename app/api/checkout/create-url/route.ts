@@ -1,18 +1,15 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
 import { createPlanCheckout } from "@/lib/billing/checkout/create-checkout";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       summary: "Checkout URL for a plan variant of a tier",
-      tags: ["payments"],
       body: z.object({ variantId: z.string().trim().min(1, "is required"), tier: z.string().trim().min(1, "is required") }),
       response: checkoutUrlResponse,
       errors: [400],

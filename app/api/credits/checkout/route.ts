@@ -1,16 +1,14 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
 import { createBonusCheckout } from "@/lib/billing/checkout/create-bonus-checkout";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       feature: "bonusCredits",
       summary: "Checkout for a bonus credit package of the user's tier",
       description: "After payment the buyer lands on /dashboard/credits?purchase=success; order_created grants the credits.",

@@ -1,17 +1,14 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { cancelSubscription } from "@/lib/billing/subscriptions/cancel-subscription";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute } from "@/lib/http/route";
 import { cancelSubscriptionResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       summary: "Cancel the subscription at the end of the current period",
-      tags: ["payments"],
       response: cancelSubscriptionResponse,
       errors: [404],
     },

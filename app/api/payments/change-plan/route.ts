@@ -1,19 +1,16 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
 import { changePlan } from "@/lib/billing/subscriptions/change-plan";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute } from "@/lib/http/route";
 import { changePlanResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       summary: "Upgrade or downgrade the subscription to another plan variant",
       description: "During a trial at most 2 downgrades; the third answers 400 until the trial ends.",
-      tags: ["payments"],
       body: z.object({ newVariantId: z.string().trim().min(1, "is required") }),
       response: changePlanResponse,
       errors: [400, 404],

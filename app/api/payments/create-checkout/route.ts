@@ -2,7 +2,7 @@ import { publicRequestUrl } from "@/lib/config/public-url";
 import { z } from "zod";
 import { createGuestCheckout, createPlanCheckout } from "@/lib/billing/checkout/create-checkout";
 import { redirect } from "@/lib/http/respond";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute, route } from "@/lib/http/route";
 import { checkoutUrlResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
@@ -10,13 +10,10 @@ export const dynamic = "force-dynamic";
 const optional = z.string().trim().max(2048).optional();
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       summary: "Create a checkout for a plan variant",
       description: "redirectUrl and cancelUrl must be paths or addresses of this app.",
-      tags: ["payments"],
       body: z.object({
         variantId: z.string().trim().min(1, "is required"),
         productId: optional,

@@ -1,17 +1,14 @@
 import { publicRequestUrl } from "@/lib/config/public-url";
 import { customerPortalUrl } from "@/lib/billing/subscriptions/customer-portal-url";
-import { methods, route } from "@/lib/http/route";
+import { methods, paymentRoute } from "@/lib/http/route";
 import { customerPortalResponse } from "@/lib/billing/schemas";
 
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: paymentRoute(
     {
-      auth: "session",
-      rateLimit: "payments",
       summary: "Customer billing portal address",
-      tags: ["payments"],
       response: customerPortalResponse,
       errors: [404],
     },

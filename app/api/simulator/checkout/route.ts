@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
-import { methods, route } from "@/lib/http/route";
+import { methods, simulatorRoute } from "@/lib/http/route";
 import { completeSimulatedCheckout } from "@/lib/simulator/complete-simulated-checkout";
 import { simulatedCheckoutResponse } from "@/lib/simulator/schemas";
 
@@ -12,19 +11,12 @@ const completeBody = z.object({
 });
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: simulatorRoute(
     {
-      auth: "none",
-      feature: () => simulatorEnabled(),
       body: completeBody,
-      bodyFormat: "form",
       summary: "Local checkout simulator: complete a purchase",
       description:
         "Form (from /simulator/checkout/<id>) or JSON { id, email? }. Delivers signed subscription_created + subscription_payment_success, or order_created, to the payment webhook processing, then 303 to the checkout's redirect (JSON: { redirectUrl }). Exists only when Lemon Squeezy is not configured (and outside production unless PAYMENT_SIMULATOR_ENABLED).",
-      tags: ["simulator"],
-      consumes: "application/x-www-form-urlencoded",
-      // A form post answers 303 to the next page; JSON answers 200.
-      errors: [303, 400],
       response: simulatedCheckoutResponse,
       formPost: {
         next: (result) => result.redirectUrl,

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { publicRequestUrl } from "@/lib/config/public-url";
-import { methods, route } from "@/lib/http/route";
+import { methods, simulatorRoute } from "@/lib/http/route";
 import { simulatedPortalResponse } from "@/lib/simulator/schemas";
 import { PORTAL_ACTIONS, runSimulatedPortalAction } from "@/lib/simulator/simulator-views";
 
@@ -16,18 +15,11 @@ const actionBody = z.object({
 const portalPage = (token: string) => `/simulator/portal?token=${encodeURIComponent(token)}`;
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  POST: route(
+  POST: simulatorRoute(
     {
-      auth: "none",
-      feature: () => simulatorEnabled(),
       body: actionBody,
-      bodyFormat: "form",
       summary: "Local billing portal: cancel, resume, change plan, simulate renewal / failed / recovered payment",
       description: "Form (from /simulator/portal) or JSON { token, action, variantId? }; the signed portal token authorizes. Form posts answer 303 back to the portal page.",
-      tags: ["simulator"],
-      consumes: "application/x-www-form-urlencoded",
-      // A form post answers 303 to the next page; JSON answers 200.
-      errors: [303, 400],
       response: simulatedPortalResponse,
       formPost: {
         next: (result, body) => `${portalPage(body.token)}&message=${encodeURIComponent(result.message)}`,

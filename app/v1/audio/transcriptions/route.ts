@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { methods, v1Route } from "@/lib/http/route";
 import { createTranscription } from "@/lib/openai-api/create-transcription";
-import { creditHeaders } from "@/lib/openai-api/route-spec";
+import { charged } from "@/lib/openai-api/route-spec";
 import { transcriptionResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
@@ -25,11 +25,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: transcriptionResponse,
       produces: ["application/json", "text/plain"],
     },
-    async ({ apiKey, req }) => {
-      const { answer, credits } = await createTranscription({ key: apiKey, req });
-      const headers = creditHeaders(credits);
-      if (typeof answer === "string") return new Response(answer, { headers: { ...headers, "content-type": "text/plain; charset=utf-8" } });
-      return Response.json(answer, { headers });
-    },
+    async ({ apiKey, req }) => charged(await createTranscription({ key: apiKey, req })),
   ),
 });

@@ -4,7 +4,7 @@ import { sse } from "@/lib/http/respond";
 import { methods, v1Route } from "@/lib/http/route";
 import { createChatCompletion, streamChatCompletion } from "@/lib/openai-api/chat-completion";
 import { chatCompletionBody, chatCompletionResponse } from "@/lib/openai-api/schemas";
-import { creditHeaders } from "@/lib/openai-api/route-spec";
+import { charged } from "@/lib/openai-api/route-spec";
 
 export const dynamic = "force-dynamic";
 
@@ -29,7 +29,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         return sse(stream, { "X-Credits-Reserved": String(reservation.charged ? reservation.amount : 0), "X-Credits-Remaining": String(reservation.remaining) });
       }
       const { completion, credits } = await createChatCompletion({ key: apiKey, body, signal: req.signal });
-      return Response.json(completion, { headers: creditHeaders(credits) });
+      return charged({ answer: completion, credits });
     },
   ),
 });

@@ -1,6 +1,6 @@
 import { methods, v1Route } from "@/lib/http/route";
 import { createImage } from "@/lib/openai-api/create-image";
-import { creditHeaders } from "@/lib/openai-api/route-spec";
+import { charged } from "@/lib/openai-api/route-spec";
 import { imagesBody, imagesResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
@@ -15,10 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
       response: imagesResponse,
     },
-    async ({ apiKey, body, req, setHeader }) => {
-      const { answer, credits } = await createImage({ key: apiKey, body, signal: req.signal });
-      for (const [name, value] of Object.entries(creditHeaders(credits))) setHeader(name, value);
-      return answer;
-    },
+    async ({ apiKey, body, req }) => charged(await createImage({ key: apiKey, body, signal: req.signal })),
   ),
 });
