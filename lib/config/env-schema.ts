@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { aiProvidersSchema, aiRoutesSchema } from "./ai-routing";
 import { bool, decimal, emailList, int, jsonObject, optionalEnum, optionalText, optionalUrl } from "./env-fields";
-import { modelOverridesSchema } from "./model-overrides";
 import { pricingOverrideSchema } from "./pricing-schema";
 
 /**
  * Every setting of .env.example, declared and validated by zod (lib/config/env.ts reads process.env
  * through it and reports every problem at once). Edge-safe: no Node APIs.
  */
+/** A JSON object whose shape its reader checks (AI_PROVIDERS, AI_ROUTES: lib/ai/providers; AI_MODELS: lib/ai/catalog), reported at start with every other problem. */
+const settingsObject = z.record(z.string(), z.unknown());
+
 export const envSchema = z.object({
   NODE_ENV: optionalEnum(["development", "test", "production"]),
   APP_ENV: optionalEnum(["development", "test", "production"]),
@@ -118,10 +119,10 @@ export const envSchema = z.object({
   GEMINI_API_KEY: optionalText,
   /** The Gemini API base (default https://generativelanguage.googleapis.com; tests and proxies). */
   GEMINI_BASE_URL: optionalUrl,
-  /** More providers with their own base URL and key (lib/config/ai-routing.ts). */
-  AI_PROVIDERS: jsonObject(aiProvidersSchema),
+  /** More providers with their own base URL and key (lib/ai/providers/routing-settings.ts). */
+  AI_PROVIDERS: jsonObject(settingsObject),
   /** Per model, the ordered providers that serve it (fallback on failure). */
-  AI_ROUTES: jsonObject(aiRoutesSchema),
+  AI_ROUTES: jsonObject(settingsObject),
   /** Most upstream attempts per call across its routes (0: one per route). */
   AI_ROUTE_ATTEMPTS: int(0, 0),
   /** How long one route may take to start answering before the next is tried (0: the call's whole deadline). */
@@ -147,7 +148,7 @@ export const envSchema = z.object({
   /** Least credits a metered call costs. */
   AI_MIN_CREDITS_PER_CALL: int(1, 0),
   /** Model catalog overrides and additions: { "<model id>": { ...fields } } (lib/ai/catalog/models.ts). */
-  AI_MODELS: jsonObject(modelOverridesSchema),
+  AI_MODELS: jsonObject(settingsObject),
 
   // Traces (OpenTelemetry; the SDK also reads its standard OTEL_* variables itself)
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,

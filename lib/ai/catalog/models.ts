@@ -1,5 +1,5 @@
 import { fromEnv } from "@/lib/config/env";
-import type { ModelOverrides } from "@/lib/config/model-overrides";
+import { modelOverridesSchema, type ModelOverrides } from "./model-overrides";
 import { AppError } from "@/lib/errors";
 import { DEFAULT_MODELS, IMAGE_QUALITIES, IMAGE_SIZES, type ModelKind, type ModelSpec } from "./model-catalog";
 
@@ -57,7 +57,14 @@ function incomplete(m: Partial<ModelSpec>): string[] {
   return missing;
 }
 
-export const modelCatalog: () => ModelCatalog = fromEnv((e) => mergeCatalog(e.AI_MODELS));
+export const modelCatalog: () => ModelCatalog = fromEnv((e) => {
+  // AI_MODELS is read against its shape here (the catalog's own setting); a wrong one leaves the built-in catalog and is reported at start.
+  const overrides = modelOverridesSchema.safeParse(e.AI_MODELS ?? {});
+  if (overrides.success) return mergeCatalog(overrides.data);
+  const catalog = mergeCatalog(undefined);
+  catalog.problems.push(...overrides.error.issues.slice(0, 10).map((i) => `AI_MODELS: ${i.path.join(".") || "(value)"}: ${i.message}`));
+  return catalog;
+});
 
 /** The catalog entry of a model, or undefined. */
 export function findModel(id: string): ModelSpec | undefined {

@@ -1,5 +1,6 @@
 import { env as envOf, fromEnv, type Env } from "@/lib/config/env";
 import { modelCatalog, type ModelSpec } from "../catalog/models";
+import { aiProvidersSchema, aiRoutesSchema, readSetting } from "./routing-settings";
 
 /**
  * Which providers serve each model (docs/API-NOTES.md "Providers and routing"). Providers: the
@@ -49,12 +50,13 @@ export interface Routing {
   problems: string[];
 }
 
-function providersOf(e: Env): { providers: Map<string, ProviderConfig>; offline: boolean } {
+function providersOf(e: Env): { providers: Map<string, ProviderConfig>; offline: boolean; problems: string[] } {
+  const extra = readSetting("AI_PROVIDERS", aiProvidersSchema, e.AI_PROVIDERS);
   const providers = new Map<string, ProviderConfig>();
   if (e.OPENAI_API_KEY) providers.set("openai", { name: "openai", type: "openai", apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL });
   if (e.ANTHROPIC_API_KEY) providers.set("anthropic", { name: "anthropic", type: "anthropic", apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL });
   if (e.GEMINI_API_KEY) providers.set("gemini", { name: "gemini", type: "gemini", apiKey: e.GEMINI_API_KEY, baseURL: e.GEMINI_BASE_URL });
-  for (const [name, p] of Object.entries(e.AI_PROVIDERS ?? {})) {
+  for (const [name, p] of Object.entries(extra.value ?? {})) {
     providers.set(name, { name, type: p.type, apiKey: p.apiKey ?? "none", baseURL: p.baseUrl });
   }
   // Offline serves everything when nothing is configured outside production, or when asked to.
@@ -63,21 +65,22 @@ function providersOf(e: Env): { providers: Map<string, ProviderConfig>; offline:
     providers.clear();
     providers.set("offline", { name: "offline", type: "offline" });
   }
-  return { providers, offline };
+  return { providers, offline, problems: extra.problems };
 }
 
 function routingOf(e: Env): Routing {
-  const { providers, offline } = providersOf(e);
+  const { providers, offline, problems: providerProblems } = providersOf(e);
+  const configured = readSetting("AI_ROUTES", aiRoutesSchema, e.AI_ROUTES);
   const catalog = modelCatalog().models;
   const routes = new Map<string, Route[]>();
-  const problems: string[] = [];
+  const problems: string[] = [...providerProblems, ...configured.problems];
   const own = (model: string, provider: string): Route[] => [{ provider, model, upstreamModel: model }];
   for (const model of catalog.values()) {
     if (offline) routes.set(model.id, own(model.id, "offline"));
     else if (providers.has(model.vendor)) routes.set(model.id, own(model.id, model.vendor));
   }
   if (offline) return { providers, routes, offline, problems };
-  for (const [model, list] of Object.entries(e.AI_ROUTES ?? {})) {
+  for (const [model, list] of Object.entries(configured.value ?? {})) {
     const resolved: Route[] = [];
     for (const r of list) {
       const route = typeof r === "string" ? { provider: r } : r;

@@ -27,6 +27,15 @@ describe("the one configuration check at start-up", () => {
     expect(configurationProblems({ ...paymentsOn, APP_ENV: "development" })).toEqual([]);
   });
 
+  it("reports AI settings of the wrong shape at start, named after the setting and the field (their shapes live in lib/ai)", () => {
+    expect(configurationProblems({ ...good, AI_MODELS: JSON.stringify({ "my-model": { kind: "chat", perMillionTokens: { input: -1 } } }) })).toContainEqual(
+      expect.stringMatching(/^AI_MODELS: my-model\.perMillionTokens\.input: /),
+    );
+    expect(configurationProblems({ ...good, AI_ROUTES: JSON.stringify({ "gpt-4o": [] }) })).toContainEqual("AI_ROUTES: gpt-4o: needs at least one route");
+    expect(configurationProblems({ ...good, AI_PROVIDERS: JSON.stringify({ "Bad Name": { type: "openai-compatible" } }) })).toContainEqual(expect.stringMatching(/^AI_PROVIDERS: /));
+    expect(configurationProblems({ ...good, AI_MODELS: "{not json" })).toContainEqual("AI_MODELS: is not valid JSON");
+  });
+
   it("requires NEXTAUTH_URL wherever sign-in links are mailed (links never follow a request's Host header)", () => {
     const { NEXTAUTH_URL: _url, ...withoutUrl } = good;
     expect(configurationProblems(withoutUrl)).toEqual([expect.stringMatching(/^NEXTAUTH_URL: required for sign-in by emailed link/)]);

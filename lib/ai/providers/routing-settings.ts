@@ -38,3 +38,14 @@ const routeSchema = z.union([
 
 export const aiRoutesSchema = z.record(z.string().min(1).max(100), z.array(routeSchema).min(1, "needs at least one route").max(10, "at most 10 routes"));
 export type AiRoutesSetting = z.infer<typeof aiRoutesSchema>;
+
+/**
+ * A JSON setting read against its shape: the value, or nothing and the problems (named after the
+ * setting and the field, at most 10), which the configuration check reports at start.
+ */
+export function readSetting<T>(name: string, schema: z.ZodType<T>, value: unknown): { value: T | undefined; problems: string[] } {
+  if (value === undefined) return { value: undefined, problems: [] };
+  const result = schema.safeParse(value);
+  if (result.success) return { value: result.data, problems: [] };
+  return { value: undefined, problems: result.error.issues.slice(0, 10).map((i) => `${name}: ${i.path.join(".") || "(value)"}: ${i.message}`) };
+}
