@@ -22,7 +22,10 @@ export { requestIdOf } from "./request-id";
 export { routePattern } from "./route-pattern";
 export { DEFAULT_MAX_JSON_BODY_BYTES } from "./read-body";
 
-function featureEnabled(feature: RouteSpec<never, never, AuthMode>["feature"]): boolean {
+/** A route declaration with its type parameters erased (what the wrapper itself reads). */
+type AnyRouteSpec = RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
+
+function featureEnabled(feature: AnyRouteSpec["feature"]): boolean {
   if (!feature) return true;
   const f = flags();
   return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
@@ -88,6 +91,8 @@ export function createRoute<
     // Every line logged while this request is handled carries its id (lib/log.ts).
     return withRequestContext(requestId, () => handle(req, nextCtx, requestId));
   };
+  // The declaration with its type parameters erased: what the wrapper reads does not depend on them.
+  const declared = spec as unknown as AnyRouteSpec;
   const handle = async (req: Request, nextCtx: Parameters<NextRouteHandler>[1], requestId: string): Promise<Response> => {
     const started = performance.now();
     tagActiveSpan({ "request.id": requestId });
@@ -106,10 +111,10 @@ export function createRoute<
       // declared pattern with {name} for each, never the raw path.
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
-      if (!featureEnabled(spec.feature as never)) throw new AppError("feature_disabled", "Not found");
+      if (!featureEnabled(declared.feature)) throw new AppError("feature_disabled", "Not found");
       const ip = clientIp(req);
       // One resolver per auth mode (resolve-caller.ts): who calls, and whether they may.
-      const caller = await resolveCaller({ req, ip, runtime, spec: spec as never, setHeader: (name, value) => extraHeaders.set(name, value) });
+      const caller = await resolveCaller({ req, ip, runtime, spec: declared, setHeader: (name, value) => extraHeaders.set(name, value) });
       if (caller === UNKNOWN_PATH) return await unknownApiPath(req, requestId);
       const { user, operator, apiKey } = caller;
       callerId = user?.id ?? operator?.id ?? null;
@@ -133,31 +138,33 @@ export function createRoute<
         runtime.aiGuard.refuseIfTooManyInvalid(user.id);
         slot = await runtime.aiGuard.acquire(user.id);
       }
-      const { query, body, bodyFormat } = await parseInput(spec as never, req, url);
-      if (spec.formPost && bodyFormat === "form") form = { body };
-      const result = await handler({
+      const { query, body, bodyFormat } = await parseInput(declared, req, url);
+      if (declared.formPost && bodyFormat === "form") form = { body };
+      // The resolver of the route's auth mode found the caller its context promises (resolve-caller.ts).
+      const context = {
         req,
-        user: user as never,
-        operator: operator as never,
-        apiKey: apiKey as never,
-        query: query as never,
-        body: body as never,
+        user,
+        operator,
+        apiKey,
+        query,
+        body,
         params,
         requestId,
         log: apiKey ? log.child({ userId: apiKey.userId, keyId: apiKey.keyId }) : user ? log.child({ userId: user.id }) : operator ? log.child({ operator: operator.label }) : log,
         ip,
-        setHeader: (name, value) => extraHeaders.set(name, value),
+        setHeader: (name: string, value: string) => extraHeaders.set(name, value),
         bodyFormat,
-      });
-      response = result instanceof Response ? result : form && spec.formPost ? redirect(spec.formPost.next(result as never, form.body as never), 303) : json(result);
+      };
+      const result: unknown = await handler(context as unknown as Parameters<typeof handler>[0]);
+      response = result instanceof Response ? result : form && declared.formPost ? redirect(declared.formPost.next(result as never, form.body as never), 303) : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
         // A private answer depends on who asked: a shared browser must not show it to the next account.
         if (spec.cache?.startsWith("private")) response.headers.set("vary", "Cookie, Authorization");
       }
     } catch (error) {
-      response = form && spec.formPost && isAppError(error) && error.code !== "internal" && !spec.formPost.passThrough?.includes(error.code)
-        ? redirect(withQuery(spec.formPost.back(form.body as never), "error", error.message), 303)
+      response = form && declared.formPost && isAppError(error) && error.code !== "internal" && !declared.formPost.passThrough?.includes(error.code)
+        ? redirect(withQuery(declared.formPost.back(form.body as never), "error", error.message), 303)
         : toErrorResponse(error, log, spec.dialect);
       // Refused at no charge, but read and parsed at ours: counted against the user.
       if (aiUser && isAppError(error) && isInvalidRequest(error.code)) {
@@ -189,7 +196,7 @@ export function createRoute<
     }
     return response;
   };
-  wrapped.definition = spec as never;
+  wrapped.definition = declared;
   if (spec.auth === "operator") wrapped.visibleTo = async (req) => Boolean(await runtime.resolveOperator?.(req));
   return wrapped;
 }

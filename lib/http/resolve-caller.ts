@@ -1,3 +1,4 @@
+import type { ZodType } from "zod";
 import { AppError } from "@/lib/errors";
 import { refuseCrossSiteWrite } from "./cross-site";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
@@ -18,7 +19,7 @@ interface ResolveInput {
   req: Request;
   ip: string | null;
   runtime: RouteRuntime;
-  spec: RouteSpec<never, never, AuthMode>;
+  spec: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
   setHeader: (name: string, value: string) => void;
 }
 

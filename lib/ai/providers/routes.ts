@@ -1,6 +1,6 @@
 import { env as envOf, fromEnv, type Env } from "@/lib/config/env";
 import { modelCatalog, type ModelSpec } from "../catalog/models";
-import { aiProvidersSchema, aiRoutesSchema, readSetting } from "./routing-settings";
+import { aiProvidersSchema, aiRoutesSchema, CONFIGURABLE_PROVIDER_TYPES, readSetting } from "./routing-settings";
 
 /**
  * Which providers serve each model (docs/API-NOTES.md "Providers and routing"). Providers: the
@@ -9,7 +9,7 @@ import { aiProvidersSchema, aiRoutesSchema, readSetting } from "./routing-settin
  * production, or when AI_OFFLINE=true says so (the only way production runs without a provider). Routes: AI_ROUTES, else each catalog model's own vendor when that provider is
  * configured. A model without a route cannot be used.
  */
-export type ProviderType = "openai" | "openai-compatible" | "anthropic" | "gemini" | "offline";
+export type ProviderType = (typeof CONFIGURABLE_PROVIDER_TYPES)[number] | "offline";
 
 /** The kinds of call a provider may serve. */
 export type Capability = "chat" | "embeddings" | "images" | "transcription";

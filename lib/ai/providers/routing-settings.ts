@@ -15,12 +15,15 @@ import { z } from "zod";
  * to the provider (default: `model`).
  *   {"gpt-4o":["openai",{"provider":"openrouter","upstreamModel":"openai/gpt-4o"}]}
  */
+/** The kinds of provider AI_PROVIDERS may add (the offline one is never configured: it stands in when none is). */
+export const CONFIGURABLE_PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "gemini"] as const;
+
 const name = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, "provider names are 1-40 lower-case letters, digits, _ or - (starting with a letter)");
 
 export const aiProvidersSchema = z.record(
   name.refine((n) => n !== "offline", "offline is the built-in offline provider"),
   z.strictObject({
-    type: z.enum(["openai-compatible", "openai", "anthropic", "gemini"]),
+    type: z.enum(CONFIGURABLE_PROVIDER_TYPES),
     baseUrl: z.url({ message: "must be a URL" }).optional(),
     apiKey: z.string().min(1).max(500).optional(),
   }),
