@@ -1,4 +1,5 @@
 import { svixHeaders } from "@/tests/helpers/svix";
+import { waitUntil } from "@/tests/helpers/wait-until";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@/tests/e2e/client";
 import { ensureBuild } from "@/tests/e2e/server";
@@ -62,8 +63,8 @@ describe.each([
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 402)).toHaveLength(44);
-    // Settlements are written just after the answers: give the last ones a moment.
-    await new Promise((r) => setTimeout(r, 500));
+    // Settlements are written just after the answers: wait until none is left reserved.
+    await waitUntil("every charge to be settled", async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length === 0);
     const ops = await c.sql<{ status: string; amount: number }>("SELECT status, amount FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
     expect(ops).toHaveLength(20);
     expect(ops.every((o) => o.status === "settled" && o.amount === 15)).toBe(true);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { waitUntil } from "@/tests/helpers/wait-until";
 import { POST } from "@/app/api/ai/stream/route";
 import { renderOfflineImage } from "@/lib/ai/providers/provider-offline";
 import { grantBonusPurchase } from "@/lib/credits";
@@ -191,13 +192,13 @@ describe("POST /api/ai/stream", () => {
     const { user, cookie } = await signIn();
     stub.next("stream", { kind: "hang" });
     const client = new AbortController();
+    const before = stub.count("stream");
     const pending = call(POST, { path: "/api/ai/stream", cookie, body: hello, signal: client.signal });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil("the provider to have the request", () => stub.count("stream") > before);
     client.abort();
     const res = await pending;
     expect(res.status).toBe(400);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(stub.abandoned).toBe(1);
+    await waitUntil("the provider to see its client leave", () => stub.abandoned === 1);
     expect(await balanceOf(user.id)).toBe(199);
   });
 
@@ -206,8 +207,7 @@ describe("POST /api/ai/stream", () => {
     stub.chunkDelayMs = 1000;
     const client = new AbortController();
     const pending = call(POST, { path: "/api/ai/stream", cookie, body: hello, signal: client.signal });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(stub.streams.opened).toBe(1);
+    await waitUntil("the upstream stream to open", () => stub.streams.opened === 1);
     client.abort();
     const res = await pending;
     expect(res.status).toBe(400);
