@@ -152,7 +152,7 @@ function itemCode(error: unknown): ErrorCode {
 }
 
 function itemError(error: unknown): string {
-  if (isAbortError(error)) return "The request was aborted by the client";
+  if (isAbortError(error)) return clientGone().message;
   if (isAppError(error) && error.code !== "internal") return error.message;
   return "Internal server error";
 }
