@@ -51,9 +51,10 @@ export async function parseInput(spec: RouteSpec<ZodType | undefined, ZodType | 
     else if (type && !JSON_TYPE.test(type)) {
       throw new AppError("unsupported_media_type", `Unsupported Content-Type "${type.split(";")[0].trim().slice(0, 100)}": send the body as application/json`);
     }
-    const raw = bodyFormat === "form" ? await readFormBody(req, limit) : await readJsonBody(req, limit, spec.maxTextBytes?.());
+    // Form bodies are small text fields; a JSON body's size is what was read (chunked ones declare none).
+    const { value: raw, size } = bodyFormat === "form" ? { value: await readFormBody(req, limit), size: 0 } : await readJsonBody(req, limit, spec.maxTextBytes?.());
     if (raw !== undefined && !type) throw new AppError("unsupported_media_type", "Missing Content-Type: send the body as application/json");
-    const large = isLargeBody(Number(req.headers.get("content-length")) || 0);
+    const large = isLargeBody(size);
     const unsafeBody = findUnsafeText(raw);
     if (unsafeBody) throw new AppError("validation_failed", `Invalid body: ${unsafeBody}: ${UNSAFE_TEXT_MESSAGE}`);
     if (large) await yieldToEventLoop();

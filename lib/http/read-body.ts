@@ -116,17 +116,18 @@ export async function readBodyBytes(req: Request, limit: number, maxTextBytes?: 
 }
 
 /**
- * A JSON body within `limit` bytes; with `maxTextBytes`, one whose bytes besides base64 images pass
- * it answers 413 as soon as they do (readBodyBytes).
+ * A JSON body within `limit` bytes, and its size as read (chunked bodies declare none); with
+ * `maxTextBytes`, one whose bytes besides base64 images pass it answers 413 as soon as they do
+ * (readBodyBytes).
  */
-export async function readJsonBody(req: Request, limit: number, maxTextBytes?: number): Promise<unknown> {
+export async function readJsonBody(req: Request, limit: number, maxTextBytes?: number): Promise<{ value: unknown; size: number }> {
   const bytes = await readBodyBytes(req, limit, maxTextBytes);
-  const large = isLargeBody(bytes?.byteLength ?? 0);
+  const size = bytes?.byteLength ?? 0;
   const text = bytes ? new TextDecoder().decode(bytes) : "";
-  if (large) await yieldToEventLoop();
-  if (text.trim() === "") return undefined;
+  if (isLargeBody(size)) await yieldToEventLoop();
+  if (text.trim() === "") return { value: undefined, size };
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), size };
   } catch {
     throw new AppError("validation_failed", "Invalid body: not valid JSON");
   }

@@ -1,8 +1,7 @@
 import { after } from "next/server";
+import type { ZodType } from "zod";
 import type { FeatureFlags } from "@/lib/config/flags";
 import type { Logger } from "@/lib/log";
-import { SSE_FRAMING } from "./sse";
-import type { ZodType } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
@@ -15,6 +14,8 @@ import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-requ
 import { accountState } from "@/lib/users/account-state";
 import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-guard";
 import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
+import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
+import { SSE_FRAMING } from "./sse";
 import { createRoute, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
@@ -90,16 +91,21 @@ export function operatorRoute<Q extends ZodType | undefined = undefined, B exten
 
 /**
  * The inbound webhooks: no session (the signature is the authentication, verified on the raw body
- * before anything is parsed), the webhooks rate limit per client address, a JSON body, and the
- * statuses every delivery may get (400, 401). The handler receives the raw body and the request.
+ * before anything is parsed), the webhooks rate limit per client address, a JSON body of at most
+ * 1 MiB (read bounded: a larger one is refused with 413 before it is kept or verified; providers'
+ * events are a few kB), and the statuses every delivery may get (400, 401, 413). The handler
+ * receives the raw body and the request.
  */
 export function webhookRoute<R extends ZodType | undefined = undefined>(
   spec: PresetSpec<undefined, undefined, "none", R, "rateLimit" | "consumes" | "body">,
   handler: (raw: string, ctx: RouteContext<undefined, undefined, "none">) => Promise<HandlerResult<R>>,
 ): NextRouteHandler {
   return route<undefined, undefined, "none", R>(
-    { auth: "none", rateLimit: "webhooks", tags: ["webhooks"], consumes: "application/json", ...spec, errors: [...new Set([400, 401, ...(spec.errors ?? [])])].sort() },
-    async (ctx) => handler(await ctx.req.text(), ctx),
+    { auth: "none", rateLimit: "webhooks", tags: ["webhooks"], consumes: "application/json", ...spec, errors: [...new Set([400, 401, 413, ...(spec.errors ?? [])])].sort() },
+    async (ctx) => {
+      const bytes = await readBodyBytes(ctx.req, DEFAULT_MAX_JSON_BODY_BYTES);
+      return handler(bytes ? new TextDecoder().decode(bytes) : "", ctx);
+    },
   );
 }
 

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, describe, expect, it } from "vitest";
 import * as emailWebhook from "@/app/api/webhooks/email/route";
+import * as identityWebhook from "@/app/api/webhooks/identity/route";
+import * as paymentWebhook from "@/app/api/webhooks/payment/route";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, type CallOptions } from "@/tests/helpers/http";
@@ -49,5 +51,21 @@ describe("POST /api/webhooks/email: the cases the email suite leaves out", () =>
     expect(await deliveries(request.id)).toBe(0);
     // The same delivery verifies once the secret is back: the 401 came from the missing secret.
     expect((await call(emailWebhook.POST, request)).status).toBe(200);
+  });
+
+  it("413 for a body over 1 MiB on every webhook route, correctly signed or not, before anything is verified or recorded", async () => {
+    const raw = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: randomUUID(), pad: "x".repeat(1024 * 1024) } });
+    const request = signedRaw(raw);
+    const res = await call(emailWebhook.POST, request);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: "Request body too large: the limit is 1048576 bytes", code: "payload_too_large" });
+    expect(await deliveries(request.id)).toBe(0);
+    for (const [route, path] of [
+      [identityWebhook.POST, "/api/webhooks/identity"],
+      [paymentWebhook.POST, "/api/webhooks/payment"],
+    ] as const) {
+      const answer = await call(route, { method: "POST", path, rawBody: raw, headers: { "content-type": "application/json" } });
+      expect(answer.status, path).toBe(413);
+    }
   });
 });
