@@ -1,5 +1,5 @@
 import type { ZodType } from "zod";
-import { flags } from "@/lib/config/flags";
+import { flags, type FeatureFlags } from "@/lib/config/flags";
 import { AppError, isAppError } from "@/lib/errors";
 import { createLogger, withRequestContext, type Logger } from "@/lib/log";
 import { tagActiveSpan } from "@/lib/tracing";
@@ -25,9 +25,9 @@ export { DEFAULT_MAX_JSON_BODY_BYTES } from "./read-body";
 /** A route declaration with its type parameters erased (what the wrapper itself reads). */
 type AnyRouteSpec = RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
 
-function featureEnabled(feature: AnyRouteSpec["feature"]): boolean {
+/** Whether a route's declared feature is on under these flags (no feature: always). */
+export function featureOn(feature: AnyRouteSpec["feature"], f: FeatureFlags): boolean {
   if (!feature) return true;
-  const f = flags();
   return typeof feature === "function" ? feature(f) : Boolean(f[feature]);
 }
 
@@ -111,7 +111,7 @@ export function createRoute<
       // declared pattern with {name} for each, never the raw path.
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
-      if (!featureEnabled(declared.feature)) throw new AppError("feature_disabled", "Not found");
+      if (!featureOn(declared.feature, flags())) throw new AppError("feature_disabled", "Not found");
       const ip = clientIp(req);
       // One resolver per auth mode (resolve-caller.ts): who calls, and whether they may.
       const caller = await resolveCaller({ req, ip, runtime, spec: declared, setHeader: (name, value) => extraHeaders.set(name, value) });

@@ -16,7 +16,7 @@ import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/
 import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
 import { SSE_FRAMING } from "./sse";
-import { createRoute, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
+import { createRoute, featureOn, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 export { methods } from "./methods";
@@ -160,7 +160,7 @@ export function v1Route<Q extends ZodType | undefined = undefined, B extends Zod
   handler: (ctx: Parameters<RouteHandler<Q, B, "apiKey", R>>[0]) => Promise<HandlerResult<R> | ChargedAnswer<unknown>> | HandlerResult<R>,
 ): NextRouteHandler {
   const { listing, feature: own, ...rest } = spec;
-  const feature = Object.assign((f: FeatureFlags) => f.apiKeys && (own === undefined || (typeof own === "function" ? own(f) : Boolean(f[own]))), {
+  const feature = Object.assign((f: FeatureFlags) => f.apiKeys && featureOn(own, f), {
     flags: ["apiKeys", ...(typeof own === "string" ? [own] : [])],
   });
   const defaults = listing ? { rateLimit: "v1" as const, concurrency: "none" as const, responseHeaders: {} } : { responseHeaders: V1_HEADERS, concurrency: "ai" as const };
