@@ -49,6 +49,7 @@ const LIB_LAYERS = [
   ["webhooks"],
   ["server", "cron"],
   ["account", "rag"],
+  ["organisations"],
   ["billing", "ai"],
   ["users"],
   ["credits", "email", "storage", "ratelimit", "health"],

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import type {
+  organisationsListResponse,
   adjustCreditsResponse,
   aiRoutesResponse,
   auditListResponse,
@@ -24,6 +25,7 @@ import type {
 
 export type AdminSummary = z.infer<typeof summaryResponse>;
 export type AdminUsers = z.infer<typeof usersListResponse>;
+export type AdminOrganisations = z.infer<typeof organisationsListResponse>;
 export type AdminUser = z.infer<typeof userOverviewResponse>;
 export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;

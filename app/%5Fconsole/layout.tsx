@@ -10,6 +10,7 @@ export const generateMetadata = operatorMetadata({ title: { default: "Operator c
 const ITEMS: NavItem[] = [
   { href: "/admin", label: "Overview" },
   { href: "/admin/users", label: "Users" },
+  { href: "/admin/organisations", label: "Organisations" },
   { href: "/admin/usage", label: "AI usage" },
   { href: "/admin/ai-routes", label: "AI routes" },
   { href: "/admin/webhooks", label: "Webhooks" },

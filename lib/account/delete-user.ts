@@ -1,6 +1,7 @@
 import { cancelUserSubscriptions } from "@/lib/billing/subscriptions/cancel-user-subscriptions";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { releaseOrganisationsOf } from "@/lib/organisations/release-organisations";
 import { deleteUserFiles } from "@/lib/storage/delete-user-files";
 import { forgetUser } from "@/lib/users/account-state";
 
@@ -12,6 +13,7 @@ export async function deleteUser(userId: string): Promise<void> {
   const steps: Array<[string, (userId: string) => Promise<unknown>]> = [
     ["storage", deleteUserFiles],
     ["billing", cancelUserSubscriptions],
+    ["organisations", releaseOrganisationsOf],
   ];
   for (const [name, step] of steps) {
     try {

@@ -35,7 +35,7 @@ export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<
       await recordAdminAction(tx, {
         operator: input.operator,
         action: "credits.adjust",
-        targetType: "user",
+        targetType: (await tx.user.findUnique({ where: { id: input.userId }, select: { kind: true } }))?.kind === "organisation" ? "organisation" : "user",
         targetId: input.userId,
         reason: input.reason,
         requestId: input.requestId,

@@ -1,3 +1,4 @@
+import { memberCapsOf } from "@/lib/organisations/views";
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import { notFound, requireUuids } from "@/lib/errors";
@@ -27,6 +28,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       bonusPurchases: { orderBy: { expiresAt: "asc" }, take: 100 },
       creditTransactions: { orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 50 },
       _count: { select: { files: true, ragDocuments: true, ragConversations: true, emailLogs: true } },
+      organisation: { include: { members: { include: { user: { select: { email: true } } }, orderBy: { createdAt: "asc" } } } },
     },
   });
   if (!user) throw notFound("User");
@@ -41,6 +43,7 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
   return {
     user: {
       id: user.id,
+      kind: user.kind === "organisation" ? ("organisation" as const) : ("person" as const),
       email: user.email,
       name: user.name,
       externalId: user.externalId,
@@ -53,6 +56,13 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       lockReason: user.lockReason,
       createdAt: user.createdAt.toISOString(),
     },
+    organisation: user.organisation
+      ? {
+          name: user.organisation.name,
+          slug: user.organisation.slug,
+          members: user.organisation.members.map((m) => ({ userId: m.userId, email: m.user.email, role: m.role, ...memberCapsOf(m) })),
+        }
+      : null,
     identities: user.accounts.map((a) => ({ id: a.id, provider: a.provider, providerAccountId: a.providerAccountId, createdAt: a.createdAt.toISOString() })),
     apiKeys: user.apiKeys.map((k) => toKeyView(k, keysSpent.get(k.id) ?? 0, now)),
     subscriptions: user.subscriptions.map((s) => ({

@@ -6,7 +6,7 @@ export type AdminActionName = "credits.adjust" | "user.lock" | "user.unlock" | "
 export interface AdminActionInput {
   operator: Operator;
   action: AdminActionName;
-  targetType: "user" | "webhook" | "cron";
+  targetType: "user" | "organisation" | "webhook" | "cron";
   targetId: string;
   reason: string;
   requestId: string | null;

@@ -89,6 +89,22 @@ export const adminUserRow = z.object({
 
 export const usersListResponse = z.object({ users: z.array(adminUserRow), nextCursor: z.string().nullable() });
 
+export const organisationsListResponse = z.object({
+  organisations: z.array(
+    z.object({
+      id: z.string().meta({ description: "the organisation's account id: its wallet, ledger and keys are at /api/admin/users/{id}" }),
+      name: z.string(),
+      slug: z.string(),
+      tier: z.string(),
+      owner: z.string().nullable(),
+      members: z.number(),
+      balances: z.object({ subscription: z.number(), bonus: z.number() }),
+      createdAt: iso,
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
 export const ledgerRow = z.object({
   id: z.string(),
   amount: z.number(),
@@ -116,6 +132,7 @@ export const deliveryRow = z.object({
 export const userOverviewResponse = z.object({
   user: z.object({
     id: z.string(),
+    kind: z.enum(["person", "organisation"]).meta({ description: "an organisation's account has the same wallet, ledger, subscriptions and keys as a person's" }),
     email: z.string().nullable(),
     name: z.string().nullable(),
     externalId: z.string().nullable(),
@@ -128,6 +145,16 @@ export const userOverviewResponse = z.object({
     lockReason: z.string().nullable(),
     createdAt: iso,
   }),
+  organisation: z
+    .object({
+      name: z.string(),
+      slug: z.string(),
+      members: z.array(
+        z.object({ userId: z.string(), email: z.string().nullable(), role: z.string(), dailyCap: z.number().nullable(), monthlyCap: z.number().nullable(), spentToday: z.number(), spentThisMonth: z.number() }),
+      ),
+    })
+    .nullable()
+    .meta({ description: "an organisation's name, slug and members (null for a person)" }),
   identities: z.array(
     z.object({
       id: z.string(),

@@ -25,7 +25,7 @@ export async function searchUsers(input: { q?: string; cursor?: string; limit: n
       }
     : {};
   const rows = await prisma.user.findMany({
-    where: { AND: [match, after("createdAt", decodeCursor(input.cursor))] },
+    where: { AND: [{ kind: "person" }, match, after("createdAt", decodeCursor(input.cursor))] },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
     select: {

@@ -4,7 +4,10 @@ import { hashKeySecret, isKeySecret } from "./key-secret";
 /** What a request made with an API key may do, as the key says it. */
 export interface ApiKeyPrincipal {
   keyId: string;
+  /** The key's account: its user, or the organisation it belongs to. */
   userId: string;
+  /** An organisation's key: the member who made it (charges count against their caps); null for a person's key. */
+  memberId: string | null;
   name: string;
   models: string[];
   kinds: string[];
@@ -40,6 +43,7 @@ export async function authenticateApiKey(secret: string, nowMs = Date.now()): Pr
       ? {
           keyId: row.id,
           userId: row.userId,
+          memberId: row.createdBy,
           name: row.name,
           models: row.models,
           kinds: row.kinds,

@@ -9,6 +9,27 @@ import { keySpend } from "./key-spend";
 import { toKeyView } from "./key-view";
 import type { ApiKeyView, CreateKeyBody, UpdateKeyBody } from "./schemas";
 
+/**
+ * Whose keys a request manages: an account's (a person's, or an organisation's), all of them (the
+ * person, an organisation's owner and admins) or only those `createdBy` made (an organisation's
+ * member). An organisation's new key records its maker: its calls count against their caps.
+ */
+export interface KeyScope {
+  accountId: string;
+  createdBy: string | null;
+  onlyOwn: boolean;
+}
+
+/** The key scope of an acting account (lib/organisations/roles.ts ActingAccount). */
+export function keyScopeOf(account: { id: string; kind: string; role: string; memberId: string | null }): KeyScope {
+  return { accountId: account.id, createdBy: account.memberId, onlyOwn: account.kind === "organisation" && account.role === "member" };
+}
+
+const scoped = (scope: KeyScope | string) => {
+  const s = typeof scope === "string" ? { accountId: scope, createdBy: null, onlyOwn: false } : scope;
+  return { s, where: { userId: s.accountId, ...(s.onlyOwn ? { createdBy: s.createdBy } : {}) } };
+};
+
 /** Keys a user may hold at once (revoked ones do not count). */
 export const MAX_ACTIVE_KEYS = 50;
 
@@ -43,34 +64,37 @@ function limitsData(body: CreateKeyBody | UpdateKeyBody) {
 }
 
 /** Creates a key: the secret is returned this once; only its hash, prefix and last four are stored. */
-export async function createApiKey(userId: string, body: CreateKeyBody): Promise<{ key: ApiKeyView; secret: string }> {
+export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody): Promise<{ key: ApiKeyView; secret: string }> {
+  const { s } = scoped(scope);
+  const userId = s.accountId;
   const prisma = await db();
   const active = await prisma.apiKey.count({ where: { userId, revokedAt: null } });
-  if (active >= MAX_ACTIVE_KEYS) throw new AppError("forbidden", `You have ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+  if (active >= MAX_ACTIVE_KEYS) throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
   const secret = newKeySecret();
   const key = await prisma.apiKey.create({
-    data: { userId, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
+    data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
   });
-  log.info("api key created", { userId, keyId: key.id });
+  log.info("api key created", { userId, keyId: key.id, ...(s.createdBy ? { memberId: s.createdBy } : {}) });
   return { key: toKeyView(key, 0), secret };
 }
 
-export async function listApiKeys(userId: string): Promise<{ keys: ApiKeyView[] }> {
+export async function listApiKeys(scope: KeyScope | string): Promise<{ keys: ApiKeyView[] }> {
   const prisma = await db();
-  const keys = await prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const keys = await prisma.apiKey.findMany({ where: scoped(scope).where, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
   const spent = await keySpend(keys.map((k) => k.id));
   const now = new Date();
   return { keys: keys.map((k) => toKeyView(k, spent.get(k.id) ?? 0, now)) };
 }
 
 /** Renames a key or changes its limits (owner only; a revoked key cannot be changed). */
-export async function updateApiKey(userId: string, keyId: string, body: UpdateKeyBody): Promise<{ key: ApiKeyView }> {
+export async function updateApiKey(scope: KeyScope | string, keyId: string, body: UpdateKeyBody): Promise<{ key: ApiKeyView }> {
   requireUuids("API key", keyId);
+  const { where } = scoped(scope);
   const prisma = await db();
   const data = { ...(body.name !== undefined ? { name: body.name } : {}), ...limitsData(body) };
-  const { count } = await prisma.apiKey.updateMany({ where: { id: keyId, userId, revokedAt: null }, data });
+  const { count } = await prisma.apiKey.updateMany({ where: { ...where, id: keyId, revokedAt: null }, data });
   if (count === 0) {
-    const revoked = await prisma.apiKey.count({ where: { id: keyId, userId } });
+    const revoked = await prisma.apiKey.count({ where: { ...where, id: keyId } });
     throw revoked ? new AppError("conflict", "This key is revoked and cannot be changed") : notFound("API key");
   }
   forgetApiKey(keyId);
@@ -85,15 +109,17 @@ export async function updateApiKey(userId: string, keyId: string, body: UpdateKe
  * Revoking a revoked key changes nothing.
  */
 export async function revokeApiKey(
-  userId: string,
+  scope: KeyScope | string,
   keyId: string,
   by: string,
   options: { onRevoked?: (tx: Prisma.TransactionClient, key: ApiKey) => Promise<unknown> } = {},
 ): Promise<{ key: ApiKeyView; changed: boolean }> {
+  const { s, where } = scoped(scope);
+  const userId = s.accountId;
   requireUuids("API key", userId, keyId);
   const prisma = await db();
   const changed = await prisma.$transaction(async (tx) => {
-    const key = await tx.apiKey.findFirst({ where: { id: keyId, userId } });
+    const key = await tx.apiKey.findFirst({ where: { ...where, id: keyId } });
     if (!key) throw notFound("API key");
     const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
     if (count > 0) await options.onRevoked?.(tx, key);

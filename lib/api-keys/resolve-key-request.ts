@@ -2,6 +2,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { checkWindowLimit } from "@/lib/ratelimit";
 import { accountState } from "@/lib/users/account-state";
+import { membershipOf } from "@/lib/organisations/membership";
 import { authenticateApiKey, type ApiKeyPrincipal } from "./authenticate-api-key";
 import { KEY_PATTERN } from "./key-secret";
 import { touchKey } from "./key-spend";
@@ -81,8 +82,16 @@ export async function resolveKeyRequest(req: Request, ip: string | null): Promis
   // A deleted user's keys were deleted with them; this catches the seconds a cached key outlives them.
   const state = await accountState(found.key.userId);
   if (!state) throw unauthorized("Incorrect API key provided; create keys on the dashboard's API keys page", "invalid_api_key");
+  // An organisation's key works while the member who made it belongs to it (removal also revokes it);
+  // a locked member's keys are suspended like their own.
+  let memberState: typeof state | null = "active";
+  if (found.key.memberId) {
+    if (!(await membershipOf(found.key.userId, found.key.memberId))) throw unauthorized("This API key was revoked: the member who made it left the organisation", "invalid_api_key");
+    memberState = await accountState(found.key.memberId);
+    if (!memberState) throw unauthorized("Incorrect API key provided; create keys on the dashboard's API keys page", "invalid_api_key");
+  }
   await touchKey(found.key.keyId);
-  return { key: found.key, locked: state === "locked" };
+  return { key: found.key, locked: state === "locked" || memberState === "locked" };
 }
 
 /** Per-key requests per minute, for keys that have a limit. */

@@ -19,9 +19,17 @@ export function freeCycleKey(at: Date = new Date()): string {
   return `${at.getUTCFullYear()}-${String(at.getUTCMonth() + 1).padStart(2, "0")}`;
 }
 
-async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: boolean }> {
+/**
+ * A tier's monthly allocation for a wallet: an organisation on the free tier gets none (organisations
+ * cost nothing to create, so a free allocation each would be free credits for the asking).
+ */
+export function allocationOf(tier: string, kind: "person" | "organisation"): number {
+  return kind === "organisation" && tier === "free" ? 0 : tierConfig(tier).monthlyCredits;
+}
+
+async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: boolean; allocation: number }> {
   const balance = await lockBalance(tx, input.userId);
-  const allocation = tierConfig(input.tier).monthlyCredits;
+  const allocation = allocationOf(input.tier, balance.kind);
   const operationId = await insertOperationOnce(tx, {
     userId: input.userId,
     idempotencyKey: `reset:${input.userId}:${input.cycleKey}`,
@@ -30,7 +38,7 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
     status: "applied",
     details: { tier: input.tier, cycle: input.cycleKey, previous: balance.subscriptionCredits },
   });
-  if (!operationId) return { applied: false };
+  if (!operationId) return { applied: false, allocation };
   await tx.$executeRaw`
     UPDATE credit_balances
     SET subscription_credits = ${allocation}::int, monthly_allocation = ${allocation}::int,
@@ -49,7 +57,7 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
       operationId,
     },
   ]);
-  return { applied: true };
+  return { applied: true, allocation };
 }
 
 /**
@@ -61,10 +69,10 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
 export async function applyMonthlyAllocation(input: MonthlyAllocationInput, tx?: Prisma.TransactionClient): Promise<{ applied: boolean }> {
   if (!isTierKey(input.tier)) throw new AppError("bad_request", `Unknown tier "${input.tier}"`);
   if (!input.cycleKey) throw new AppError("bad_request", "cycleKey is required");
-  const granted = (result: { applied: boolean }) => {
+  const granted = ({ applied, allocation }: { applied: boolean; allocation: number }) => {
     // Counted when applied (inside a caller's transaction: when that transaction's work is done).
-    if (result.applied) countCreditsGranted("monthly_reset", tierConfig(input.tier).monthlyCredits);
-    return result;
+    if (applied && allocation > 0) countCreditsGranted("monthly_reset", allocation);
+    return { applied };
   };
   if (tx) return granted(await apply(tx, input));
   const prisma = await db();

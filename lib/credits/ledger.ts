@@ -19,6 +19,8 @@ export interface LockedBalance {
   cycle: string | null;
   tier: string;
   bonusCreditsAutoUse: boolean;
+  /** A person's wallet, or an organisation's (which has no free allocation). */
+  kind: "person" | "organisation";
 }
 
 /** Start of the calendar month (UTC) of `at`. */
@@ -60,6 +62,7 @@ interface BalanceRow {
   cycle: string | null;
   tier: string;
   bonus_credits_auto_use: boolean;
+  kind: string;
 }
 
 /**
@@ -68,7 +71,7 @@ interface BalanceRow {
  */
 export async function lockBalance(tx: Tx, userId: string): Promise<LockedBalance> {
   const select = () => tx.$queryRaw<BalanceRow[]>`
-    SELECT b.subscription_credits, b.monthly_allocation, b.reset_at, b.cycle, u.tier, u.bonus_credits_auto_use
+    SELECT b.subscription_credits, b.monthly_allocation, b.reset_at, b.cycle, u.tier, u.bonus_credits_auto_use, u.kind
     FROM credit_balances b JOIN users u ON u.id = b.user_id
     WHERE b.user_id = ${userId}::text
     FOR UPDATE OF b`;
@@ -89,6 +92,7 @@ export async function lockBalance(tx: Tx, userId: string): Promise<LockedBalance
     cycle: r.cycle,
     tier: r.tier,
     bonusCreditsAutoUse: Boolean(r.bonus_credits_auto_use),
+    kind: r.kind === "organisation" ? "organisation" : "person",
   };
 }
 

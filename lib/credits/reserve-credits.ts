@@ -24,6 +24,12 @@ export interface ReserveInput {
    * and counted in the same statement (never past its budget, in-flight reservations included).
    */
   apiKey?: { id: string; budgeted: boolean };
+  /**
+   * A charge to an organisation's wallet (`userId` is the organisation's account): the member making
+   * it. Their membership and their daily and monthly caps are checked and counted in the same
+   * statement (never past a cap, in-flight reservations included).
+   */
+  memberId?: string;
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -59,7 +65,10 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
   if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const key = input.idempotencyKey ? `charge:${input.idempotencyKey}` : null;
   const id = randomUUID();
-  const metadata = input.apiKey ? { ...input.metadata, apiKeyId: input.apiKey.id } : input.metadata;
+  const metadata =
+    input.apiKey || input.memberId
+      ? { ...input.metadata, ...(input.apiKey ? { apiKeyId: input.apiKey.id } : {}), ...(input.memberId ? { memberId: input.memberId } : {}) }
+      : input.metadata;
   const args: ReserveArgs = {
     userId,
     amount,
@@ -74,7 +83,11 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
   for (let attempt = 0; ; attempt++) {
     let row: ReserveRow;
     try {
-      row = budgetedKey ? await reserveForKey(budgetedKey, args) : await runReserveStatement(args);
+      row = input.memberId
+        ? await reserveForMember(input.memberId, input.apiKey?.id ?? null, args)
+        : budgetedKey
+          ? await reserveForKey(budgetedKey, args)
+          : await runReserveStatement(args);
     } catch (error) {
       // A concurrent call with the same key won the unique index: the next call finds its reservation.
       if (key && isUniqueViolation(error) && attempt === 0) continue;
@@ -119,6 +132,18 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
       }
       case "no_key":
         throw new AppError("unauthorized", "The API key is not valid");
+      case "no_member":
+        throw new AppError("forbidden", "You are not a member of this organisation (any more): its wallet cannot be charged", { reason: "not_a_member" });
+      case "over_cap": {
+        const c = row as MemberReserveRow;
+        metrics().reservationFailures.inc({ reason: "member_cap" });
+        const period = c.cap_period === "day" ? "today" : "this month";
+        throw new AppError(
+          "quota_exhausted",
+          `Your spending cap in this organisation is used up: ${Number(c.cap_spent)} of ${Number(c.cap_credits)} credits spent ${period}, and this call may cost up to ${amount}; an admin of the organisation can raise it`,
+          { details: { cost: amount, spent: Number(c.cap_spent), cap: Number(c.cap_credits), period: c.cap_period ?? "" }, reason: "member_cap_exceeded" },
+        );
+      }
     }
   }
 }
@@ -137,6 +162,24 @@ async function reserveForKey(keyId: string, a: ReserveArgs): Promise<KeyReserveR
     `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier, key_spent, key_budget, key_period, key_window_start
        FROM reserve_credits_for_key($1::text, $2::text, $3::int, $4::timestamptz, $5::text, $6::text, $7::jsonb, $8::boolean, $9::text)`,
     [keyId, a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.bonusAlways, INSTANCE_ID],
+  );
+  return rows[0];
+}
+
+interface MemberReserveRow extends KeyReserveRow {
+  cap_period: "day" | "month" | null;
+  cap_spent: number | null;
+  cap_credits: number | null;
+}
+
+/** One charge to an organisation through `reserve_credits_for_member` (migration 20261130000000_organisations): not grouped. */
+async function reserveForMember(memberId: string, keyId: string | null, a: ReserveArgs): Promise<MemberReserveRow> {
+  const rows = await queryPrepared<MemberReserveRow>(
+    "credits_reserve_for_member_v1",
+    `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier, key_spent, key_budget, key_period, key_window_start,
+            cap_period, cap_spent, cap_credits
+       FROM reserve_credits_for_member($1::text, $2::text, $3::text, $4::int, $5::timestamptz, $6::text, $7::text, $8::jsonb, $9::text, $10::boolean, $11::text)`,
+    [memberId, keyId, a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.key, a.bonusAlways, INSTANCE_ID],
   );
   return rows[0];
 }

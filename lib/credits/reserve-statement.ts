@@ -15,7 +15,7 @@ export interface ReserveArgs {
 }
 
 export interface ReserveRow {
-  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key";
+  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key" | "no_member" | "over_cap";
   reservation_id: string | null;
   amount: number | null;
   subscription_credits: number | null;

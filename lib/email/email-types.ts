@@ -12,6 +12,7 @@ export const EMAIL_TYPES = [
   "trial_ending",
   "test",
   "sign_in",
+  "invitation",
 ] as const;
 
 export type EmailType = (typeof EMAIL_TYPES)[number];

@@ -16,6 +16,8 @@ import type { AuthMode, NextRouteHandler, RateOutcome, RouteHandler, RouteRuntim
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 import { isUnsafeId } from "./unsafe-text";
 import { unknownApiPath } from "./unknown-path";
+import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import { personalAccount, type ActingAccount } from "@/lib/organisations/roles";
 
 export type * from "./route-types";
 export { requestIdOf } from "./request-id";
@@ -80,6 +82,17 @@ export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai")
   return errorResponse(500, "Internal server error", "internal");
 }
 
+/**
+ * The account a request acts for: an API key's own (an organisation's key acts for the organisation,
+ * as the member who made it), a session's active account on routes that declare `account`, else the
+ * person's own.
+ */
+async function actingAccount(runtime: RouteRuntime, spec: AnyRouteSpec, req: Request, userId: string, apiKey: ApiKeyPrincipal | null): Promise<ActingAccount> {
+  if (apiKey) return apiKey.memberId ? { id: apiKey.userId, kind: "organisation", role: "member", memberId: apiKey.memberId } : personalAccount(apiKey.userId);
+  if (spec.account && runtime.resolveAccount) return runtime.resolveAccount(req, userId, spec.account);
+  return personalAccount(userId);
+}
+
 export function createRoute<
   Q extends ZodType | undefined = undefined,
   B extends ZodType | undefined = undefined,
@@ -138,6 +151,7 @@ export function createRoute<
         runtime.aiGuard.refuseIfTooManyInvalid(user.id);
         slot = await runtime.aiGuard.acquire(user.id);
       }
+      const account = user ? await actingAccount(runtime, declared, req, user.id, apiKey) : null;
       const { query, body, bodyFormat } = await parseInput(declared, req, url);
       if (declared.formPost && bodyFormat === "form") form = { body };
       // The resolver of the route's auth mode found the caller its context promises (resolve-caller.ts).
@@ -146,6 +160,7 @@ export function createRoute<
         user,
         operator,
         apiKey,
+        account,
         query,
         body,
         params,
@@ -160,7 +175,7 @@ export function createRoute<
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
         // A private answer depends on who asked: a shared browser must not show it to the next account.
-        if (spec.cache?.startsWith("private")) response.headers.set("vary", "Cookie, Authorization");
+        if (spec.cache?.startsWith("private")) response.headers.set("vary", spec.account ? "Cookie, Authorization, X-Account-Id" : "Cookie, Authorization");
       }
     } catch (error) {
       response = form && declared.formPost && isAppError(error) && error.code !== "internal" && !declared.formPost.passThrough?.includes(error.code)

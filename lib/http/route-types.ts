@@ -7,6 +7,7 @@ import type { Operator } from "@/lib/auth/resolve-operator";
 import type { SessionUser } from "@/lib/auth/session";
 import type { FeatureFlags, FlagName } from "@/lib/config/flags";
 import type { Logger } from "@/lib/log";
+import type { ActingAccount, RequiredRole } from "@/lib/organisations/roles";
 import type { RateLimitCategory } from "@/lib/ratelimit/categories";
 import type { CachePolicy } from "./cache";
 
@@ -44,6 +45,8 @@ export interface RouteRuntime {
   observe?: (observation: RouteObservation) => void;
   /** AI routes (spec.concurrency "ai"): the per-user cap on requests in progress and on invalid requests. */
   aiGuard?: AiGuard;
+  /** Routes that declare `account`: the account a signed-in person acts for (lib/http/active-account.ts). */
+  resolveAccount?: (req: Request, userId: string, needed: RequiredRole) => Promise<ActingAccount>;
 }
 
 /** lib/ratelimit/ai-guard.ts, as the wrapper uses it. */
@@ -123,6 +126,13 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
    * (400, 413, 415) are counted, past a limit refused (lib/ratelimit/ai-guard.ts). "none": not.
    */
   concurrency?: "ai" | "none";
+  /**
+   * The route acts for an account's wallet (docs/API-NOTES.md "Organisations"): a session's active
+   * account (the person's own, or an organisation they belong to; ctx.account), or an API key's
+   * account. The role an organisation's member needs: "member" (any), "admin" (owner and admins:
+   * 403 for a member), "owner". Routes without it act for the person alone.
+   */
+  account?: RequiredRole;
 }
 
 
@@ -133,6 +143,11 @@ export interface RouteContext<Q, B, A extends AuthMode> {
   operator: A extends "operator" ? Operator : null;
   /** API-key routes: the key the request was made with (the user is its owner). */
   apiKey: A extends "apiKey" ? ApiKeyPrincipal : null;
+  /**
+   * The account the request acts for: with `account` declared, the session's active account or the
+   * key's; else the person's own. Null without a user.
+   */
+  account: A extends "session" | "apiKey" ? ActingAccount : ActingAccount | null;
   query: Q;
   body: B;
   params: Record<string, string>;

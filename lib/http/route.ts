@@ -16,6 +16,7 @@ import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/
 import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
 import { SSE_FRAMING } from "./sse";
+import { resolveActingAccount } from "./active-account";
 import { createRoute, featureOn, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
@@ -63,7 +64,7 @@ function afterResponse(): void {
 
 const aiGuard = { acquire: (userId: string) => acquireAiSlot(userId), refuseIfTooManyInvalid: (userId: string) => refuseIfTooManyInvalid(userId), countInvalid: (userId: string) => countInvalidAiRequest(userId) };
 
-const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse, aiGuard };
+const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse, aiGuard, resolveAccount: resolveActingAccount };
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<
@@ -138,7 +139,7 @@ export function paymentRoute<Q extends ZodType | undefined = undefined, B extend
   spec: PresetSpec<Q, B, "session", R, "rateLimit">,
   handler: RouteHandler<Q, B, "session", R>,
 ): NextRouteHandler {
-  return route<Q, B, "session", R>({ auth: "session", rateLimit: "payments", tags: ["payments"], ...spec }, handler);
+  return route<Q, B, "session", R>({ auth: "session", rateLimit: "payments", tags: ["payments"], account: "admin", ...spec }, handler);
 }
 
 /** A signed-in user's charged AI calls: the ai tag, and what every such call may answer (402, 429, 503) besides its own statuses. */
@@ -146,7 +147,7 @@ export function aiRoute<Q extends ZodType | undefined = undefined, B extends Zod
   spec: PresetSpec<Q, B, "session", R, never>,
   handler: RouteHandler<Q, B, "session", R>,
 ): NextRouteHandler {
-  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], concurrency: "ai", ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
+  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], concurrency: "ai", account: "member", ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
 }
 
 /**
@@ -170,7 +171,7 @@ export function v1Route<Q extends ZodType | undefined = undefined, B extends Zod
   });
 }
 
-/** What a streamed AI call takes from its request: the user, the body, the client's signal, our SSE framing and the request's log. */
-export function streamedAiInput<B>(ctx: { user: { id: string }; body: B; req: Request; log: Logger }) {
-  return { userId: ctx.user.id, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log };
+/** What a streamed AI call takes from its request: the user, the account charged, the body, the client's signal, our SSE framing and the request's log. */
+export function streamedAiInput<B>(ctx: { user: { id: string }; account: { id: string; memberId: string | null }; body: B; req: Request; log: Logger }) {
+  return { userId: ctx.user.id, account: ctx.account, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { openCharge, refundCharge, type AiCharge } from "@/lib/ai/pricing/ai-charge";
+import { openCharge, refundCharge, type AiCharge, type ChargeAccount } from "@/lib/ai/pricing/ai-charge";
 import { pricedModel } from "@/lib/ai/catalog/models";
 import { aiProvider, type AiProvider, type ChatMessage } from "@/lib/ai/providers/provider";
 import { creditsForCost } from "@/lib/ai/pricing/price-call";
@@ -27,6 +27,8 @@ export interface RagSource {
 
 export interface AskInput {
   userId: string;
+  /** The wallet charged when not the user's own (an organisation's). */
+  account?: ChargeAccount;
   question: string;
   conversationId?: string;
   /** The client's request signal: aborting it aborts the upstream call. */
@@ -133,7 +135,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   let retrieval: Awaited<ReturnType<typeof retrieveChunks>>;
   if (await retrievalUsesEmbeddings()) {
     const ceiling = await ceilingQuote(input.question, history, quoteEmbedding(embedding, [input.question]).micros);
-    charge = await openCharge({ userId: input.userId, operation, quote: ceiling, metadata });
+    charge = await openCharge({ userId: input.userId, account: input.account, operation, quote: ceiling, metadata });
     try {
       retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
     } catch (error) {
@@ -145,7 +147,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   }
   const contextTokens = retrieval.chunks.reduce((sum, c) => sum + c.tokens, 0) + history.tokens;
   const { messages, quote } = await quoteAnswer(input.question, retrieval.chunks, history, contextTokens);
-  charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, operation, quote, metadata });
+  charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, account: input.account, operation, quote, metadata });
   return {
     input,
     log,

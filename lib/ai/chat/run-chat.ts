@@ -1,7 +1,7 @@
 import { isAppError, type ErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { isAbortError } from "../providers/abort";
-import { openCharge, priceOutcome, refundCharge, settleCharge, type AiCharge, type CallOutcome } from "../pricing/ai-charge";
+import { openCharge, priceOutcome, refundCharge, settleCharge, type AiCharge, type CallOutcome, type ChargeAccount } from "../pricing/ai-charge";
 import { chatFailure, clientGone, meterResult, runChargedCall } from "../charged-call";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
 import { ChatMeter } from "../pricing/meter";
@@ -67,10 +67,10 @@ async function answer(provider: AiProvider, userId: string, body: ChatBody, req:
  * usage's cost), refunded when the provider never had it, or charged what it used when it was cut
  * after the provider had it. `cost` is what was charged.
  */
-export async function runChat(input: { userId: string; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
+export async function runChat(input: { userId: string; account?: ChargeAccount; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
   const provider = aiProvider();
   const { req, quote } = await prepare(input.body);
-  const charge = await openCharge({ userId: input.userId, operation: "chat", quote, metadata: { provider: provider.name } });
+  const charge = await openCharge({ userId: input.userId, account: input.account, operation: "chat", quote, metadata: { provider: provider.name } });
   const meter = new ChatMeter(quote);
   const { value, settled } = await runChargedCall({
     charge,
@@ -93,7 +93,7 @@ export type BatchItem = { text: string; model: string; usage: ChatResult["usage"
  * the provider never had costs nothing, one cut after it had it costs what it used. `cost` is what
  * was finally charged.
  */
-export async function runChatBatch(input: { userId: string; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
+export async function runChatBatch(input: { userId: string; account?: ChargeAccount; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
   const provider = aiProvider();
   const prepared = await Promise.all(input.requests.map(async (body, i) => ({ body, ...(await prepare(body, `requests.${i}.messages`)) })));
   const batchQuote: Quote = {
@@ -101,7 +101,7 @@ export async function runChatBatch(input: { userId: string; requests: ChatBody[]
     reserve: prepared.reduce((sum, p) => sum + p.quote.reserve, 0),
     worstMicros: prepared.reduce((sum, p) => sum + p.quote.worstMicros, 0),
   };
-  const charge: AiCharge = await openCharge({ userId: input.userId, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
+  const charge: AiCharge = await openCharge({ userId: input.userId, account: input.account, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
   if (input.signal?.aborted) {
     await refundCharge(charge, "client_gone");
     throw clientGone();

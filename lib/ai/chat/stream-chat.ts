@@ -1,5 +1,5 @@
 import type { Logger } from "@/lib/log";
-import { openCharge } from "../pricing/ai-charge";
+import { openCharge, type ChargeAccount } from "../pricing/ai-charge";
 import { creditAllowanceHeaders } from "../pricing/credit-allowance";
 import { startChargedStream, type StreamFraming } from "../charged-stream";
 import { aiProvider, type ChatMessage } from "../providers/provider";
@@ -17,7 +17,7 @@ export function hasImagePart(body: StreamBody): boolean {
  * the usage's cost). Answers the body and the X-RateLimit-* headers describing the user's credit
  * allowance after the reservation.
  */
-export async function streamChat(input: { userId: string; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function streamChat(input: { userId: string; account?: ChargeAccount; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   const provider = aiProvider();
   const withImage = hasImagePart(input.body);
   const messages: ChatMessage[] = [];
@@ -27,6 +27,7 @@ export async function streamChat(input: { userId: string; body: StreamBody; sign
   const quote = await quoteChatRoutes(model, { messages, maxTokens: input.body.maxTokens, operation: withImage ? "stream_image" : "stream" });
   const charge = await openCharge({
     userId: input.userId,
+    account: input.account,
     operation: withImage ? "stream_image" : "stream",
     quote,
     metadata: { provider: provider.name, withImage },

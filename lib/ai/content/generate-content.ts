@@ -1,5 +1,5 @@
 import type { Logger } from "@/lib/log";
-import { openCharge } from "../pricing/ai-charge";
+import { openCharge, type ChargeAccount } from "../pricing/ai-charge";
 import { startChargedStream, type StreamFraming } from "../charged-stream";
 import { buildContentPrompt, checkTemplateFields, type ContentBody } from "./content-templates";
 import { aiProvider, type ChatMessage } from "../providers/provider";
@@ -11,7 +11,7 @@ import { aiSettings } from "../settings";
  * usage's cost): content chunks, then the meta event, then [DONE]. The upstream call is bounded by the
  * 60-second maximum duration.
  */
-export async function generateContent(input: { userId: string; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function generateContent(input: { userId: string; account?: ChargeAccount; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   checkTemplateFields(input.body);
   const provider = aiProvider();
   const settings = aiSettings();
@@ -24,6 +24,7 @@ export async function generateContent(input: { userId: string; body: ContentBody
   const quote = await quoteChatRoutes(model, { messages, operation: "content_generation", field: "fields" });
   const charge = await openCharge({
     userId: input.userId,
+    account: input.account,
     operation: "content_generation",
     quote,
     metadata: { provider: provider.name, template: input.body.template, language: input.body.language },

@@ -1,4 +1,4 @@
-import { openCharge, type ChargeKey } from "../pricing/ai-charge";
+import { openCharge, type ChargeAccount, type ChargeKey } from "../pricing/ai-charge";
 import { oneShotFailure, runChargedCall } from "../charged-call";
 import { billOneShot } from "../pricing/meter";
 import { findModel } from "../catalog/models";
@@ -25,6 +25,8 @@ const MIME = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" } as con
 export interface RenderImageInput {
   userId: string;
   apiKey?: ChargeKey;
+  /** The wallet charged when not the user's own (an organisation's). */
+  account?: ChargeAccount;
   /** The provider (catalog) model. */
   model: string;
   prompt: string;
@@ -49,6 +51,7 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
   const charge = await openCharge({
     userId: input.userId,
     apiKey: input.apiKey,
+    account: input.account,
     operation: "image_generation",
     quote,
     metadata: { ...input.metadata, provider: provider.name },
@@ -83,11 +86,12 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
 }
 
 /** POST /api/ai/image-gen: one image of a public model (image-model-1, ...), as a data URL. */
-export async function generateImage(input: { userId: string; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
+export async function generateImage(input: { userId: string; account?: ChargeAccount; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
   const { body } = input;
   const provider = aiProvider();
   const { result, credits, remaining } = await renderImage({
     userId: input.userId,
+    account: input.account,
     model: aiSettings().imageModels[body.model],
     prompt: body.prompt,
     size: body.size,

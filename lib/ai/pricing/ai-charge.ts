@@ -28,12 +28,24 @@ export interface OpenChargeInput {
   idempotencyKey?: string;
   /** The API key the call is made with (the /v1 API): recorded on the charge, its budget checked. */
   apiKey?: ChargeKey;
+  /**
+   * The wallet charged when it is not the user's own: an organisation's (the session's active
+   * account), with the member making the call, whose caps the charge checks.
+   */
+  account?: ChargeAccount;
 }
 
-/** An API key as a charge sees it: its id, and whether it has a budget to check. */
+/** An API key as a charge sees it: its id, whether it has a budget to check, and (an organisation's key) the member who made it. */
 export interface ChargeKey {
   id: string;
   budgeted: boolean;
+  memberId?: string | null;
+}
+
+/** The account a charge is made to: its id, and the member acting for it (null: a person's own wallet). */
+export interface ChargeAccount {
+  id: string;
+  memberId: string | null;
 }
 
 /** Reserves the quote's credits; a 402 says what the call may cost and what to lower. */
@@ -42,7 +54,8 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
   const metadata = { model: quote.model.id, pricing: quote.flatCredits === null ? "metered" : "flat", ...input.metadata };
   try {
     const reservation = await reserveCredits({
-      userId: input.userId,
+      userId: input.account?.id ?? input.userId,
+      memberId: input.account?.memberId ?? input.apiKey?.memberId ?? undefined,
       amount: quote.reserve,
       operation: input.operation,
       idempotencyKey: input.idempotencyKey,

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { AppError } from "@/lib/errors";
-import { openCharge, type ChargeKey } from "../pricing/ai-charge";
+import { openCharge, type ChargeAccount, type ChargeKey } from "../pricing/ai-charge";
 import { AUDIO_EXTENSIONS, AUDIO_MIME, detectAudioFormat, extensionOf, formatForExtension, measureAudio, type AudioFormat } from "../audio";
 import { oneShotFailure, runChargedCall } from "../charged-call";
 import { billOneShot } from "../pricing/meter";
@@ -141,6 +141,7 @@ export async function readAudioUpload(req: Request, options: AudioUploadOptions 
 export async function transcribeUpload(input: {
   userId: string;
   apiKey?: ChargeKey;
+  account?: ChargeAccount;
   upload: AudioUpload;
   model?: string;
   signal?: AbortSignal;
@@ -155,6 +156,7 @@ export async function transcribeUpload(input: {
   const charge = await openCharge({
     userId: input.userId,
     apiKey: input.apiKey,
+    account: input.account,
     operation: "speech_to_text",
     quote,
     metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
@@ -176,8 +178,8 @@ export async function transcribeUpload(input: {
 }
 
 /** POST /api/ai/speech-to-text: the upload is validated first (a bad request is a 400 whatever the provider's state). */
-export async function transcribeAudio(input: { userId: string; req: Request }): Promise<{ text: string; language: string; duration: number }> {
+export async function transcribeAudio(input: { userId: string; account?: ChargeAccount; req: Request }): Promise<{ text: string; language: string; duration: number }> {
   const upload = await readAudioUpload(input.req);
-  const { result, duration } = await transcribeUpload({ userId: input.userId, upload, signal: input.req.signal });
+  const { result, duration } = await transcribeUpload({ userId: input.userId, account: input.account, upload, signal: input.req.signal });
   return { text: result.text, language: result.language, duration };
 }

@@ -21,13 +21,21 @@ export function UserDetail({ id }: { id: string }) {
   if (loading && !data) return <Spinner />;
   if (!data) return null;
   const u = data.user;
+  const org = data.organisation;
   return (
     <>
       <PageHeader
-        title={u.email ?? u.id}
+        title={org ? org.name : (u.email ?? u.id)}
         description={
           <>
-            User <code>{u.id}</code>
+            {org ? (
+              <>
+                Organisation <code>{org.slug}</code> · account
+              </>
+            ) : (
+              "User"
+            )}{" "}
+            <code>{u.id}</code>
             {u.externalId ? (
               <>
                 {" "}
@@ -38,8 +46,8 @@ export function UserDetail({ id }: { id: string }) {
           </>
         }
         actions={
-          <Link className="btn-secondary" href="/admin/users">
-            All users
+          <Link className="btn-secondary" href={org ? "/admin/organisations" : "/admin/users"}>
+            {org ? "All organisations" : "All users"}
           </Link>
         }
       />
@@ -76,6 +84,26 @@ export function UserDetail({ id }: { id: string }) {
           <AdjustCredits userId={u.id} email={u.email} onDone={reload} />
         </section>
       </div>
+
+      {org ? (
+        <section className="card mt-4 overflow-x-auto" aria-labelledby="members-title">
+          <h2 id="members-title">Members</h2>
+          <DataTable
+            inline
+            testId="members"
+            rows={org.members}
+            rowKey={(m) => m.userId}
+            columns={[
+              { header: "Member", cell: (m) => <Link className="link" href={`/admin/users/${m.userId}`}>{m.email ?? m.userId}</Link> },
+              { header: "Role", cell: (m) => m.role, cellClass: () => "capitalize" },
+              { header: "Daily cap", align: "right", cell: (m) => (m.dailyCap === null ? "—" : n(m.dailyCap)) },
+              { header: "Monthly cap", align: "right", cell: (m) => (m.monthlyCap === null ? "—" : n(m.monthlyCap)) },
+              { header: "Spent today", align: "right", cell: (m) => n(m.spentToday) },
+              { header: "Spent this month", align: "right", cell: (m) => n(m.spentThisMonth) },
+            ]}
+          />
+        </section>
+      ) : null}
 
       <section className="card mt-4 overflow-x-auto" aria-labelledby="ledger-title">
         <h2 id="ledger-title">Ledger (last 50)</h2>
@@ -158,41 +186,46 @@ export function UserDetail({ id }: { id: string }) {
       </div>
 
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
-        <section className="card">
-          <ConfirmForm
-            title={u.lockedAt ? "Unlock this account" : "Lock this account"}
-            summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything; their API keys are suspended (every call answers 403) until the account is unlocked, not revoked.`}
-            confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
-            danger={!u.lockedAt}
-            run={async (reason) => {
-              const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
-              return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the account was already in that state.";
-            }}
-            onDone={reload}
-          />
-        </section>
-        <SignInIdentities user={data} onDone={reload} />
-        <UserApiKeys user={data} onDone={reload} />
-        <section className="card text-sm" aria-labelledby="counts-title">
-          <h2 id="counts-title">Data</h2>
-          <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
-            <Stat label="Files" value={n(data.counts.files)} />
-            <Stat label="RAG documents" value={n(data.counts.ragDocuments)} />
-            <Stat label="Conversations" value={n(data.counts.ragConversations)} />
-            <Stat label="Emails" value={n(data.counts.emails)} />
-          </dl>
-          <p className="mt-3 text-slate-600">
-            Downgrades during trial: {u.downgradeCount} · trial used: {u.hasUsedTrial ? "yes" : "no"} ·{" "}
-            <Link className="link" href={`/admin/audit?targetId=${u.id}`}>
-              audit log
-            </Link>{" "}
-            ·{" "}
-            <Link className="link" href={`/admin/usage?userId=${u.id}`}>
-              AI usage and cost
-            </Link>
-          </p>
-        </section>
+        {org ? <UserApiKeys user={data} onDone={reload} /> : null}
       </div>
+      {org ? null : (
+        <div className="mt-4 grid gap-4 lg:grid-cols-2">
+          <section className="card">
+            <ConfirmForm
+              title={u.lockedAt ? "Unlock this account" : "Lock this account"}
+              summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything; their API keys are suspended (every call answers 403) until the account is unlocked, not revoked.`}
+              confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
+              danger={!u.lockedAt}
+              run={async (reason) => {
+                const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
+                return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the account was already in that state.";
+              }}
+              onDone={reload}
+            />
+          </section>
+          <SignInIdentities user={data} onDone={reload} />
+          <UserApiKeys user={data} onDone={reload} />
+          <section className="card text-sm" aria-labelledby="counts-title">
+            <h2 id="counts-title">Data</h2>
+            <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
+              <Stat label="Files" value={n(data.counts.files)} />
+              <Stat label="RAG documents" value={n(data.counts.ragDocuments)} />
+              <Stat label="Conversations" value={n(data.counts.ragConversations)} />
+              <Stat label="Emails" value={n(data.counts.emails)} />
+            </dl>
+            <p className="mt-3 text-slate-600">
+              Downgrades during trial: {u.downgradeCount} · trial used: {u.hasUsedTrial ? "yes" : "no"} ·{" "}
+              <Link className="link" href={`/admin/audit?targetId=${u.id}`}>
+                audit log
+              </Link>{" "}
+              ·{" "}
+              <Link className="link" href={`/admin/usage?userId=${u.id}`}>
+                AI usage and cost
+              </Link>
+            </p>
+          </section>
+        </div>
+      )}
     </>
   );
 }

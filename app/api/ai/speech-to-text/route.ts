@@ -19,6 +19,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }),
       response: transcriptionResponse,
     },
-    ({ user, req }) => transcribeAudio({ userId: user.id, req }),
+    ({ user, account, req }) => transcribeAudio({ userId: user.id, account, req }),
   ),
 });

@@ -9,11 +9,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "member",
       summary: "AI credit usage of the current user (unlimited in classic_saas mode)",
       tags: ["ai", "credits"],
       errors: [404],
       response: aiUsageResponse,
     },
-    ({ user }) => getAiUsage(user.id),
+    ({ account }) => getAiUsage(account.id),
   ),
 });

@@ -14,6 +14,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400],
     },
-    ({ user, body, req }) => createPlanCheckout({ userId: user.id, variantId: body.variantId, tier: body.tier, requestUrl: publicRequestUrl(req) }),
+    ({ account, body, req }) => createPlanCheckout({ userId: account.id, variantId: body.variantId, tier: body.tier, requestUrl: publicRequestUrl(req) }),
   ),
 });

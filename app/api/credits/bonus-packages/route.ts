@@ -8,12 +8,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "member",
       rateLimit: "api",
       feature: "bonusCredits",
       summary: "Bonus credit packages of the user's tier and the monthly purchase room",
       tags: ["credits"],
       response: bonusPackagesResponse,
     },
-    ({ user }) => getBonusPackages(user.id),
+    ({ account }) => getBonusPackages(account.id),
   ),
 });

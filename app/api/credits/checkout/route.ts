@@ -17,6 +17,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400, 403],
     },
-    ({ user, body, req }) => createBonusCheckout({ userId: user.id, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),
+    ({ account, body, req }) => createBonusCheckout({ userId: account.id, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),
   ),
 });

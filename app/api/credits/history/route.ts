@@ -36,6 +36,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "admin",
       rateLimit: "api",
       cache: "privateMinute",
       query,
@@ -46,13 +47,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       produces: ["application/json", "text/csv"],
       response: creditHistoryResponse,
     },
-    ({ user, query }) => {
+    ({ account, query }) => {
       if (query.format === "csv") {
-        return new Response(exportCreditHistory(user.id, query.year), {
+        return new Response(exportCreditHistory(account.id, query.year), {
           headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="credits-${query.year}.csv"` },
         });
       }
-      return listCreditHistory(user.id, query);
+      return listCreditHistory(account.id, query);
     },
   ),
 });

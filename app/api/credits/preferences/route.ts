@@ -11,6 +11,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "member",
       rateLimit: "api",
       feature: "creditBased",
       summary: "Bonus credit auto-use preference",
@@ -18,11 +19,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [404],
       response: creditPreferencesResponse,
     },
-    ({ user }) => getCreditPreferences(user.id),
+    ({ account }) => getCreditPreferences(account.id),
   ),
   PATCH: route(
     {
       auth: "session",
+      account: "admin",
       rateLimit: "api",
       feature: "creditBased",
       body,
@@ -31,6 +33,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [403, 404],
       response: creditPreferencesUpdatedResponse,
     },
-    ({ user, body }) => setBonusCreditsAutoUse(user.id, body.bonusCreditsAutoUse),
+    ({ account, body }) => setBonusCreditsAutoUse(account.id, body.bonusCreditsAutoUse),
   ),
 });

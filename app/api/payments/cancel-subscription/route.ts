@@ -12,6 +12,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: cancelSubscriptionResponse,
       errors: [404],
     },
-    ({ user, req }) => cancelSubscription({ userId: user.id, requestUrl: publicRequestUrl(req) }),
+    ({ account, req }) => cancelSubscription({ userId: account.id, requestUrl: publicRequestUrl(req) }),
   ),
 });

@@ -15,6 +15,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: changePlanResponse,
       errors: [400, 404],
     },
-    ({ user, body, req }) => changePlan({ userId: user.id, newVariantId: body.newVariantId, requestUrl: publicRequestUrl(req) }),
+    ({ account, body, req }) => changePlan({ userId: account.id, newVariantId: body.newVariantId, requestUrl: publicRequestUrl(req) }),
   ),
 });

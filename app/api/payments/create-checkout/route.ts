@@ -24,9 +24,9 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400, 404],
     },
-    ({ user, body, req }) =>
+    ({ account, body, req }) =>
       createPlanCheckout({
-        userId: user.id,
+        userId: account.id,
         variantId: body.variantId,
         redirectUrl: body.redirectUrl,
         cancelUrl: body.cancelUrl,

@@ -9,11 +9,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: route(
     {
       auth: "session",
+      account: "admin",
       summary: "Billing portal session (address valid 24 hours)",
       tags: ["payments"],
       response: portalSessionResponse,
       errors: [404],
     },
-    async ({ user, req }) => ({ url: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),
+    async ({ account, req }) => ({ url: await customerPortalUrl({ userId: account.id, requestUrl: publicRequestUrl(req) }) }),
   ),
 });

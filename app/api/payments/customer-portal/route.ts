@@ -12,6 +12,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: customerPortalResponse,
       errors: [404],
     },
-    async ({ user, req }) => ({ portalUrl: await customerPortalUrl({ userId: user.id, requestUrl: publicRequestUrl(req) }) }),
+    async ({ account, req }) => ({ portalUrl: await customerPortalUrl({ userId: account.id, requestUrl: publicRequestUrl(req) }) }),
   ),
 });

@@ -8,12 +8,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "member",
       cache: "privateMinute",
       summary: "Subscription details, plan and its limits",
       tags: ["payments"],
       errors: [404],
       response: subscriptionDetailsResponse,
     },
-    ({ user }) => getSubscriptionDetails(user.id),
+    ({ account }) => getSubscriptionDetails(account.id),
   ),
 });

@@ -1,0 +1,34 @@
+import { actingAccountOf } from "@/lib/organisations/membership";
+import type { ActingAccount, RequiredRole } from "@/lib/organisations/roles";
+
+/**
+ * The active account of a session (docs/API-NOTES.md "Organisations"): which wallet a signed-in
+ * person acts for, their own or an organisation's. The dashboard's switcher keeps it in this cookie
+ * beside the session cookie; API clients may name it per request with the X-Account-Id header (which
+ * wins). Either way it is only a wish: every request checks the membership (lib/organisations/membership.ts).
+ */
+export const ACTIVE_ACCOUNT_COOKIE = "active-account";
+export const ACCOUNT_HEADER = "x-account-id";
+
+export function wantedAccount(req: Request): string | null {
+  const header = req.headers.get(ACCOUNT_HEADER);
+  if (header) return header.trim();
+  const cookies = req.headers.get("cookie");
+  if (!cookies) return null;
+  for (const part of cookies.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === ACTIVE_ACCOUNT_COOKIE) return decodeURIComponent(part.slice(i + 1).trim()) || null;
+  }
+  return null;
+}
+
+/** The account a request of a signed-in person acts for, with the role the route needs (403 below it). */
+export function resolveActingAccount(req: Request, userId: string, needed: RequiredRole): Promise<ActingAccount> {
+  return actingAccountOf(userId, wantedAccount(req), needed);
+}
+
+/** The Set-Cookie value that makes `accountId` the session's active account (null: the personal one). */
+export function activeAccountCookie(accountId: string | null, secure: boolean): string {
+  const attrs = ["Path=/", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])];
+  return accountId ? [`${ACTIVE_ACCOUNT_COOKIE}=${encodeURIComponent(accountId)}`, "Max-Age=31536000", ...attrs].join("; ") : [`${ACTIVE_ACCOUNT_COOKIE}=`, "Max-Age=0", ...attrs].join("; ");
+}

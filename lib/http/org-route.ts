@@ -1,0 +1,15 @@
+import type { ZodType } from "zod";
+import { route } from "./route";
+import type { NextRouteHandler, RouteHandler, RouteSpec } from "./handler";
+
+/**
+ * The organisation API (/api/orgs, docs/API-NOTES.md "Organisations"): a signed-in person, the api
+ * rate limit, the organisations tag, and the statuses every such route may answer: 403 (a role below
+ * the action's) and 404 (an organisation the person does not belong to, answered as one that does not exist).
+ */
+export function orgRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: Omit<RouteSpec<Q, B, "session", R>, "auth" | "rateLimit">,
+  handler: RouteHandler<Q, B, "session", R>,
+): NextRouteHandler {
+  return route<Q, B, "session", R>({ auth: "session", rateLimit: "api", tags: ["organisations"], ...spec, errors: [...new Set([403, 404, ...(spec.errors ?? [])])].sort() }, handler);
+}

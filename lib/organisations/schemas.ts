@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { ORGANISATION_ROLES } from "./roles";
+
+/** Requests and responses of /api/orgs, /api/invites and /api/account (the dashboard infers its types from these). */
+const name = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(80, "must be at most 80 characters");
+const slug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$/, "must be 3 to 40 letters, digits or hyphens, not starting or ending with a hyphen");
+const cap = z
+  .number()
+  .int("must be a whole number of credits")
+  .nonnegative("must be 0 or more")
+  .max(1_000_000_000)
+  .nullable()
+  .optional();
+
+export const createOrganisationBody = z.object({ name, slug: slug.optional().meta({ description: "unique; default: made from the name" }) });
+export const updateOrganisationBody = z.object({ name: name.optional(), slug: slug.optional() });
+export const updateMemberBody = z
+  .object({
+    role: z.enum(["admin", "member"], { error: "must be admin or member (ownership moves with POST /api/orgs/{id}/transfer)" }).optional(),
+    dailyCap: cap.meta({ description: "credits the member may spend per UTC day; null: no cap" }),
+    monthlyCap: cap.meta({ description: "credits the member may spend per calendar month (UTC); null: no cap" }),
+  })
+  .refine((b) => b.role !== undefined || b.dailyCap !== undefined || b.monthlyCap !== undefined, { message: "give role, dailyCap or monthlyCap" });
+export const transferBody = z.object({ userId: z.uuid({ error: "must be a member's user id" }) });
+export const createInviteBody = z.object({
+  email: z.email({ error: "must be an email address" }).max(320),
+  role: z.enum(["admin", "member"], { error: "must be admin or member" }).default("member"),
+});
+export const acceptInviteBody = z.object({ token: z.string({ error: "is required" }).min(10, "is not an invitation token").max(200, "is not an invitation token") });
+export const activeAccountBody = z.object({
+  accountId: z.string().max(100).nullable().meta({ description: "an organisation's id, or null (or your own user id) for your personal account" }),
+});
+
+const role = z.enum(ORGANISATION_ROLES);
+export const organisationView = z.object({ id: z.string(), name: z.string(), slug: z.string(), role, createdAt: z.string() });
+export const memberCaps = z.object({
+  dailyCap: z.number().nullable(),
+  monthlyCap: z.number().nullable(),
+  spentToday: z.number().meta({ description: "credits charged (and reserved) today, UTC" }),
+  spentThisMonth: z.number(),
+});
+export const walletView = z.object({
+  tier: z.string(),
+  monthlyAllocation: z.number(),
+  subscriptionCredits: z.number(),
+  bonusCredits: z.number(),
+  totalUsable: z.number(),
+  resetAt: z.string().nullable(),
+});
+export const organisationResponse = z.object({ organisation: organisationView });
+export const organisationDetailResponse = z.object({ organisation: organisationView, wallet: walletView, you: memberCaps.extend({ role }) });
+export const organisationsResponse = z.object({ organisations: z.array(organisationView) });
+export const memberView = z.object({
+  userId: z.string(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  role,
+  joinedAt: z.string(),
+  caps: memberCaps.nullable().meta({ description: "the member's caps and spend: shown to the owner and admins, and to the member themselves" }),
+});
+export const membersResponse = z.object({ members: z.array(memberView) });
+export const memberResponse = z.object({ member: memberView });
+export const inviteView = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.string(),
+  status: z.enum(["pending", "accepted", "revoked", "expired"]),
+  expiresAt: z.string(),
+  createdAt: z.string(),
+});
+export const invitesResponse = z.object({ invites: z.array(inviteView) });
+export const inviteResponse = z.object({ invite: inviteView });
+export const activeAccountResponse = z.object({
+  account: z.object({ id: z.string(), kind: z.enum(["person", "organisation"]), name: z.string().nullable(), role }),
+});
+export const usageRow = z.object({ credits: z.number(), calls: z.number(), costUsd: z.number() });
+export const organisationUsageResponse = z.object({
+  from: z.string(),
+  to: z.string(),
+  scope: z.enum(["organisation", "member"]).meta({ description: "organisation: every member's spend (owner and admins); member: your own" }),
+  total: usageRow,
+  byMember: z.array(usageRow.extend({ userId: z.string(), email: z.string().nullable() })),
+  byKey: z.array(usageRow.extend({ keyId: z.string().nullable(), name: z.string().nullable() })),
+  byModel: z.array(usageRow.extend({ model: z.string().nullable() })),
+});
+
+export type OrganisationView = z.infer<typeof organisationView>;
+export type MemberView = z.infer<typeof memberView>;
+export type InviteView = z.infer<typeof inviteView>;

@@ -1,0 +1,72 @@
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { forgetMembership, requireMember } from "./membership";
+import { toMemberView } from "./list-members";
+
+/**
+ * Changes a member's role or caps (owner and admins). The owner's role moves only by a transfer; an
+ * admin cannot change the owner at all. A cap applies to the next charge on every instance (it is
+ * read in the charge's own statement); a lower cap than what was spent stops further charges in the window.
+ */
+export async function updateMember(
+  organisationId: string,
+  actorId: string,
+  memberId: string,
+  body: { role?: "admin" | "member"; dailyCap?: number | null; monthlyCap?: number | null },
+) {
+  await requireMember(organisationId, actorId, "admin");
+  const prisma = await db();
+  const updated = await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: memberId } } });
+    if (!target) throw new AppError("not_found", "Member not found");
+    if (target.role === "owner" && body.role !== undefined) {
+      throw new AppError("conflict", "The owner's role changes only by a transfer of ownership (POST /api/orgs/{id}/transfer)");
+    }
+    if (target.role === "owner" && actorId !== memberId) throw new AppError("forbidden", "Only the owner may change the owner's caps", { reason: "role_required" });
+    return tx.organisationMember.update({
+      where: { organisationId_userId: { organisationId, userId: memberId } },
+      data: {
+        ...(body.role !== undefined ? { role: body.role } : {}),
+        ...(body.dailyCap !== undefined ? { dailyCap: body.dailyCap } : {}),
+        ...(body.monthlyCap !== undefined ? { monthlyCap: body.monthlyCap } : {}),
+      },
+      include: { user: { select: { email: true, name: true } } },
+    });
+  });
+  forgetMembership(organisationId, memberId);
+  log.info("organisation member updated", { organisationId, memberId, by: actorId, role: body.role, dailyCap: body.dailyCap, monthlyCap: body.monthlyCap });
+  return { member: toMemberView(updated, true) };
+}
+
+/**
+ * Ends a membership: an admin removes a member or another admin (never the owner); anyone leaves
+ * (the owner only after transferring ownership: an organisation always has exactly one owner). The
+ * keys the person made for the organisation are revoked in the same transaction; their sessions lose
+ * the organisation at once here and on every instance within the membership bound, and a charge in
+ * flight can no longer be reserved (the charge statement checks membership).
+ */
+export async function removeMember(organisationId: string, actorId: string, memberId: string): Promise<{ removed: true }> {
+  const leaving = actorId === memberId;
+  await requireMember(organisationId, actorId, leaving ? "member" : "admin");
+  const prisma = await db();
+  const revokedKeys = await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: memberId } } });
+    if (!target) throw new AppError("not_found", "Member not found");
+    if (target.role === "owner") {
+      throw leaving
+        ? new AppError("conflict", "The owner cannot leave: transfer ownership to another member first (POST /api/orgs/{id}/transfer)")
+        : new AppError("forbidden", "The owner cannot be removed", { reason: "role_required" });
+    }
+    const keys = await tx.apiKey.findMany({ where: { userId: organisationId, createdBy: memberId, revokedAt: null }, select: { id: true } });
+    await tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { revokedAt: new Date(), revokedBy: leaving ? "member_left" : "member_removed" } });
+    await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
+    return keys.map((k) => k.id);
+  });
+  // The keys' cached copies need no forgetting: a key of an organisation works only while its maker is a member.
+  forgetMembership(organisationId, memberId);
+  log.info(leaving ? "organisation member left" : "organisation member removed", { organisationId, memberId, by: actorId, keysRevoked: revokedKeys.length });
+  return { removed: true };
+}
