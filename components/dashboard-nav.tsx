@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { AccountSwitcher } from "./account-switcher";
 
 export interface NavItem {
   href: string;
@@ -18,7 +19,20 @@ function isActive(pathname: string, href: string, home: string): boolean {
  * The navigation (items decided on the server: the dashboard's from the feature flags, the operator
  * console's fixed) and the account menu.
  */
-export function DashboardNav({ items, home = "/dashboard", title = "Subscription AI", label = "Dashboard" }: { items: NavItem[]; home?: string; title?: string; label?: string }) {
+export function DashboardNav({
+  items,
+  home = "/dashboard",
+  title = "Subscription AI",
+  label = "Dashboard",
+  accounts = false,
+}: {
+  items: NavItem[];
+  home?: string;
+  title?: string;
+  label?: string;
+  /** Show the account switcher (the dashboard: a person or an organisation they belong to). */
+  accounts?: boolean;
+}) {
   const pathname = usePathname() ?? "";
   const router = useRouter();
   // The small-screen menu is open for the page it was opened on: navigating closes it (derived state).
@@ -60,6 +74,7 @@ export function DashboardNav({ items, home = "/dashboard", title = "Subscription
           Menu
         </button>
         <div className="hidden items-center gap-3 text-sm md:flex">
+          {accounts ? <AccountSwitcher /> : null}
           {email ? <span className="text-slate-600" data-testid="account-email">{email}</span> : null}
           <button type="button" className="btn-secondary" onClick={signOut}>
             Sign out

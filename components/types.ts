@@ -27,6 +27,14 @@ import type { emailSentResponse, testEmailSentResponse } from "@/lib/email/schem
 import type { askResponseSchema, detailResponseSchema, listResponseSchema, ragSourceSchema, ragStreamMetaEvent } from "@/lib/rag/schemas";
 import type { fileListResponse, fileRecordSchema } from "@/lib/storage/schemas";
 import type { userStatusResponse } from "@/lib/users/schemas";
+import type {
+  activeAccountResponse,
+  invitesResponse,
+  membersResponse,
+  organisationDetailResponse,
+  organisationsResponse,
+  organisationUsageResponse,
+} from "@/lib/organisations/schemas";
 
 /** GET /api/user/status */
 export type UserStatus = z.infer<typeof userStatusResponse>;
@@ -111,3 +119,11 @@ export type ApiKeyCreated = z.infer<typeof keyCreatedResponse>;
  * "metered" (charged by what the call used: model, tokens, size), or null (no credits: classic SaaS).
  */
 export type CallPrice = number | "metered" | null;
+
+export type Organisations = z.infer<typeof organisationsResponse>;
+export type OrganisationDetail = z.infer<typeof organisationDetailResponse>;
+export type OrganisationMembers = z.infer<typeof membersResponse>;
+export type OrganisationMember = OrganisationMembers["members"][number];
+export type OrganisationInvites = z.infer<typeof invitesResponse>;
+export type OrganisationUsage = z.infer<typeof organisationUsageResponse>;
+export type ActiveAccount = z.infer<typeof activeAccountResponse>;

@@ -20,12 +20,13 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
     { href: "/dashboard/files", label: "Files" },
     ...(f.apiKeys ? [{ href: "/dashboard/keys", label: "API keys" }] : []),
     { href: "/dashboard/email", label: "Email" },
+    { href: "/dashboard/organisations", label: "Organisations" },
     { href: "/dashboard/account", label: "Account" },
     ...(!env().isProduction ? [{ href: "/dev/mailbox", label: "Mailbox (dev)", external: true }] : []),
   ];
   return (
     <div className="min-h-screen">
-      <DashboardNav items={items} />
+      <DashboardNav items={items} accounts />
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
         {children}
       </main>

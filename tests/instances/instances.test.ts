@@ -73,6 +73,45 @@ describe.each([
     await expectLedgerAddsUp(c, id);
   });
 
+  it("an organisation's wallet and its members' caps hold across the instances: 8 members x 16 concurrent calls, wallet worth 50 calls, caps worth 10", async () => {
+    const owner = await signedIn(c, `org-owner-${viaPgBouncer}@example.com`);
+    const created = await owner.client.fetch("/api/orgs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `Instances ${viaPgBouncer}` }) });
+    expect(created.status).toBe(200);
+    const orgId = ((await created.json()) as { organisation: { id: string } }).organisation.id;
+    const members = [];
+    for (let i = 0; i < 8; i++) {
+      const m = await signedIn(c, `org-member${i}-${viaPgBouncer}@example.com`);
+      // Membership is set up directly (the invitation flow has its own tests); the caps through the API.
+      await c.sql("INSERT INTO organisation_members (organisation_id, user_id, role, updated_at) VALUES ($1, $2, 'member', now())", [orgId, m.id]);
+      const capped = await owner.client.fetch(`/api/orgs/${orgId}/members/${m.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ dailyCap: 150 }) });
+      expect(capped.status).toBe(200);
+      members.push(m);
+    }
+    await setCredits(c, orgId, 50 * 15);
+    const results = await Promise.all(
+      members.flatMap((m, i) =>
+        Array.from({ length: 16 }, () =>
+          m.client
+            .fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json", "x-account-id": orgId }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })
+            .then((r) => ({ i, status: r.status })),
+        ),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(results.every((r) => r.status === 200 || r.status === 402 || r.status === 429)).toBe(true);
+    expect(ok).toHaveLength(50);
+    const perMember = members.map((_, i) => ok.filter((r) => r.i === i).length);
+    expect(Math.max(...perMember)).toBeLessThanOrEqual(10);
+    await waitUntil("every charge to be settled", async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [orgId])).length === 0);
+    const spent = await c.sql<{ user_id: string; day_spent: number }>("SELECT user_id, day_spent FROM organisation_members WHERE organisation_id = $1 AND role = 'member'", [orgId]);
+    expect(spent.every((m) => m.day_spent <= 150)).toBe(true);
+    const charges = await c.sql<{ member_id: string; sum: string }>("SELECT member_id, SUM(amount) AS sum FROM credit_operations WHERE user_id = $1 AND kind = 'charge' GROUP BY member_id", [orgId]);
+    for (const m of spent) expect(Number(charges.find((x) => x.member_id === m.user_id)?.sum ?? 0)).toBe(m.day_spent);
+    const [bal] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [orgId]);
+    expect(bal.subscription_credits).toBe(0);
+    await expectLedgerAddsUp(c, orgId);
+  });
+
   it("caps one user's AI requests in progress across the instances: the 65th is refused whichever instance gets it, admitted once one ends", async () => {
     const { client, id } = await signedIn(c, `cap-${viaPgBouncer}@example.com`);
     await setCredits(c, id, 10_000);

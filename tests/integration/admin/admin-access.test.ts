@@ -17,6 +17,7 @@ import { POST as revokeKeyPost } from "@/app/api/admin/users/[id]/keys/[keyId]/r
 import { GET as webhooksGet } from "@/app/api/admin/webhooks/route";
 import { GET as webhookGet } from "@/app/api/admin/webhooks/[id]/route";
 import { POST as replayPost } from "@/app/api/admin/webhooks/[id]/replay/route";
+import { GET as organisationsGet } from "@/app/api/admin/organisations/route";
 import { closeDb, db } from "@/lib/db/client";
 import type { NextRouteHandler } from "@/lib/http/route";
 import { routeFiles } from "@/lib/http/openapi";
@@ -61,6 +62,7 @@ const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandle
   { method: "GET", path: "/api/admin/audit", handler: auditGet },
   { method: "GET", path: "/api/admin/usage", handler: usageGet },
   { method: "GET", path: "/api/admin/ai/routes", handler: aiRoutesGet },
+  { method: "GET", path: "/api/admin/organisations?q=a", handler: organisationsGet },
 ];
 
 async function hiddenAnswer(pathname: string) {
@@ -72,7 +74,7 @@ describe("operator API: nobody else learns it exists", () => {
   it("covers every admin route file", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
-    expect(files).toHaveLength(17);
+    expect(files).toHaveLength(18);
     const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace(KEY_ID, "[keyId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));
   });

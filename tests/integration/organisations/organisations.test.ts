@@ -133,7 +133,7 @@ describe("organisations: who may do what", () => {
     await join(id, t.owner, target);
     type Who = "owner" | "admin" | "member" | "outsider";
     const people: Record<Who, Person> = { owner: t.owner, admin: t.admin, member: t.member, outsider: t.outsider };
-    const cases: Array<{ name: string; run: (p: Person) => ReturnType<typeof call>; expect: Record<Who, number> }> = [
+    const cases: Array<{ name: string; run: (p: Person) => Promise<{ status: number; body: { error?: unknown }; text: string }>; expect: Record<Who, number> }> = [
       { name: "GET org", run: (p) => call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 200, outsider: 404 } },
       { name: "PATCH org", run: (p) => call(org.PATCH, { method: "PATCH", path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie, body: { name: "Acme Research" } }), expect: { owner: 200, admin: 200, member: 403, outsider: 404 } },
       { name: "GET members", run: (p) => call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 200, outsider: 404 } },
