@@ -16,6 +16,8 @@ export interface PlanCheckoutInput {
   cancelUrl?: string;
   discountCode?: string;
   requestUrl: string;
+  /** The buyer's email when the account has none (an organisation: the member buying for it), to prefill the checkout. */
+  buyerEmail?: string | null;
 }
 
 function planVariant(variantId: string) {
@@ -54,7 +56,7 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
   const { url } = await paymentProvider(input.requestUrl).createCheckout({
     variantId: input.variantId,
     userId: user.id,
-    email: user.email,
+    email: user.email ?? input.buyerEmail ?? null,
     name: user.name,
     redirectUrl,
     cancelUrl,

@@ -24,9 +24,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400, 404],
     },
-    ({ account, body, req }) =>
+    ({ user, account, body, req }) =>
       createPlanCheckout({
         userId: account.id,
+        buyerEmail: user.email,
         variantId: body.variantId,
         redirectUrl: body.redirectUrl,
         cancelUrl: body.cancelUrl,

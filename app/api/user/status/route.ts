@@ -9,12 +9,14 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
       auth: "session",
+      account: "member",
       rateLimit: "api",
       cache: "privateFiveMinutes",
       summary: "Current user's subscription status",
+      description: "Acting as an organisation (the session's active account): the organisation's subscription.",
       tags: ["user"],
       response: userStatusResponse,
     },
-    ({ user }) => getUserStatus(user.id),
+    ({ account }) => getUserStatus(account.id),
   ),
 });
