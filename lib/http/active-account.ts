@@ -1,4 +1,6 @@
+import { AppError } from "@/lib/errors";
 import { actingAccountOf } from "@/lib/organisations/membership";
+import { accountState } from "@/lib/users/account-state";
 import type { ActingAccount, RequiredRole } from "@/lib/organisations/roles";
 
 /**
@@ -22,9 +24,16 @@ export function wantedAccount(req: Request): string | null {
   return null;
 }
 
-/** The account a request of a signed-in person acts for, with the role the route needs (403 below it). */
-export function resolveActingAccount(req: Request, userId: string, needed: RequiredRole): Promise<ActingAccount> {
-  return actingAccountOf(userId, wantedAccount(req), needed);
+/**
+ * The account a request of a signed-in person acts for, with the role the route needs (403 below it).
+ * An organisation an operator locked is read-only, as a locked person is: no charge, no change.
+ */
+export async function resolveActingAccount(req: Request, userId: string, needed: RequiredRole): Promise<ActingAccount> {
+  const account = await actingAccountOf(userId, wantedAccount(req), needed);
+  if (account.kind === "organisation" && req.method !== "GET" && req.method !== "HEAD" && (await accountState(account.id)) === "locked") {
+    throw new AppError("forbidden", "This organisation is locked: its wallet can be read but not charged or changed; contact support", { reason: "account_locked" });
+  }
+  return account;
 }
 
 /** The Set-Cookie value that makes `accountId` the session's active account (null: the personal one). */

@@ -334,3 +334,47 @@ describe("organisations: one wallet, caps per member and per key", () => {
     expect((await call(adminOrgs.GET, { path: "/api/admin/organisations", cookie: t.owner.cookie })).status).toBe(404);
   });
 });
+
+describe("organisations: when an owner's account is deleted", () => {
+  it("ownership passes to the longest-standing admin; an organisation with no other member goes with its wallet", async () => {
+    const { deleteUser } = await import("@/lib/account/delete-user");
+    const t = await team();
+    const alone = await person("alone");
+    const soloId = (await call(orgs.POST, { path: "/api/orgs", cookie: alone.cookie, body: { name: "Solo" } })).body.organisation.id as string;
+    await deleteUser(t.owner.user.id);
+    await deleteUser(alone.user.id);
+    const list = await call(members.GET, { path: `/api/orgs/${t.orgId}/members`, params: { id: t.orgId }, cookie: t.member.cookie });
+    expect(list.body.members.map((m: { userId: string; role: string }) => [m.userId, m.role])).toEqual([
+      [t.admin.user.id, "owner"],
+      [t.member.user.id, "member"],
+    ]);
+    const prisma = await db();
+    expect(await prisma.user.count({ where: { id: soloId } })).toBe(0);
+    expect(await prisma.creditBalance.count({ where: { userId: soloId } })).toBe(0);
+  });
+});
+
+describe("organisations: an operator's lock", () => {
+  it("a locked organisation's wallet is read-only for every member, its keys suspended; unlocking gives both back", async () => {
+    const { POST: lock } = await import("@/app/api/admin/users/[id]/lock/route");
+    const { POST: unlock } = await import("@/app/api/admin/users/[id]/unlock/route");
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator, id, 100);
+    const made = await call(keys.POST, { path: "/api/keys", cookie: t.admin.cookie, headers: actingAs(id), body: { name: "ci" } });
+    const secret = made.body.secret as string;
+    const completion = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
+    expect((await call(lock, { path: `/api/admin/users/${id}/lock`, params: { id }, cookie: operator, body: { reason: "chargeback review" } })).status).toBe(200);
+    const refused = await chatAs(t.member, id);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/organisation is locked/);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(403);
+    expect((await call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: t.member.cookie })).status).toBe(200);
+    expect(await balanceOf(id)).toBe(100);
+    // The members' own wallets are not locked.
+    expect((await chatAs(t.member, null)).status).toBe(200);
+    expect((await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator, body: { reason: "cleared" } })).status).toBe(200);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(200);
+  });
+});

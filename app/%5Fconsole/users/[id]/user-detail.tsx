@@ -185,9 +185,24 @@ export function UserDetail({ id }: { id: string }) {
         </section>
       </div>
 
-      <div className="mt-4 grid gap-4 lg:grid-cols-2">
-        {org ? <UserApiKeys user={data} onDone={reload} /> : null}
-      </div>
+      {org ? (
+        <div className="mt-4 grid gap-4 lg:grid-cols-2">
+          <section className="card">
+            <ConfirmForm
+              title={u.lockedAt ? "Unlock this organisation" : "Lock this organisation"}
+              summary={u.lockedAt ? `Unlock ${org.name}: its members can spend from its wallet again.` : `Lock ${org.name}: its wallet can be read but not charged or changed by any member; its API keys are suspended until it is unlocked.`}
+              confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
+              danger={!u.lockedAt}
+              run={async (reason) => {
+                const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
+                return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the organisation was already in that state.";
+              }}
+              onDone={reload}
+            />
+          </section>
+          <UserApiKeys user={data} onDone={reload} />
+        </div>
+      ) : null}
       {org ? null : (
         <div className="mt-4 grid gap-4 lg:grid-cols-2">
           <section className="card">
