@@ -1,6 +1,7 @@
 import { db } from "@/lib/db/client";
 import { normalizeEmail } from "@/lib/email/normalize-email";
 import { after, decodeCursor, page } from "./cursor";
+import { heldBonusByAccount } from "./held-bonus";
 
 /**
  * Finds organisations for an operator, newest first: a name or slug prefix, an organisation id, or
@@ -30,14 +31,7 @@ export async function searchOrganisations(input: { q?: string; cursor?: string; 
     },
   });
   const { items, nextCursor } = page(rows, input.limit, (r) => r.createdAt);
-  const bonus = items.length
-    ? await prisma.bonusPurchase.groupBy({
-        by: ["userId"],
-        where: { userId: { in: items.map((o) => o.id) }, remaining: { gt: 0 }, expiresAt: { gt: new Date() } },
-        _sum: { remaining: true },
-      })
-    : [];
-  const bonusOf = new Map(bonus.map((b) => [b.userId, b._sum.remaining ?? 0]));
+  const bonusOf = await heldBonusByAccount(items.map((o) => o.id));
   return {
     organisations: items.map((o) => ({
       id: o.id,

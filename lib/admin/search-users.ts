@@ -3,6 +3,7 @@ import { LIVE_STATUSES } from "@/lib/billing/subscriptions/current-subscription"
 import { db } from "@/lib/db/client";
 import { normalizeEmail } from "@/lib/email/normalize-email";
 import { after, decodeCursor, page } from "./cursor";
+import { heldBonusByAccount } from "./held-bonus";
 import type { usersListResponse } from "./schemas";
 
 /**
@@ -40,14 +41,7 @@ export async function searchUsers(input: { q?: string; cursor?: string; limit: n
     },
   });
   const { items, nextCursor } = page(rows, input.limit, (r) => r.createdAt);
-  const bonus = items.length
-    ? await prisma.bonusPurchase.groupBy({
-        by: ["userId"],
-        where: { userId: { in: items.map((u) => u.id) }, remaining: { gt: 0 }, expiresAt: { gt: new Date() } },
-        _sum: { remaining: true },
-      })
-    : [];
-  const bonusOf = new Map(bonus.map((b) => [b.userId, b._sum.remaining ?? 0]));
+  const bonusOf = await heldBonusByAccount(items.map((u) => u.id));
   return {
     users: items.map((u) => ({
       id: u.id,

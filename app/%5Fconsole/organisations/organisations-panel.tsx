@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { SearchForm } from "@/components/admin/search-form";
 import type { AdminOrganisations } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
 import { PagedTable, useCursorList } from "@/components/paged-list";
@@ -11,27 +12,13 @@ const n = (value: number) => value.toLocaleString("en-US");
 
 /** Find an organisation by name or slug, id, or a member's email; its page is the account page (wallet, ledger, members). */
 export function OrganisationsPanel() {
-  const [input, setInput] = useState("");
   const [query, setQuery] = useState("");
   const list = useCursorList<AdminOrganisations>("/api/admin/organisations", { q: query });
-
-  function search(event: FormEvent) {
-    event.preventDefault();
-    setQuery(input.trim());
-  }
 
   return (
     <>
       <PageHeader title="Organisations" description="Search by the start of a name or slug, an organisation id, or the start of a member's email address." />
-      <form role="search" className="mb-4 flex flex-wrap gap-2" onSubmit={search}>
-        <label htmlFor="org-search" className="sr-only">
-          Search organisations
-        </label>
-        <input id="org-search" className="input max-w-md" value={input} onChange={(e) => setInput(e.target.value)} placeholder="name, slug, id or member email" />
-        <button type="submit" className="btn-primary">
-          Search
-        </button>
-      </form>
+      <SearchForm id="org-search" label="Search organisations" placeholder="name, slug, id or member email" onSearch={setQuery} />
       <PagedTable
         list={list}
         rows="organisations"

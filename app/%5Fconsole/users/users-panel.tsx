@@ -1,7 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
+import { SearchForm } from "@/components/admin/search-form";
 import type { AdminUsers } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
 import { PagedTable, useCursorList } from "@/components/paged-list";
@@ -11,27 +12,13 @@ const n = (value: number) => value.toLocaleString("en-US");
 
 /** Find a user by email prefix, user id, identity id, or a Lemon Squeezy customer / subscription id. */
 export function UsersPanel() {
-  const [input, setInput] = useState("");
   const [query, setQuery] = useState("");
   const list = useCursorList<AdminUsers>("/api/admin/users", { q: query });
-
-  function search(event: FormEvent) {
-    event.preventDefault();
-    setQuery(input.trim());
-  }
 
   return (
     <>
       <PageHeader title="Users" description="Search by the start of an email address, a user id, the identity provider's id, or a Lemon Squeezy customer or subscription id." />
-      <form role="search" className="mb-4 flex flex-wrap gap-2" onSubmit={search}>
-        <label htmlFor="user-search" className="sr-only">
-          Search users
-        </label>
-        <input id="user-search" className="input max-w-md" value={input} onChange={(e) => setInput(e.target.value)} placeholder="email, user id, customer or subscription id" />
-        <button type="submit" className="btn-primary">
-          Search
-        </button>
-      </form>
+      <SearchForm id="user-search" label="Search users" placeholder="email, user id, customer or subscription id" onSearch={setQuery} />
       <PagedTable
         list={list}
         rows="users"

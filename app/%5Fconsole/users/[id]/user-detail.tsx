@@ -185,41 +185,15 @@ export function UserDetail({ id }: { id: string }) {
         </section>
       </div>
 
-      {org ? (
-        <div className="mt-4 grid gap-4 lg:grid-cols-2">
-          <section className="card">
-            <ConfirmForm
-              title={u.lockedAt ? "Unlock this organisation" : "Lock this organisation"}
-              summary={u.lockedAt ? `Unlock ${org.name}: its members can spend from its wallet again.` : `Lock ${org.name}: its wallet can be read but not charged or changed by any member; its API keys are suspended until it is unlocked.`}
-              confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
-              danger={!u.lockedAt}
-              run={async (reason) => {
-                const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
-                return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the organisation was already in that state.";
-              }}
-              onDone={reload}
-            />
-          </section>
-          <UserApiKeys user={data} onDone={reload} />
-        </div>
-      ) : null}
+      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+        <section className="card">
+          <LockForm user={data} onDone={reload} />
+        </section>
+        <UserApiKeys user={data} onDone={reload} />
+      </div>
       {org ? null : (
         <div className="mt-4 grid gap-4 lg:grid-cols-2">
-          <section className="card">
-            <ConfirmForm
-              title={u.lockedAt ? "Unlock this account" : "Lock this account"}
-              summary={u.lockedAt ? `Unlock ${u.email ?? u.id}: they can sign in and use the service again.` : `Lock ${u.email ?? u.id}: no sign-in; their sessions can read but not change or spend anything; their API keys are suspended (every call answers 403) until the account is unlocked, not revoked.`}
-              confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
-              danger={!u.lockedAt}
-              run={async (reason) => {
-                const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
-                return r.changed ? (r.locked ? "Locked." : "Unlocked.") : "Nothing changed: the account was already in that state.";
-              }}
-              onDone={reload}
-            />
-          </section>
           <SignInIdentities user={data} onDone={reload} />
-          <UserApiKeys user={data} onDone={reload} />
           <section className="card text-sm" aria-labelledby="counts-title">
             <h2 id="counts-title">Data</h2>
             <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
@@ -242,6 +216,29 @@ export function UserDetail({ id }: { id: string }) {
         </div>
       )}
     </>
+  );
+}
+
+/** Lock or unlock an account: a person (no sign-in, read-only sessions, keys suspended) or an organisation (a read-only wallet, keys suspended). */
+function LockForm({ user, onDone }: { user: AdminUser; onDone: () => Promise<void> }) {
+  const u = user.user;
+  const org = user.organisation;
+  const who = org ? org.name : (u.email ?? u.id);
+  const lockEffect = org
+    ? "its wallet can be read but not charged or changed by any member; its API keys are suspended until it is unlocked."
+    : "no sign-in; their sessions can read but not change or spend anything; their API keys are suspended (every call answers 403) until the account is unlocked, not revoked.";
+  return (
+    <ConfirmForm
+      title={`${u.lockedAt ? "Unlock" : "Lock"} this ${org ? "organisation" : "account"}`}
+      summary={u.lockedAt ? `Unlock ${who}: ${org ? "its members can spend from its wallet again" : "they can sign in and use the service again"}.` : `Lock ${who}: ${lockEffect}`}
+      confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
+      danger={!u.lockedAt}
+      run={async (reason) => {
+        const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
+        return r.changed ? (r.locked ? "Locked." : "Unlocked.") : `Nothing changed: the ${org ? "organisation" : "account"} was already in that state.`;
+      }}
+      onDone={onDone}
+    />
   );
 }
 
