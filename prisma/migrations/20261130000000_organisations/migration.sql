@@ -62,19 +62,9 @@ ALTER TABLE "organisation_invites" ADD CONSTRAINT "organisation_invites_organisa
 -- An organisation's key is made by one of its members (the charges it makes count against that member's caps).
 ALTER TABLE "api_keys" ADD COLUMN "created_by" TEXT;
 
--- The member who made a charge to an organisation (from the reservation's metadata, `memberId`).
+-- The member who made a charge to an organisation: written by reserve_credits_for_member (a person's
+-- charges never pass a trigger for it).
 ALTER TABLE "credit_operations" ADD COLUMN "member_id" TEXT;
-
-CREATE OR REPLACE FUNCTION credit_operations_member_id() RETURNS TRIGGER LANGUAGE plpgsql AS $$
-BEGIN
-    IF NEW.kind = 'charge' AND NEW.member_id IS NULL THEN
-        NEW.member_id := NEW.details->'metadata'->>'memberId';
-    END IF;
-    RETURN NEW;
-END;
-$$;
-CREATE TRIGGER credit_operations_member_id BEFORE INSERT ON credit_operations
-    FOR EACH ROW WHEN (NEW.kind = 'charge' AND NEW.details->'metadata' ? 'memberId') EXECUTE FUNCTION credit_operations_member_id();
 
 -- A member's windows counted the reserved amount: corrected to the final one (settled) or given back
 -- (refunded), for the windows the charge belongs to. Named to fire before credit_operations_key_spend
@@ -160,6 +150,7 @@ BEGIN
     IF r.outcome = 'charged' THEN
         UPDATE organisation_members SET day_spent = day_spent + p_amount, month_spent = month_spent + p_amount
             WHERE organisation_id = p_user AND user_id = p_member;
+        UPDATE credit_operations SET member_id = p_member WHERE id = p_id;
     END IF;
     RETURN QUERY SELECT r.outcome, r.reservation_id, r.amount, r.subscription_credits, r.bonus_held, r.auto_use, r.monthly_allocation, r.reset_at, r.tier,
         r.key_spent, r.key_budget, r.key_period, r.key_window_start, NULL::TEXT, NULL::INTEGER, NULL::INTEGER;
