@@ -51,6 +51,8 @@ const LIB_LAYERS = [
   ["account", "rag"],
   ["organisations"],
   ["billing", "ai"],
+  ["spend-alerts"],
+  ["outbound"],
   ["users"],
   ["credits", "email", "storage", "ratelimit", "health"],
   ["db"],

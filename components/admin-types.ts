@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type {
   organisationsListResponse,
+  outboundListResponse,
   adjustCreditsResponse,
   aiRoutesResponse,
   auditListResponse,
@@ -26,6 +27,7 @@ import type {
 export type AdminSummary = z.infer<typeof summaryResponse>;
 export type AdminUsers = z.infer<typeof usersListResponse>;
 export type AdminOrganisations = z.infer<typeof organisationsListResponse>;
+export type AdminOutbound = z.infer<typeof outboundListResponse>;
 export type AdminUser = z.infer<typeof userOverviewResponse>;
 export type AdminAdjustment = z.infer<typeof adjustCreditsResponse>;
 export type AdminLock = z.infer<typeof lockResponse>;

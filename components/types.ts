@@ -27,6 +27,9 @@ import type { emailSentResponse, testEmailSentResponse } from "@/lib/email/schem
 import type { askResponseSchema, detailResponseSchema, listResponseSchema, ragSourceSchema, ragStreamMetaEvent } from "@/lib/rag/schemas";
 import type { fileListResponse, fileRecordSchema } from "@/lib/storage/schemas";
 import type { userStatusResponse } from "@/lib/users/schemas";
+import type { usageReportResponse } from "@/lib/credits/schemas";
+import type { alertsResponse } from "@/lib/spend-alerts/schemas";
+import type { deliveriesResponse, endpointCreatedResponse, endpointsResponse } from "@/lib/outbound/schemas";
 import type {
   activeAccountResponse,
   invitesResponse,
@@ -127,3 +130,8 @@ export type OrganisationMember = OrganisationMembers["members"][number];
 export type OrganisationInvites = z.infer<typeof invitesResponse>;
 export type OrganisationUsage = z.infer<typeof organisationUsageResponse>;
 export type ActiveAccount = z.infer<typeof activeAccountResponse>;
+export type UsageReport = z.infer<typeof usageReportResponse>;
+export type Alerts = z.infer<typeof alertsResponse>;
+export type WebhookEndpoints = z.infer<typeof endpointsResponse>;
+export type WebhookEndpointCreated = z.infer<typeof endpointCreatedResponse>;
+export type WebhookDeliveries = z.infer<typeof deliveriesResponse>;

@@ -14,6 +14,7 @@ const ITEMS: NavItem[] = [
   { href: "/admin/usage", label: "AI usage" },
   { href: "/admin/ai-routes", label: "AI routes" },
   { href: "/admin/webhooks", label: "Webhooks" },
+  { href: "/admin/outbound", label: "Outbound" },
   { href: "/admin/cron", label: "Cron" },
   { href: "/admin/emails", label: "Emails" },
   { href: "/admin/audit", label: "Audit log" },

@@ -21,6 +21,7 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
     ...(f.apiKeys ? [{ href: "/dashboard/keys", label: "API keys" }] : []),
     { href: "/dashboard/email", label: "Email" },
     { href: "/dashboard/organisations", label: "Organisations" },
+    { href: "/dashboard/alerts", label: "Alerts" },
     { href: "/dashboard/account", label: "Account" },
     ...(!env().isProduction ? [{ href: "/dev/mailbox", label: "Mailbox (dev)", external: true }] : []),
   ];

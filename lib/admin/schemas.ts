@@ -23,7 +23,7 @@ export const usersQuery = listQuery.extend({
 export const DELIVERY_SOURCES = ["identity", "payment", "email"] as const;
 export const DELIVERY_STATUSES = ["received", "processed", "failed", "pending", "ignored"] as const;
 export const EMAIL_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
-export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "user.api_key.revoke", "webhook.replay", "cron.run"] as const;
+export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "user.api_key.revoke", "webhook.replay", "cron.run", "outbound.replay"] as const;
 
 export const webhooksQuery = listQuery.extend({
   source: z.enum(DELIVERY_SOURCES).optional(),
@@ -283,3 +283,23 @@ export const auditListResponse = z.object({
 export { aiRoutesResponse, usageReportResponse } from "./report-schemas";
 
 export const revokeKeyResponse = z.object({ key: apiKeyView, changed: z.boolean().meta({ description: "false when the key was already revoked" }) });
+
+/** GET /api/admin/outbound: outbound webhook deliveries and alert emails. */
+export const outboundQuery = listQuery.extend({
+  status: z.enum(["pending", "delivered", "failed"]).optional(),
+  accountId: z.string().trim().max(100).optional().meta({ description: "one account's (a person's or an organisation's)" }),
+});
+export const outboundRow = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  type: z.string(),
+  target: z.string().meta({ description: "the endpoint's URL, or email:<address>" }),
+  status: z.string(),
+  attempts: z.number(),
+  lastStatus: z.number().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: iso,
+});
+export const outboundListResponse = z.object({ deliveries: z.array(outboundRow), nextCursor: z.string().nullable() });
+export const outboundReplayResponse = z.object({ delivery: outboundRow });

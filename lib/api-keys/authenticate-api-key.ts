@@ -9,6 +9,8 @@ export interface ApiKeyPrincipal {
   /** An organisation's key: the member who made it (charges count against their caps); null for a person's key. */
   memberId: string | null;
   name: string;
+  /** Percentages of the budget at which budget.threshold fires. */
+  alertThresholds: number[];
   models: string[];
   kinds: string[];
   budgeted: boolean;
@@ -45,6 +47,7 @@ export async function authenticateApiKey(secret: string, nowMs = Date.now()): Pr
           userId: row.userId,
           memberId: row.createdBy,
           name: row.name,
+          alertThresholds: row.alertThresholds,
           models: row.models,
           kinds: row.kinds,
           budgeted: row.budgetCredits !== null,

@@ -34,6 +34,7 @@ export function toKeyView(k: ApiKey, spent: number, now = new Date()): ApiKeyVie
             resetsAt: budgetResetsAt(k.budgetPeriod, currentWindow(k, now) ? k.windowStart : null, now)?.toISOString() ?? null,
           }
         : null,
+    alertThresholds: k.alertThresholds,
     rpm: k.rpm,
     expiresAt: k.expiresAt?.toISOString() ?? null,
     status,

@@ -3,6 +3,8 @@ import { db } from "@/lib/db/client";
 import type { ApiKey, Prisma } from "@/lib/generated/prisma/client";
 import { AppError, notFound, requireUuids } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { deliverSoon } from "@/lib/outbound/deliver-outbound";
+import { emitEvent } from "@/lib/outbound/emit-event";
 import { forgetApiKey } from "./authenticate-api-key";
 import { hashKeySecret, keyDisplay, newKeySecret } from "./key-secret";
 import { keySpend } from "./key-spend";
@@ -55,6 +57,7 @@ function limitsData(body: CreateKeyBody | UpdateKeyBody) {
     data.windowSpent = 0;
   }
   if (body.rpm !== undefined) data.rpm = body.rpm;
+  if (body.alertThresholds !== undefined) data.alertThresholds = [...new Set(body.alertThresholds)].sort((a, b) => a - b);
   if (body.expiresAt !== undefined) {
     const at = body.expiresAt === null ? null : new Date(body.expiresAt);
     if (at && at <= new Date()) throw invalid("expiresAt", "must be in the future");
@@ -122,10 +125,14 @@ export async function revokeApiKey(
     const key = await tx.apiKey.findFirst({ where: { ...where, id: keyId } });
     if (!key) throw notFound("API key");
     const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
-    if (count > 0) await options.onRevoked?.(tx, key);
+    if (count > 0) {
+      await options.onRevoked?.(tx, key);
+      await emitEvent(tx, { accountId: key.userId, type: "key.revoked", data: { keyId: key.id, name: key.name, by: by === "user" ? "owner" : "operator" } });
+    }
     return count > 0;
   });
   forgetApiKey(keyId);
+  if (changed) deliverSoon();
   if (changed) log.info("api key revoked", { userId, keyId, by: by === "user" ? "user" : "operator" });
   return { key: await viewOf(keyId), changed };
 }

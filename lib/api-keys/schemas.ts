@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { keyAlertThresholds } from "@/lib/spend-alerts/schemas";
 
 /** Requests and responses of /api/keys (the dashboard's Keys page infers its types from these). */
 export const KEY_KINDS = ["chat", "embeddings", "images", "transcription"] as const;
@@ -18,6 +19,7 @@ const limits = {
     .optional()
     .meta({ description: "the most credits the key may spend per UTC day, calendar month, or in all; null: no budget" }),
   rpm: z.number().int().positive().max(100_000).nullable().optional().meta({ description: "requests per minute; null: no limit" }),
+  alertThresholds: keyAlertThresholds.optional().meta({ description: "percentages of the budget at which budget.threshold fires (default [100]); [] for none" }),
   expiresAt: z.iso
     .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
     .nullable()
@@ -37,6 +39,7 @@ export const apiKeyView = z.object({
   models: z.array(z.string()),
   kinds: z.array(z.string()),
   budget: z.object({ credits: z.number(), period: z.string(), spent: z.number(), resetsAt: z.string().nullable() }).nullable(),
+  alertThresholds: z.array(z.number()),
   rpm: z.number().nullable(),
   expiresAt: z.string().nullable(),
   status: z.enum(["active", "expired", "revoked"]),

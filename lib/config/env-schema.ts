@@ -96,6 +96,8 @@ export const envSchema = z.object({
   RESEND_API_KEY: optionalText,
   RESEND_BASE_URL: optionalUrl,
   EMAIL_FROM: optionalText,
+  /** Outbound webhooks may go to http and private addresses (local receivers): outside production by default, never in production. */
+  OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: bool(true),
   EMAIL_ALLOWED_RECIPIENT_DOMAINS: optionalText,
 
   // Payments

@@ -102,9 +102,15 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
       usableBonusCredits: usableBonus,
     };
     switch (row.outcome) {
-      case "charged":
+      case "charged": {
         metrics().creditsCharged.inc({ operation: input.operation }, amount);
-        return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance };
+        const k = row as Partial<KeyReserveRow>;
+        const key =
+          input.apiKey && k.key_budget !== null && k.key_budget !== undefined
+            ? { id: input.apiKey.id, spent: Number(k.key_spent), budget: Number(k.key_budget), period: k.key_period ?? null, windowStart: k.key_window_start ? new Date(k.key_window_start) : null }
+            : undefined;
+        return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance, ...(key ? { key } : {}) };
+      }
       case "existing":
         return { id: row.reservation_id as string, userId, amount: Number(row.amount), charged: true, remaining, operation: input.operation, allowance };
       case "conflict":

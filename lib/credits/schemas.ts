@@ -36,3 +36,25 @@ export const creditPreferencesResponse = z.object({ bonusCreditsAutoUse: z.boole
 
 /** PATCH /api/credits/preferences. */
 export const creditPreferencesUpdatedResponse = z.object({ success: z.boolean(), bonusCreditsAutoUse: z.boolean() });
+
+/** GET /api/usage (lib/credits/get-usage-report.ts). */
+const usageAmounts = { credits: z.number(), calls: z.number(), costUsd: z.number().meta({ description: "what the calls cost upstream, USD" }) };
+export const usageReportResponse = z.object({
+  from: z.string(),
+  to: z.string(),
+  groupBy: z.enum(["day", "model", "key", "tag", "member"]),
+  stack: z.enum(["model", "key"]).nullable(),
+  rows: z.array(
+    z.object({
+      group: z.string().nullable().meta({ description: "the day (YYYY-MM-DD), model, key id, tag or member id; null: none (a call without a key or a tag)" }),
+      label: z.string().nullable(),
+      stack: z.string().nullable().optional(),
+      stackLabel: z.string().nullable().optional(),
+      ...usageAmounts,
+    }),
+  ),
+  total: z.object(usageAmounts),
+  projection: z
+    .object({ cycleStart: z.string(), cycleEnd: z.string(), allocation: z.number(), spent: z.number(), projected: z.number().meta({ description: "at this cycle's pace so far, what it will have cost by its end" }) })
+    .nullable(),
+});

@@ -12,6 +12,8 @@ export interface Reservation {
   operation?: string;
   /** The user's allowance as the charge saw it (absent when nothing was charged). */
   allowance?: CreditAllowance;
+  /** A charge made with an API key that has a budget: the key's window as the charge left it (spend alerts read it). */
+  key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null };
 }
 
 /** What a charge read under its lock besides the buckets: the allocation and when it was last reset. */

@@ -5,6 +5,7 @@ import { flags } from "@/lib/config/flags";
 import { expireBonusPurchases, refundStaleReservations } from "@/lib/credits";
 import { sweepAbandonedUploads } from "@/lib/storage";
 import { sweepRevokedSessions } from "@/lib/users/sweep-revoked-sessions";
+import { deliverDue } from "@/lib/outbound/deliver-outbound";
 import type { JobOutcome } from "./run-job";
 
 /** A scheduled maintenance job (SPEC §4.6): its schedule (as in vercel.json), when it applies and its work. */
@@ -24,7 +25,7 @@ export interface CronJob {
   housekeeping?: () => Promise<unknown>;
 }
 
-export const CRON_JOB_NAMES = ["check-trials", "expire-bonus-credits"] as const;
+export const CRON_JOB_NAMES = ["check-trials", "expire-bonus-credits", "deliver-webhooks"] as const;
 export type CronJobName = (typeof CRON_JOB_NAMES)[number];
 
 const syncInCron = () => env().BILLING_SYNC_IN_CRON && Boolean(env().LEMONSQUEEZY_API_KEY);
@@ -59,6 +60,17 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
     run: async () => {
       const { expiredCount } = await expireBonusPurchases();
       return { message: `Expired ${expiredCount} bonus credit purchase${expiredCount === 1 ? "" : "s"}`, count: expiredCount };
+    },
+  },
+  "deliver-webhooks": {
+    job: "deliver-webhooks",
+    schedule: "*/5 * * * *",
+    summary: "Send due outbound webhooks and alert emails (retries with backoff for 24 hours)",
+    active: () => true,
+    inactiveMessage: "",
+    run: async () => {
+      const run = await deliverDue();
+      return { message: `Delivered ${run.delivered}, ${run.retrying} to retry, ${run.failed} failed for good`, count: run.delivered, details: { ...run } };
     },
   },
 };

@@ -13,6 +13,7 @@ export const EMAIL_TYPES = [
   "test",
   "sign_in",
   "invitation",
+  "alert",
 ] as const;
 
 export type EmailType = (typeof EMAIL_TYPES)[number];

@@ -13,3 +13,15 @@ export function orgRoute<Q extends ZodType | undefined = undefined, B extends Zo
 ): NextRouteHandler {
   return route<Q, B, "session", R>({ auth: "session", rateLimit: "api", tags: ["organisations"], ...spec, errors: [...new Set([403, 404, ...(spec.errors ?? [])])].sort() }, handler);
 }
+
+/**
+ * The routes an account's owners manage on its behalf (webhook endpoints): a signed-in person acting
+ * for their own account, or for an organisation as its owner or an admin (a member: 403); the api
+ * rate limit; another account's resource answers 404.
+ */
+export function accountAdminRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+  spec: Omit<RouteSpec<Q, B, "session", R>, "auth" | "rateLimit" | "account">,
+  handler: RouteHandler<Q, B, "session", R>,
+): NextRouteHandler {
+  return route<Q, B, "session", R>({ auth: "session", account: "admin", rateLimit: "api", ...spec, errors: [...new Set([403, 404, ...(spec.errors ?? [])])].sort() }, handler);
+}

@@ -33,6 +33,8 @@ function create() {
       registers,
     }),
     creditsGranted: new client.Counter({ name: "credits_granted_total", help: "Credits granted by source (purchase, monthly_reset)", labelNames: ["source"], registers }),
+    outboundDeliveries: new client.Counter({ name: "outbound_webhook_deliveries_total", help: "Outbound webhook delivery attempts, by outcome (delivered, retrying, failed)", labelNames: ["outcome"], registers }),
+    alertsFired: new client.Counter({ name: "spend_alerts_fired_total", help: "Spend alerts fired, by kind (allocation, low, depleted, key)", labelNames: ["kind"], registers }),
     reservationFailures: new client.Counter({ name: "credit_reservation_failures_total", help: "Charges refused, by reason (insufficient, conflict)", labelNames: ["reason"], registers }),
     aiDuration: new client.Histogram({
       name: "ai_provider_request_duration_seconds",

@@ -3,13 +3,14 @@ import { renderImage } from "@/lib/ai/images/generate-image";
 import { aiSettings } from "@/lib/ai/settings";
 import { chargeKey, requireKeyModel } from "./key-models";
 import type { ImagesBody } from "./schemas";
+import type { RequestTags } from "./request-tags";
 
 /**
  * POST /v1/images/generations: one GPT Image picture, returned as base64 (b64_json), charged like the
  * session API's image generation (flat 80 credits; metered: what was rendered). The model defaults to
  * the one behind image-model-1.
  */
-export async function createImage(input: { key: ApiKeyPrincipal; body: ImagesBody; signal?: AbortSignal }) {
+export async function createImage(input: { key: ApiKeyPrincipal; body: ImagesBody; signal?: AbortSignal; tags?: RequestTags }) {
   const { key, body } = input;
   const model = requireKeyModel(key, body.model ?? aiSettings().imageModels["image-model-1"], "images");
   const size = body.size ?? "1024x1024";
@@ -24,7 +25,7 @@ export async function createImage(input: { key: ApiKeyPrincipal; body: ImagesBod
     quality,
     outputFormat,
     background: body.background === "transparent" ? "transparent" : "opaque",
-    metadata: { api: "v1" },
+    metadata: { api: "v1", ...input.tags },
     signal: input.signal,
   });
   return {

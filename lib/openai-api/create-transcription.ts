@@ -1,3 +1,4 @@
+import type { RequestTags } from "./request-tags";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { readAudioUpload, transcribeUpload } from "@/lib/ai/speech/transcribe-audio";
 import { aiSettings } from "@/lib/ai/settings";
@@ -17,7 +18,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
  * content, charged like the session API's speech to text. `prompt` and `temperature` are accepted
  * and not used; response_format json, text or verbose_json.
  */
-export async function createTranscription(input: { key: ApiKeyPrincipal; req: Request }) {
+export async function createTranscription(input: { key: ApiKeyPrincipal; req: Request; tags?: RequestTags }) {
   const upload = await readAudioUpload(input.req, { fileField: "file", textFields: TRANSCRIPTION_TEXT_FIELDS });
   const parsed = transcriptionFields.safeParse(upload.fields);
   if (!parsed.success) {
@@ -32,6 +33,7 @@ export async function createTranscription(input: { key: ApiKeyPrincipal; req: Re
     apiKey: chargeKey(input.key),
     upload,
     model: model.id,
+    metadata: { ...input.tags },
     signal: input.req.signal,
   });
   const seconds = Math.round(duration * 100) / 100;

@@ -37,5 +37,5 @@ export function requireKeyModel(key: ApiKeyPrincipal, model: string, kind: KeyKi
 
 /** A key as its charges see it. */
 export function chargeKey(key: ApiKeyPrincipal) {
-  return { id: key.keyId, budgeted: key.budgeted, memberId: key.memberId };
+  return { id: key.keyId, budgeted: key.budgeted, memberId: key.memberId, alertThresholds: key.alertThresholds };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { endUserField, requestMetadataField } from "./request-tags";
 import { MAX_CONTENT_CHARS, MAX_IMAGES, MAX_MESSAGES } from "@/lib/ai/schemas";
 
 /**
@@ -52,6 +53,8 @@ const CHAT_FIELDS = z.looseObject({
   stream: nullish(z.boolean()),
   stream_options: nullish(z.object({ include_usage: z.boolean().optional() })),
   n: nullish(z.literal(1, { error: "only 1 choice per request is supported" })),
+  user: endUserField,
+  metadata: requestMetadataField,
 });
 
 const CHAT_ACCEPTED = new Set([
@@ -61,9 +64,7 @@ const CHAT_ACCEPTED = new Set([
   "presence_penalty",
   "frequency_penalty",
   "seed",
-  "user",
   "store",
-  "metadata",
   "service_tier",
   "parallel_tool_calls",
   "prompt_cache_key",
@@ -104,6 +105,7 @@ const EMBEDDING_FIELDS = z.looseObject({
   }),
   encoding_format: nullish(z.enum(["float", "base64"], { error: "must be float or base64" })),
   dimensions: nullish(z.number().int().positive().max(65_536)),
+  user: endUserField,
 });
 export const embeddingsBody = EMBEDDING_FIELDS.superRefine(checkParams(new Set([...Object.keys(EMBEDDING_FIELDS.shape), "user"]), {}));
 export type EmbeddingsBody = z.infer<typeof embeddingsBody>;
@@ -118,6 +120,7 @@ const IMAGE_FIELDS = z.looseObject({
   response_format: nullish(z.literal("b64_json", { error: "only b64_json is supported (images are not hosted)" })),
   output_format: nullish(z.enum(["png", "jpeg", "webp"], { error: "must be png, jpeg or webp" })),
   background: nullish(z.enum(["transparent", "opaque", "auto"], { error: "must be transparent, opaque or auto" })),
+  user: endUserField,
 });
 export const imagesBody = IMAGE_FIELDS.superRefine(
   checkParams(new Set([...Object.keys(IMAGE_FIELDS.shape), "user", "moderation", "style", "output_compression", "partial_images"]), {

@@ -1,6 +1,8 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { deliverSoon } from "@/lib/outbound/deliver-outbound";
+import { emitEvent } from "@/lib/outbound/emit-event";
 import { forgetMembership, requireMember } from "./membership";
 import { toMemberView } from "./list-members";
 
@@ -60,11 +62,13 @@ export async function removeMember(organisationId: string, actorId: string, memb
         ? new AppError("conflict", "The owner cannot leave: transfer ownership to another member first (POST /api/orgs/{id}/transfer)")
         : new AppError("forbidden", "The owner cannot be removed", { reason: "role_required" });
     }
-    const keys = await tx.apiKey.findMany({ where: { userId: organisationId, createdBy: memberId, revokedAt: null }, select: { id: true } });
+    const keys = await tx.apiKey.findMany({ where: { userId: organisationId, createdBy: memberId, revokedAt: null }, select: { id: true, name: true } });
     await tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { revokedAt: new Date(), revokedBy: leaving ? "member_left" : "member_removed" } });
+    for (const k of keys) await emitEvent(tx, { accountId: organisationId, type: "key.revoked", data: { keyId: k.id, name: k.name, by: leaving ? "member_left" : "member_removed" } });
     await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     return keys.map((k) => k.id);
   });
+  if (revokedKeys.length) deliverSoon();
   // The keys' cached copies need no forgetting: a key of an organisation works only while its maker is a member.
   forgetMembership(organisationId, memberId);
   log.info(leaving ? "organisation member left" : "organisation member removed", { organisationId, memberId, by: actorId, keysRevoked: revokedKeys.length });

@@ -56,6 +56,21 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
   void sweepUploadsInBackground();
   refundStaleReservationsEvery(RESERVATION_SWEEP_MS);
+  deliverOutboundEvery(OUTBOUND_DELIVERY_MS);
+}
+
+/** How often each server sends due outbound webhooks and alert emails (a lease per endpoint keeps instances apart). */
+const OUTBOUND_DELIVERY_MS = 10_000;
+
+function deliverOutboundEvery(ms: number): void {
+  setInterval(async () => {
+    try {
+      const { deliverSoon } = await import("@/lib/outbound/deliver-outbound");
+      deliverSoon();
+    } catch (error) {
+      log.error("outbound delivery failed", { error: (error as Error).message });
+    }
+  }, ms).unref();
 }
 
 /** How often each server refunds charges a stopped process left reserved (lib/credits/refund-stale-reservations.ts). */

@@ -19,7 +19,7 @@ describe("dashboard with features switched off", () => {
     ({ page } = await newPage(h));
     await signIn(page, `flags-${Date.now().toString(36)}@example.com`);
     await page.getByTestId("plan-name").waitFor();
-    expect(await navLinks(page)).toEqual(["Overview", "Billing", "Usage", "AI studio", "Files", "Email", "Organisations", "Account", "Mailbox (dev)"]);
+    expect(await navLinks(page)).toEqual(["Overview", "Billing", "Usage", "AI studio", "Files", "Email", "Organisations", "Alerts", "Account", "Mailbox (dev)"]);
     const tools = page.getByRole("region", { name: "What you can do" });
     expect(await tools.getByRole("link", { name: /Images/ }).count()).toBe(0);
     expect(await tools.getByRole("link", { name: /Knowledge/ }).count()).toBe(0);

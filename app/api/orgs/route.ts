@@ -1,7 +1,7 @@
 import { createOrganisation } from "@/lib/organisations/create-organisation";
 import { listOrganisations } from "@/lib/organisations/list-organisations";
 import { createOrganisationBody, organisationResponse, organisationsResponse } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

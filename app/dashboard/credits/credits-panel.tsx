@@ -1,5 +1,6 @@
 "use client";
 
+import { UsageChart } from "@/components/usage-chart";
 import Link from "next/link";
 import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
@@ -81,6 +82,7 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
         {features.bonusCredits ? <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} autoUseToggle={features.userToggle} /> : null}
         {features.creditBased ? <AutoUseSection toggleEnabled={features.userToggle} onChange={loadUsage} /> : null}
       </div>
+      {features.creditBased ? <UsageChart /> : null}
       <HistorySection />
     </>
   );

@@ -1,6 +1,7 @@
 import { refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { noteCharge, noteRefusal } from "@/lib/spend-alerts/note-charge";
 import type { BilledAttempt } from "./meter";
 import { costMicros, creditsForCost, wholeMicros, type CallUsage } from "./price-call";
 import { pricingSettings } from "./pricing-settings";
@@ -40,6 +41,8 @@ export interface ChargeKey {
   id: string;
   budgeted: boolean;
   memberId?: string | null;
+  /** Percentages of its budget at which budget.threshold fires (lib/spend-alerts). */
+  alertThresholds?: number[];
 }
 
 /** The account a charge is made to: its id, and the member acting for it (null: a person's own wallet). */
@@ -62,8 +65,11 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
       metadata: { ...metadata, reserved: quote.reserve },
       apiKey: input.apiKey,
     });
+    // Spend alerts from the statement's own result, evaluated off this request's path.
+    noteCharge(reservation, input.apiKey?.alertThresholds);
     return { reservation, quote, operation: input.operation, metadata };
   } catch (error) {
+    if (isAppError(error) && error.code === "insufficient_credits") noteRefusal(input.account?.id ?? input.userId, Number(error.details?.available ?? 0));
     if (isAppError(error) && error.code === "insufficient_credits" && quote.flatCredits === null) throw meteredShortfall(quote, error);
     throw error;
   }

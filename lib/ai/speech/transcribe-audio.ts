@@ -143,6 +143,8 @@ export async function transcribeUpload(input: {
   apiKey?: ChargeKey;
   account?: ChargeAccount;
   upload: AudioUpload;
+  /** Ledger metadata the caller adds (a /v1 request's tags). */
+  metadata?: Record<string, unknown>;
   model?: string;
   signal?: AbortSignal;
 }): Promise<{ result: TranscriptionResult; duration: number; credits: number; remaining: number }> {
@@ -159,7 +161,7 @@ export async function transcribeUpload(input: {
     account: input.account,
     operation: "speech_to_text",
     quote,
-    metadata: { format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
+    metadata: { ...input.metadata, format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
   });
   const { value: result, settled } = await runChargedCall({
     charge,

@@ -1,3 +1,5 @@
+import { deliverSoon } from "@/lib/outbound/deliver-outbound";
+import { emitEvent } from "@/lib/outbound/emit-event";
 import { findVariant } from "@/lib/config/pricing";
 import { applyMonthlyAllocation } from "@/lib/credits";
 import { db } from "@/lib/db/client";
@@ -49,7 +51,7 @@ export async function applySubscriptionSnapshot(input: ApplySnapshotInput): Prom
   if (!match || match.kind !== "plan") throw new AppError("validation_failed", `Subscription ${id}: variant ${String(a.variant_id)} is not a plan of the pricing catalog`);
 
   const prisma = await db();
-  return prisma.$transaction(async (tx) => {
+  const result = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${input.userId}::text FOR UPDATE`;
     const locked = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM subscriptions WHERE provider_subscription_id = ${id}::text FOR UPDATE`;
@@ -91,8 +93,24 @@ export async function applySubscriptionSnapshot(input: ApplySnapshotInput): Prom
 
     await recordSubscriptionEvent(tx, { subscription: row, event: input.event, source: input.source, statusFrom: previous?.status ?? null, occurredAt: at });
     await followSubscription(tx, row, previous);
+    // The account's webhook endpoints hear of it (the outbox row commits with the change).
+    await emitEvent(tx, {
+      accountId: input.userId,
+      type: !previous ? "subscription.created" : row.status === "expired" && previous.status !== "expired" ? "subscription.expired" : row.status === "cancelled" && previous.status !== "cancelled" ? "subscription.cancelled" : "subscription.updated",
+      data: {
+        subscriptionId: row.providerSubscriptionId,
+        status: row.status,
+        previousStatus: previous?.status ?? null,
+        tier: row.tier,
+        billingPeriod: row.billingPeriod,
+        currentPeriodEnd: row.currentPeriodEnd?.toISOString() ?? null,
+        endsAt: row.endsAt?.toISOString() ?? null,
+      },
+    });
     return { applied: true, created: !previous, subscription: row };
   });
+  if (result.applied) deliverSoon();
+  return result;
 }
 
 /** The user's tier, trial flag and credit allocation follow the subscription just written. */

@@ -324,6 +324,7 @@ describe("cron, email log, summary and audit", () => {
     expect(overview.body.jobs.map((j: { job: string; schedule: string }) => [j.job, j.schedule])).toEqual([
       ["check-trials", "0 2 * * *"],
       ["expire-bonus-credits", "0 3 * * *"],
+      ["deliver-webhooks", "*/5 * * * *"],
     ]);
     const run = await call(cronRun, { path: "/api/admin/cron/expire-bonus-credits/run", params: { job: "expire-bonus-credits" }, body: { reason: "Backlog after outage" }, ...asOp() });
     expect(run.body).toMatchObject({ success: true, message: expect.stringMatching(/^Expired \d+ bonus credit purchase/) });

@@ -24,7 +24,7 @@ describe("OpenAPI document", () => {
     const admin = (await buildOpenApiDocument(root, version, "admin")).document as { paths: Record<string, Record<string, Record<string, any>>> };
     expect(Object.keys(pub.paths).filter((p) => p.startsWith("/api/admin"))).toEqual([]);
     expect(Object.keys(admin.paths).every((p) => p.startsWith("/api/admin/"))).toBe(true);
-    expect(Object.keys(admin.paths)).toHaveLength(18);
+    expect(Object.keys(admin.paths)).toHaveLength(20);
     const adjust = admin.paths["/api/admin/users/{id}/credits"].post;
     expect(adjust.security).toEqual([{ sessionCookie: [] }, { adminToken: [] }]);
     expect(Object.keys(adjust.responses)).toEqual(["200", "400", "404", "405", "409", "413", "415", "429", "500"]);

@@ -1,7 +1,7 @@
 import { activeAccountBody, activeAccountResponse } from "@/lib/organisations/schemas";
 import { describeAccount } from "@/lib/organisations/describe-account";
 import { activeAccountCookie } from "@/lib/http/active-account";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 import { env } from "@/lib/config/env";
 

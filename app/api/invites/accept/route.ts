@@ -1,6 +1,6 @@
 import { acceptInvite } from "@/lib/organisations/accept-invite";
 import { acceptInviteBody, organisationResponse } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 import { env } from "@/lib/config/env";
 

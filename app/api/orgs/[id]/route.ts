@@ -1,7 +1,7 @@
 import { getOrganisation } from "@/lib/organisations/get-organisation";
 import { updateOrganisation } from "@/lib/organisations/update-organisation";
 import { organisationDetailResponse, organisationResponse, updateOrganisationBody } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

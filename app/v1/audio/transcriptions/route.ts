@@ -2,6 +2,7 @@ import { z } from "zod";
 import { methods, v1Route } from "@/lib/http/route";
 import { createTranscription } from "@/lib/openai-api/create-transcription";
 import { charged } from "@/lib/openai-api/route-spec";
+import { requestTags } from "@/lib/openai-api/request-tags";
 import { transcriptionResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
@@ -25,6 +26,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: transcriptionResponse,
       produces: ["application/json", "text/plain"],
     },
-    async ({ apiKey, req }) => charged(await createTranscription({ key: apiKey, req })),
+    async ({ apiKey, req }) => charged(await createTranscription({ key: apiKey, req, tags: requestTags(req) })),
   ),
 });

@@ -5,6 +5,7 @@ import { methods, v1Route } from "@/lib/http/route";
 import { createChatCompletion, streamChatCompletion } from "@/lib/openai-api/chat-completion";
 import { chatCompletionBody, chatCompletionResponse } from "@/lib/openai-api/schemas";
 import { charged } from "@/lib/openai-api/route-spec";
+import { requestTags } from "@/lib/openai-api/request-tags";
 
 export const dynamic = "force-dynamic";
 
@@ -24,11 +25,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ apiKey, body, req, log }) => {
       if (body.stream) {
-        const { body: stream, reservation } = await streamChatCompletion({ key: apiKey, body, signal: req.signal, log });
+        const { body: stream, reservation } = await streamChatCompletion({ key: apiKey, body, signal: req.signal, log, tags: requestTags(req, body) });
         // The final charge is in the closing usage chunk; the headers say what was reserved.
         return sse(stream, { "X-Credits-Reserved": String(reservation.charged ? reservation.amount : 0), "X-Credits-Remaining": String(reservation.remaining) });
       }
-      const { completion, credits } = await createChatCompletion({ key: apiKey, body, signal: req.signal });
+      const { completion, credits } = await createChatCompletion({ key: apiKey, body, signal: req.signal, tags: requestTags(req, body) });
       return charged({ answer: completion, credits });
     },
   ),

@@ -1,6 +1,7 @@
 import { methods, v1Route } from "@/lib/http/route";
 import { createImage } from "@/lib/openai-api/create-image";
 import { charged } from "@/lib/openai-api/route-spec";
+import { requestTags } from "@/lib/openai-api/request-tags";
 import { imagesBody, imagesResponse } from "@/lib/openai-api/schemas";
 
 export const dynamic = "force-dynamic";
@@ -15,6 +16,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
       response: imagesResponse,
     },
-    async ({ apiKey, body, req }) => charged(await createImage({ key: apiKey, body, signal: req.signal })),
+    async ({ apiKey, body, req }) => charged(await createImage({ key: apiKey, body, signal: req.signal, tags: requestTags(req, body) })),
   ),
 });

@@ -1,6 +1,6 @@
 import { inviteMember, listInvites } from "@/lib/organisations/invite-member";
 import { createInviteBody, inviteResponse, invitesResponse } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

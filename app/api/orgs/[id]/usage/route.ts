@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getOrganisationUsage, usageCsv } from "@/lib/organisations/get-organisation-usage";
 import { organisationUsageResponse } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

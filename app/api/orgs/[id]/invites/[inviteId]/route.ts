@@ -1,6 +1,6 @@
 import { revokeInvite } from "@/lib/organisations/invite-member";
 import { inviteResponse } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { removeMember, updateMember } from "@/lib/organisations/update-member";
 import { memberResponse, updateMemberBody } from "@/lib/organisations/schemas";
-import { orgRoute } from "@/lib/http/org-route";
+import { orgRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 import { z } from "zod";
 

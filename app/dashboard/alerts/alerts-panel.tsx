@@ -1,0 +1,230 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { apiJson, formatDate, toApiError, type ApiError } from "@/components/api";
+import { DataTable } from "@/components/data-table";
+import { ErrorNotice } from "@/components/error-notice";
+import { Field } from "@/components/form-field";
+import type { Alerts, WebhookDeliveries, WebhookEndpointCreated, WebhookEndpoints } from "@/components/types";
+import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { useApi } from "@/components/use-api";
+
+/**
+ * Spend alerts (thresholds of the monthly allocation, a low-balance level, email) and outbound webhook
+ * endpoints with their delivery logs, for the account the session acts for.
+ */
+export function AlertsPanel({ events }: { events: string[] }) {
+  const [error, setError] = useState<ApiError | null>(null);
+  return (
+    <>
+      <PageHeader
+        title="Alerts and webhooks"
+        description="Be told before the credits run out: by email, and by signed webhooks to your own systems. Each alert fires once per period (the monthly allocation; for a low balance, until you top up)."
+      />
+      {error ? <ErrorNotice error={error} /> : null}
+      <AlertSettingsCard onError={setError} />
+      <Endpoints events={events} onError={setError} />
+    </>
+  );
+}
+
+function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void }) {
+  const alerts = useApi<Alerts>("/api/alerts");
+  const [thresholds, setThresholds] = useState<string | null>(null);
+  const [low, setLow] = useState<string | null>(null);
+  const [email, setEmail] = useState<boolean | null>(null);
+  const [saved, setSaved] = useState(false);
+  if (!alerts.data) return alerts.error ? <ErrorNotice error={alerts.error} /> : <Spinner />;
+  const a = alerts.data.alerts;
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    onError(null);
+    setSaved(false);
+    try {
+      const list = (thresholds ?? a.allocationThresholds.join(", ")).split(",").map((t) => t.trim()).filter(Boolean).map(Number);
+      await apiJson("/api/alerts", { method: "PUT", json: { allocationThresholds: list, lowBalance: Number(low ?? a.lowBalance), email: email ?? a.email } });
+      await alerts.reload();
+      setSaved(true);
+    } catch (e) {
+      onError(toApiError(e));
+    }
+  }
+  return (
+    <section className="card" aria-labelledby="alerts-title">
+      <h2 id="alerts-title">Spend alerts</h2>
+      <form className="mt-3 grid gap-3 sm:grid-cols-3" onSubmit={save}>
+        <Field id="alert-thresholds" label="Percentages of the monthly credits" hint="comma-separated, e.g. 80, 100">
+          <input id="alert-thresholds" className="input" value={thresholds ?? a.allocationThresholds.join(", ")} onChange={(e) => setThresholds(e.target.value)} />
+        </Field>
+        <Field id="alert-low" label="Low balance under (credits)" hint="0: never">
+          <input id="alert-low" className="input" inputMode="numeric" value={low ?? String(a.lowBalance)} onChange={(e) => setLow(e.target.value)} />
+        </Field>
+        <label className="flex items-center gap-2 self-end pb-2 text-sm">
+          <input type="checkbox" checked={email ?? a.email} onChange={(e) => setEmail(e.target.checked)} /> Email me the alerts
+        </label>
+        <div className="sm:col-span-3">
+          <button type="submit" className="btn-primary">
+            Save alerts
+          </button>
+          {saved ? (
+            <span className="ml-3 text-sm text-emerald-700" role="status">
+              Saved.
+            </span>
+          ) : null}
+        </div>
+      </form>
+      <p className="mt-3 text-xs text-slate-500">An API key with a budget alerts at 100% of it by default (set its thresholds with the key&apos;s alertThresholds).</p>
+      {alerts.data.fired.length ? (
+        <DataTable
+          inline
+          caption="Alerts that fired"
+          testId="alerts-fired"
+          rows={alerts.data.fired}
+          rowKey={(f) => `${f.alert}|${f.period}`}
+          columns={[
+            { header: "Alert", cell: (f) => f.alert },
+            { header: "When", cell: (f) => formatDate(f.createdAt, true) },
+          ]}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiError | null) => void }) {
+  const list = useApi<WebhookEndpoints>("/api/webhook-endpoints");
+  const [url, setUrl] = useState("");
+  const [chosen, setChosen] = useState<string[]>(["credits.low", "credits.depleted", "budget.threshold"]);
+  const [created, setCreated] = useState<WebhookEndpointCreated | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  async function run(action: () => Promise<unknown>) {
+    onError(null);
+    try {
+      await action();
+      await list.reload();
+    } catch (e) {
+      onError(toApiError(e));
+    }
+  }
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    await run(async () => {
+      setCreated(await apiJson<WebhookEndpointCreated>("/api/webhook-endpoints", { method: "POST", json: { url: url.trim(), events: chosen } }));
+      setUrl("");
+    });
+  }
+  return (
+    <section className="card mt-4 overflow-x-auto" aria-labelledby="endpoints-title">
+      <h2 id="endpoints-title">Webhook endpoints</h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Deliveries are JSON, signed by the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), retried with backoff for 24 hours.
+      </p>
+      {created ? (
+        <Banner tone="success" title="Endpoint added. Copy its signing secret now: it is not shown again.">
+          <code className="break-all font-mono text-xs" data-testid="endpoint-secret">
+            {created.secret}
+          </code>
+        </Banner>
+      ) : null}
+      <form className="mt-3 space-y-2" onSubmit={create}>
+        <Field id="endpoint-url" label="URL">
+          <input id="endpoint-url" className="input" required placeholder="https://example.com/webhooks" value={url} onChange={(e) => setUrl(e.target.value)} />
+        </Field>
+        <fieldset className="flex flex-wrap gap-3 text-sm">
+          <legend className="field-label">Events</legend>
+          {events.map((e) => (
+            <label key={e} className="flex items-center gap-1">
+              <input type="checkbox" checked={chosen.includes(e)} onChange={(ev) => setChosen(ev.target.checked ? [...chosen, e] : chosen.filter((x) => x !== e))} /> {e}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" className="btn-primary" disabled={!url.trim() || chosen.length === 0}>
+          Add endpoint
+        </button>
+      </form>
+      {!list.data ? (
+        <Spinner />
+      ) : list.data.endpoints.length === 0 ? (
+        <EmptyState title="No endpoints yet" />
+      ) : (
+        <DataTable
+          inline
+          testId="endpoints"
+          rows={list.data.endpoints}
+          rowKey={(e) => e.id}
+          columns={[
+            { header: "URL", cell: (e) => <span className="break-all">{e.url}</span> },
+            { header: "Events", cell: (e) => e.events.join(", ") },
+            { header: "Status", cell: (e) => (e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`) },
+            {
+              header: "",
+              align: "right",
+              cell: (e) => (
+                <span className="flex flex-wrap justify-end gap-1">
+                  <button type="button" className="btn-secondary" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}/test`, { method: "POST" }))}>
+                    Send test
+                  </button>
+                  <button type="button" className="btn-secondary" onClick={() => setOpen(open === e.id ? null : e.id)}>
+                    {open === e.id ? "Hide deliveries" : "Deliveries"}
+                  </button>
+                  <button type="button" className="btn-secondary" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "PATCH", json: { enabled: !e.enabled } }))}>
+                    {e.enabled ? "Disable" : "Enable"}
+                  </button>
+                  <button type="button" className="btn-danger" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "DELETE" }))}>
+                    Delete
+                  </button>
+                </span>
+              ),
+            },
+          ]}
+        />
+      )}
+      {open ? <Deliveries endpointId={open} onError={onError} /> : null}
+    </section>
+  );
+}
+
+function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: ApiError | null) => void }) {
+  const log = useApi<WebhookDeliveries>(`/api/webhook-endpoints/${endpointId}/deliveries`);
+  if (!log.data) return <Spinner />;
+  return (
+    <div className="mt-3">
+      <button type="button" className="btn-secondary" onClick={() => void log.reload()}>
+        Refresh
+      </button>
+      <DataTable
+        inline
+        caption="Deliveries (newest first)"
+        testId="deliveries"
+        rows={log.data.deliveries}
+        rowKey={(d) => d.id}
+        columns={[
+          { header: "Event", cell: (d) => d.type },
+          { header: "Status", cell: (d) => d.status },
+          { header: "Attempts", align: "right", cell: (d) => d.attempts },
+          { header: "Last answer", cell: (d) => d.lastError ?? (d.lastStatus ? String(d.lastStatus) : "—") },
+          { header: "Created", cell: (d) => formatDate(d.createdAt, true) },
+          {
+            header: "",
+            align: "right",
+            cell: (d) =>
+              d.status === "pending" ? null : (
+                <button
+                  type="button"
+                  className="btn-secondary"
+                  onClick={() =>
+                    void apiJson(`/api/webhook-endpoints/${endpointId}/deliveries/${d.id}/replay`, { method: "POST" }).then(
+                      () => log.reload(),
+                      (e: unknown) => onError(toApiError(e)),
+                    )
+                  }
+                >
+                  Replay
+                </button>
+              ),
+          },
+        ]}
+      />
+    </div>
+  );
+}

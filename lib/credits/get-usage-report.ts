@@ -1,0 +1,155 @@
+import { db } from "@/lib/db/client";
+import { AppError } from "@/lib/errors";
+
+export const USAGE_GROUPS = ["day", "model", "key", "tag", "member"] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+export const USAGE_STACKS = ["model", "key"] as const;
+export type UsageStack = (typeof USAGE_STACKS)[number];
+
+export interface UsageQuery {
+  accountId: string;
+  /** Only this member's charges (an organisation's member who is not an admin). */
+  memberId?: string | null;
+  groupBy: UsageGroup;
+  /** With groupBy day: a second dimension for stacked charts. */
+  stack?: UsageStack | null;
+  from?: string;
+  to?: string;
+}
+
+export interface UsageRow {
+  group: string | null;
+  label: string | null;
+  stack?: string | null;
+  stackLabel?: string | null;
+  credits: number;
+  calls: number;
+  costUsd: number;
+}
+
+const COLUMN: Record<UsageGroup | UsageStack, string> = {
+  day: "to_char(date_trunc('day', o.created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
+  model: "o.model",
+  key: "o.api_key_id",
+  tag: "t.tag",
+  member: "o.member_id",
+};
+
+function periodOf(q: UsageQuery, now = new Date()): { from: Date; to: Date } {
+  const from = q.from ? new Date(q.from) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const to = q.to ? new Date(q.to) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  if (Number.isNaN(from.getTime())) throw new AppError("validation_failed", "Invalid query: from: must be an ISO 8601 date", { param: "from" });
+  if (Number.isNaN(to.getTime())) throw new AppError("validation_failed", "Invalid query: to: must be an ISO 8601 date", { param: "to" });
+  if (to <= from) throw new AppError("validation_failed", "Invalid query: to: must be after from", { param: "to" });
+  if (to.getTime() - from.getTime() > 366 * 86_400_000) throw new AppError("validation_failed", "Invalid query: the period is at most 366 days", { param: "from" });
+  return { from, to };
+}
+
+/**
+ * What an account's charges came to in a period, grouped by day, model, API key, request tag or member
+ * (and, by day, stacked by model or key): every charge settled or in flight, its credits and what it
+ * cost upstream. Tags come from the /v1 X-Request-Tags header (a call with two tags counts in both;
+ * untagged calls under null). With the current allocation cycle's projection: what was spent since
+ * the last reset, and at that pace what the cycle will come to, against the allocation.
+ */
+export async function getUsageReport(q: UsageQuery) {
+  if (q.stack && q.groupBy !== "day") throw new AppError("validation_failed", "Invalid query: stack: only with group_by=day", { param: "stack" });
+  const { from, to } = periodOf(q);
+  const prisma = await db();
+  const group = COLUMN[q.groupBy];
+  const stack = q.stack ? COLUMN[q.stack] : "NULL";
+  const tagJoin = q.groupBy === "tag" ? "LEFT JOIN LATERAL jsonb_array_elements_text(COALESCE(o.details->'metadata'->'tags', '[]'::jsonb)) AS t(tag) ON true" : "";
+  const rows = await prisma.$queryRawUnsafe<{ g: string | null; s: string | null; calls: bigint; credits: bigint; micros: bigint | null }[]>(
+    `SELECT ${group} AS g, ${stack} AS s, COUNT(*) AS calls, COALESCE(SUM(o.amount), 0) AS credits, COALESCE(SUM(o.cost_micros), 0) AS micros
+       FROM credit_operations o ${tagJoin}
+      WHERE o.user_id = $1 AND o.kind = 'charge' AND o.status IN ('reserved', 'settled') AND o.created_at >= $2 AND o.created_at < $3
+        AND ($4::text IS NULL OR o.member_id = $4::text)
+      GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
+    q.accountId,
+    from,
+    to,
+    q.memberId ?? null,
+  );
+  const keyIds = new Set<string>();
+  const memberIds = new Set<string>();
+  for (const r of rows) {
+    for (const [dim, value] of [[q.groupBy, r.g], [q.stack, r.s]] as const) {
+      if (!value) continue;
+      if (dim === "key") keyIds.add(value);
+      if (dim === "member") memberIds.add(value);
+    }
+  }
+  const [keys, people] = await Promise.all([
+    keyIds.size ? prisma.apiKey.findMany({ where: { id: { in: [...keyIds] }, userId: q.accountId }, select: { id: true, name: true } }) : [],
+    memberIds.size ? prisma.user.findMany({ where: { id: { in: [...memberIds] } }, select: { id: true, email: true } }) : [],
+  ]);
+  const names = new Map<string, string | null>([...keys.map((k) => [k.id, k.name] as const), ...people.map((p) => [p.id, p.email] as const)]);
+  const label = (dim: UsageGroup | UsageStack | null | undefined, value: string | null) =>
+    value === null ? (dim === "key" ? "session (no key)" : dim === "tag" ? "untagged" : null) : dim === "key" || dim === "member" ? (names.get(value) ?? value) : value;
+  const out: UsageRow[] = rows.map((r) => ({
+    group: r.g,
+    label: label(q.groupBy, r.g),
+    ...(q.stack ? { stack: r.s, stackLabel: label(q.stack, r.s) } : {}),
+    credits: Number(r.credits),
+    calls: Number(r.calls),
+    costUsd: Math.round(Number(r.micros ?? 0)) / 1e6,
+  }));
+  // Tag rows count a call once per tag: the total is taken over calls, not rows.
+  const [total] = await prisma.$queryRawUnsafe<{ calls: bigint; credits: bigint; micros: bigint | null }[]>(
+    `SELECT COUNT(*) AS calls, COALESCE(SUM(amount), 0) AS credits, COALESCE(SUM(cost_micros), 0) AS micros FROM credit_operations
+      WHERE user_id = $1 AND kind = 'charge' AND status IN ('reserved', 'settled') AND created_at >= $2 AND created_at < $3 AND ($4::text IS NULL OR member_id = $4::text)`,
+    q.accountId,
+    from,
+    to,
+    q.memberId ?? null,
+  );
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    groupBy: q.groupBy,
+    stack: q.stack ?? null,
+    rows: out,
+    total: { credits: Number(total.credits), calls: Number(total.calls), costUsd: Math.round(Number(total.micros ?? 0)) / 1e6 },
+    projection: await projectCycle(q.accountId, q.memberId ?? null),
+  };
+}
+
+/** The current allocation cycle: spent since its last reset and, at that pace, by its end. */
+async function projectCycle(accountId: string, memberId: string | null) {
+  const prisma = await db();
+  const balance = await prisma.creditBalance.findUnique({ where: { userId: accountId }, select: { monthlyAllocation: true, resetAt: true } });
+  if (!balance?.resetAt) return null;
+  const start = balance.resetAt;
+  const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, start.getUTCDate(), start.getUTCHours(), start.getUTCMinutes()));
+  const [spent] = await prisma.$queryRaw<{ credits: bigint }[]>`
+    SELECT COALESCE(SUM(amount), 0) AS credits FROM credit_operations
+     WHERE user_id = ${accountId} AND kind = 'charge' AND status IN ('reserved', 'settled') AND created_at >= ${start}
+       AND (${memberId}::text IS NULL OR member_id = ${memberId}::text)`;
+  const now = Date.now();
+  const elapsed = Math.max(now - start.getTime(), 60 * 60_000);
+  const length = end.getTime() - start.getTime();
+  const credits = Number(spent.credits);
+  return {
+    cycleStart: start.toISOString(),
+    cycleEnd: end.toISOString(),
+    allocation: balance.monthlyAllocation,
+    spent: credits,
+    projected: Math.round((credits * length) / Math.min(elapsed, length)),
+  };
+}
+
+export type UsageReport = Awaited<ReturnType<typeof getUsageReport>>;
+
+function field(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The report as CSV: one line per row (group, its label, the stack and its label, calls, credits, cost). */
+export function usageReportCsv(r: UsageReport): string {
+  const lines = [[r.groupBy, "label", ...(r.stack ? [r.stack, `${r.stack}Label`] : []), "calls", "credits", "costUsd"].join(",")];
+  for (const row of r.rows) lines.push([row.group, row.label, ...(r.stack ? [row.stack, row.stackLabel] : []), row.calls, row.credits, row.costUsd.toFixed(6)].map(field).join(","));
+  return `${lines.join("\r\n")}\r\n`;
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { wants, type OutboundEventType } from "./event-types";
+
+type Tx = Prisma.TransactionClient;
+
+export interface EmittedEvent {
+  id: string;
+  deliveries: number;
+}
+
+/** An event id: `msg_` and 24 random characters (the webhook-id receivers dedupe on). */
+export const newEventId = () => `msg_${randomBytes(18).toString("base64url")}`;
+
+/**
+ * Writes an event to the outbox in the caller's transaction (so it exists exactly when what it tells
+ * does), with one delivery per enabled endpoint of the account that wants its type, and one per
+ * email recipient given. Nothing is sent here: the delivery runner (deliver-outbound.ts) sends them
+ * after the commit, in order per endpoint. The payload is the event's envelope:
+ * `{ id, type, createdAt, accountId, data }`.
+ */
+export async function emitEvent(
+  tx: Tx,
+  input: { accountId: string; type: OutboundEventType; data: Record<string, unknown>; emailTo?: string[]; onlyEndpoint?: string },
+): Promise<EmittedEvent> {
+  const id = newEventId();
+  const createdAt = new Date();
+  const payload = { id, type: input.type, createdAt: createdAt.toISOString(), accountId: input.accountId, data: input.data };
+  const endpoints = await tx.webhookEndpoint.findMany({
+    where: { accountId: input.accountId, enabled: true, ...(input.onlyEndpoint ? { id: input.onlyEndpoint } : {}) },
+    select: { id: true, events: true },
+  });
+  const targets = endpoints.filter((e) => input.onlyEndpoint || wants(e.events, input.type));
+  const rows = [
+    ...targets.map((e) => ({ eventId: id, endpointId: e.id, createdAt })),
+    ...[...new Set(input.emailTo ?? [])].map((to) => ({ eventId: id, emailTo: to, createdAt })),
+  ];
+  // An event nobody is to receive is not kept (an account without endpoints pays no outbox row).
+  if (rows.length === 0) return { id, deliveries: 0 };
+  await tx.outboundEvent.create({ data: { id, accountId: input.accountId, type: input.type, payload: payload as Prisma.InputJsonValue, createdAt } });
+  await tx.outboundDelivery.createMany({ data: rows });
+  return { id, deliveries: rows.length };
+}

@@ -1,0 +1,41 @@
+import { mailedLinkBase } from "@/lib/config/public-url";
+
+interface EventEnvelope {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const n = (value: unknown) => Number(value ?? 0).toLocaleString("en-US");
+
+/** The email of an alert event: the figure, what it means, and where to buy more. */
+export function emailOfEvent(event: EventEnvelope): { subject: string; text: string; html: string } {
+  const d = event.data;
+  const who = typeof d.accountName === "string" && d.accountName ? ` (${d.accountName})` : "";
+  const buy = `${mailedLinkBase()}/dashboard/credits`;
+  let subject: string;
+  let line: string;
+  switch (event.type) {
+    case "credits.low":
+      subject = `Your credits are running low${who}`;
+      line = `${n(d.balance)} credits are left, under the ${n(d.level)} you asked to be told about.`;
+      break;
+    case "credits.depleted":
+      subject = `Your credits are used up${who}`;
+      line = `No credits are left: AI calls are refused until you buy more or the monthly allocation renews${d.resetsAt ? ` (${String(d.resetsAt).slice(0, 10)})` : ""}.`;
+      break;
+    case "budget.threshold":
+      subject = d.scope === "key" ? `API key “${String(d.keyName ?? "")}” reached ${n(d.threshold)}% of its budget` : `You have used ${n(d.threshold)}% of your monthly credits${who}`;
+      line =
+        d.scope === "key"
+          ? `The key has spent ${n(d.spent)} of its ${n(d.budget)}-credit budget${d.period && d.period !== "total" ? ` for this ${String(d.period)}` : ""}.`
+          : `${n(d.used)} of this month's ${n(d.allocation)} credits are spent; ${n(d.balance)} usable credits are left.`;
+      break;
+    default:
+      subject = `Account notice: ${event.type}`;
+      line = "Something changed on your account.";
+  }
+  const text = `${line}\n\nBuy more credits or change your alerts: ${buy}\n`;
+  const html = `<p>${escapeHtml(line)}</p><p><a href="${escapeHtml(buy)}">Buy more credits or change your alerts</a></p>`;
+  return { subject, text, html };
+}

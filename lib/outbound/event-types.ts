@@ -1,0 +1,24 @@
+/**
+ * The events an account's webhook endpoints may subscribe to (docs/API-NOTES.md "Spend alerts and
+ * webhooks"). An endpoint subscribes to names, or to a family with `.*` (subscription.*).
+ */
+export const OUTBOUND_EVENT_TYPES = [
+  "credits.low",
+  "credits.depleted",
+  "budget.threshold",
+  "subscription.created",
+  "subscription.updated",
+  "subscription.cancelled",
+  "subscription.expired",
+  "key.revoked",
+  "webhook.test",
+] as const;
+export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
+
+/** What an endpoint may subscribe to: an event type, or a family of them (`subscription.*`). */
+export const SUBSCRIBABLE = [...OUTBOUND_EVENT_TYPES.filter((t) => t !== "webhook.test"), "subscription.*"] as const;
+
+/** Whether an endpoint subscribed to `events` wants an event of `type` (a test event goes to the endpoint it was sent to only). */
+export function wants(events: string[], type: string): boolean {
+  return events.some((e) => e === type || (e.endsWith(".*") && type.startsWith(e.slice(0, -1))));
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { SUBSCRIBABLE } from "./event-types";
+
+/** Requests and responses of /api/webhook-endpoints (the dashboard infers its types from these). */
+const events = z
+  .array(z.enum(SUBSCRIBABLE, { error: `must be event types: ${SUBSCRIBABLE.join(", ")}` }))
+  .min(1, "choose at least one event")
+  .max(20)
+  .meta({ description: "event types, or subscription.* for every subscription event" });
+const url = z.string({ error: "is required" }).trim().min(1, "is required").max(2000, "must be at most 2,000 characters");
+const description = z.string().trim().max(200, "must be at most 200 characters").nullable().optional();
+
+export const createEndpointBody = z.object({ url, events, description });
+export const updateEndpointBody = z
+  .object({ url: url.optional(), events: events.optional(), description, enabled: z.boolean().optional().meta({ description: "true enables a disabled endpoint again" }) })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give url, events, description or enabled" });
+
+export const endpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  disabledAt: z.string().nullable(),
+  disabledReason: z.string().nullable(),
+  createdAt: z.string(),
+});
+export const endpointResponse = z.object({ endpoint: endpointView });
+export const endpointCreatedResponse = z.object({ endpoint: endpointView, secret: z.string().meta({ description: "the signing secret (whsec_…), shown in this answer and when rotated" }) });
+export const endpointsResponse = z.object({ endpoints: z.array(endpointView) });
+export const deliveryView = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  type: z.string(),
+  status: z.enum(["pending", "delivered", "failed"]),
+  attempts: z.number(),
+  nextAttemptAt: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  lastStatus: z.number().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  payload: z.unknown(),
+});
+export const deliveriesResponse = z.object({ deliveries: z.array(deliveryView) });
+export const deliveryResponse = z.object({ delivery: deliveryView });
+
+export type EndpointView = z.infer<typeof endpointView>;
+export type DeliveryView = z.infer<typeof deliveryView>;

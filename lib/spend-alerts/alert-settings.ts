@@ -1,0 +1,49 @@
+import { db } from "@/lib/db/client";
+
+/** An account's alert settings (docs/API-NOTES.md "Spend alerts and webhooks"). */
+export interface AlertSettings {
+  /** Percentages of the monthly allocation at which budget.threshold fires. */
+  allocationThresholds: number[];
+  /** Usable credits under which credits.low fires (0: never). */
+  lowBalance: number;
+  /** Whether alerts are emailed too (webhooks get them whenever an endpoint subscribes). */
+  email: boolean;
+}
+
+/** Everyone's until they change them: 80% and 100% of the allocation, under 50 credits, by email. */
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = { allocationThresholds: [80, 100], lowBalance: 50, email: true };
+
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 10_000;
+const shared = globalThis as unknown as { __alertSettings?: Map<string, { settings: AlertSettings; until: number }> };
+const known = (shared.__alertSettings ??= new Map());
+
+/** An account's settings (the defaults without a row), remembered for 5 seconds per process. */
+export async function alertSettingsOf(accountId: string, nowMs = Date.now()): Promise<AlertSettings> {
+  const hit = known.get(accountId);
+  if (hit && hit.until > nowMs) return hit.settings;
+  const prisma = await db();
+  const row = await prisma.alertSettings.findUnique({ where: { accountId } });
+  const settings = row ? { allocationThresholds: row.allocationThresholds, lowBalance: row.lowBalance ?? DEFAULT_ALERT_SETTINGS.lowBalance, email: row.email } : DEFAULT_ALERT_SETTINGS;
+  if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
+  known.set(accountId, { settings, until: nowMs + TTL_MS });
+  return settings;
+}
+
+/** Changes an account's settings (what is not given stays). */
+export async function setAlertSettings(accountId: string, body: Partial<AlertSettings>): Promise<{ alerts: AlertSettings }> {
+  const current = await alertSettingsOf(accountId, 0);
+  const next: AlertSettings = {
+    allocationThresholds: body.allocationThresholds ? [...new Set(body.allocationThresholds)].sort((a, b) => a - b) : current.allocationThresholds,
+    lowBalance: body.lowBalance ?? current.lowBalance,
+    email: body.email ?? current.email,
+  };
+  const prisma = await db();
+  await prisma.alertSettings.upsert({
+    where: { accountId },
+    create: { accountId, allocationThresholds: next.allocationThresholds, lowBalance: next.lowBalance, email: next.email },
+    update: { allocationThresholds: next.allocationThresholds, lowBalance: next.lowBalance, email: next.email },
+  });
+  known.delete(accountId);
+  return { alerts: next };
+}

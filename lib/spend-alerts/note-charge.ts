@@ -1,0 +1,124 @@
+import type { Reservation } from "@/lib/credits";
+import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { alertSettingsOf } from "./alert-settings";
+import { fireAlert, type Firing } from "./fire-alert";
+
+/**
+ * Spend alerts from a charge's own result (docs/API-NOTES.md "Spend alerts and webhooks"): what the
+ * reservation statement returned (the balance after it, the allocation and its cycle, the key's
+ * window) is compared with the account's thresholds after the answer's work has been handed on (a
+ * setImmediate: nothing on the request's path but this call). A level reached fires once per period:
+ * the firing row is unique (fire-alert.ts), and each process remembers what it already fired so a
+ * user past a threshold costs no query per call.
+ */
+const MAX_MEMO = 20_000;
+const shared = globalThis as unknown as { __alertMemo?: Set<string>; __lowMarks?: Map<string, number> };
+const fired = (shared.__alertMemo ??= new Set());
+/** Per account: the balance at which credits.low / depleted was last settled; a higher balance later means a top-up. */
+const lowMarks = (shared.__lowMarks ??= new Map());
+
+function remember(key: string): void {
+  if (fired.size >= MAX_MEMO) fired.delete(fired.values().next().value as string);
+  fired.add(key);
+}
+
+/** A charge was reserved: evaluate its alerts off the request's path. */
+export function noteCharge(reservation: Reservation, keyThresholds?: number[]): void {
+  if (!reservation.charged || !reservation.allowance) return;
+  setImmediate(() => void evaluate(reservation, keyThresholds).catch((error) => log.error("spend alerts not evaluated", { accountId: reservation.userId, error: (error as Error).message })));
+}
+
+/** A charge was refused for want of credits: the account is out of them (credits.depleted, once per top-up period). */
+export function noteRefusal(accountId: string, available: number, resetAt?: Date | null): void {
+  setImmediate(() => void lowAlerts(accountId, available, resetAt ?? null, true).catch((error) => log.error("spend alerts not evaluated", { accountId, error: (error as Error).message })));
+}
+
+async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void> {
+  const a = r.allowance!;
+  const settings = await alertSettingsOf(r.userId);
+  const cycle = a.resetAt ? a.resetAt.toISOString() : "none";
+  const subscription = r.remaining - a.usableBonusCredits;
+  const firings: Firing[] = [];
+  if (a.monthlyAllocation > 0) {
+    const used = Math.max(0, a.monthlyAllocation - subscription);
+    for (const t of settings.allocationThresholds) {
+      if (used < Math.ceil((a.monthlyAllocation * t) / 100)) continue;
+      firings.push({
+        accountId: r.userId,
+        alert: `allocation:${t}`,
+        period: cycle,
+        type: "budget.threshold",
+        data: { scope: "allocation", threshold: t, used, allocation: a.monthlyAllocation, balance: r.remaining, resetsAt: nextReset(a.resetAt) },
+        email: settings.email,
+      });
+    }
+  }
+  if (r.key && keyThresholds?.length) {
+    const period = r.key.period === "total" || !r.key.windowStart ? "total" : r.key.windowStart.toISOString();
+    for (const t of keyThresholds) {
+      if (r.key.spent < Math.ceil((r.key.budget * t) / 100)) continue;
+      firings.push({
+        accountId: r.userId,
+        alert: `key:${r.key.id}:${t}`,
+        period,
+        type: "budget.threshold",
+        data: { scope: "key", keyId: r.key.id, keyName: await keyName(r.key.id), threshold: t, spent: r.key.spent, budget: r.key.budget, period: r.key.period },
+        email: settings.email,
+      });
+    }
+  }
+  for (const f of firings) {
+    const memo = `${f.accountId}|${f.alert}|${f.period}`;
+    if (fired.has(memo)) continue;
+    await fireAlert(f);
+    remember(memo);
+  }
+  await lowAlerts(r.userId, r.remaining, a.resetAt, false, settings.lowBalance, settings.email);
+}
+
+/** credits.low under the account's level, credits.depleted at 0 (or a refusal): once per top-up period. */
+async function lowAlerts(accountId: string, balance: number, resetAt: Date | null, refused: boolean, level?: number, email?: boolean): Promise<void> {
+  const settings = level === undefined ? await alertSettingsOf(accountId) : { lowBalance: level, email: email ?? true };
+  const depleted = refused || balance <= 0;
+  const low = settings.lowBalance > 0 && balance < settings.lowBalance;
+  if (!low && !depleted) {
+    lowMarks.delete(accountId);
+    return;
+  }
+  // Still at or under the balance of the last evaluation: no top-up since, nothing new to fire.
+  const mark = lowMarks.get(accountId);
+  if (mark !== undefined && balance <= mark && !depleted) return;
+  const period = await topUpPeriod(accountId);
+  if (low) await fireOnce({ accountId, alert: "low", period, type: "credits.low", data: { balance, level: settings.lowBalance }, email: settings.email });
+  if (depleted) await fireOnce({ accountId, alert: "depleted", period, type: "credits.depleted", data: { balance: Math.max(0, balance), resetsAt: nextReset(resetAt) }, email: settings.email });
+  if (lowMarks.size >= MAX_MEMO) lowMarks.delete(lowMarks.keys().next().value as string);
+  lowMarks.set(accountId, balance);
+}
+
+async function fireOnce(f: Firing): Promise<void> {
+  const memo = `${f.accountId}|${f.alert}|${f.period}`;
+  if (fired.has(memo)) return;
+  await fireAlert(f);
+  remember(memo);
+}
+
+/** The last time credits were added (a purchase, an allocation, an operator's credit): a low balance alert fires again after one. */
+async function topUpPeriod(accountId: string): Promise<string> {
+  const prisma = await db();
+  const rows = await prisma.$queryRaw<{ at: Date | null }[]>`
+    SELECT MAX(created_at) AS at FROM credit_transactions
+     WHERE user_id = ${accountId} AND amount > 0 AND type IN ('purchase', 'monthly_reset', 'adjustment')`;
+  return rows[0]?.at ? new Date(rows[0].at).toISOString() : "none";
+}
+
+async function keyName(keyId: string): Promise<string | null> {
+  const prisma = await db();
+  return (await prisma.apiKey.findUnique({ where: { id: keyId }, select: { name: true } }))?.name ?? null;
+}
+
+/** When the allocation renews: a month after its last reset. */
+function nextReset(resetAt: Date | null): string | null {
+  if (!resetAt) return null;
+  return new Date(Date.UTC(resetAt.getUTCFullYear(), resetAt.getUTCMonth() + 1, 1)).toISOString();
+}

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as alerts from "@/app/api/alerts/route";
+import * as chat from "@/app/api/ai/chat/route";
+import * as endpoints from "@/app/api/webhook-endpoints/route";
+import * as usage from "@/app/api/usage/route";
+import * as completions from "@/app/v1/chat/completions/route";
+import { db } from "@/lib/db/client";
+import { drainOutbound } from "@/lib/outbound/deliver-outbound";
+import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
+import { waitUntil } from "@/tests/helpers/wait-until";
+import { startWebhookReceiver, type WebhookReceiver } from "@/tests/helpers/webhook-receiver";
+import { stubProviderForFile } from "../ai/ai-test-kit";
+import { userWithKey, v1 } from "../api-keys/key-test-kit";
+import { actingAs, grant, operatorCookie, team } from "../organisations/org-test-kit";
+
+await stubProviderForFile();
+
+let receiver: WebhookReceiver;
+let restore: () => void;
+let operator: string;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  restore = setEnv({ ADMIN_EMAILS: "alerts-operator@example.com" });
+  operator = await operatorCookie("alerts-operator@example.com");
+});
+afterAll(async () => {
+  restore();
+  await receiver.close();
+});
+
+const hello = { messages: [{ role: "user", content: "Hello there" }] };
+const events = (accountId: string, type?: string) => receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === accountId && (!type || r.json.type === type));
+const ALERT_EVENTS = ["budget.threshold", "credits.low", "credits.depleted"];
+
+async function fired(accountId: string, n: number) {
+  await waitUntil(`${n} alerts of ${accountId} to be written`, async () => (await (await db()).alertFiring.count({ where: { accountId } })) >= n);
+  await drainOutbound();
+}
+
+describe("spend alerts", () => {
+  it("a free account's charges fire 80% of the allocation, low balance and depletion once each, by webhook and email", async () => {
+    const { user, cookie } = await signIn();
+    await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ALERT_EVENTS } });
+    const defaults = await call(alerts.GET, { path: "/api/alerts", cookie });
+    expect(defaults.body).toEqual({ alerts: { allocationThresholds: [80, 100], lowBalance: 50, email: true }, fired: [] });
+    // 13 chats of 15 credits use 195 of 200; the 14th is refused.
+    for (let i = 0; i < 13; i++) expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(402);
+    await fired(user.id, 3);
+    await waitUntil("three alert events delivered", async () => events(user.id).length >= 3);
+    const got = events(user.id).map((r) => [r.json.type, r.json.data.alert]);
+    expect(got).toEqual([
+      ["budget.threshold", "allocation:80"],
+      ["credits.low", "low"],
+      ["credits.depleted", "depleted"],
+    ]);
+    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({ scope: "allocation", threshold: 80, used: 165, allocation: 200, balance: 35 });
+    expect(events(user.id, "credits.low")[0].json.data).toMatchObject({ balance: 35, level: 50 });
+    const prisma = await db();
+    await waitUntil("three alert emails", async () => (await prisma.emailLog.count({ where: { to: user.email!, type: "alert" } })) === 3);
+    const low = await prisma.emailLog.findFirstOrThrow({ where: { to: user.email!, subject: "Your credits are running low" } });
+    expect(low.status).toBe("sent");
+    // Never twice in the period: more refusals fire nothing.
+    await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await prisma.alertFiring.count({ where: { accountId: user.id } })).toBe(3);
+    const listed = await call(alerts.GET, { path: "/api/alerts", cookie });
+    expect(listed.body.fired.map((f: { alert: string }) => f.alert).sort()).toEqual(["allocation:80", "depleted", "low"]);
+
+    // A top-up starts a new period for low balance: falling under 50 again fires again.
+    await grant(operator, user.id, 100);
+    for (let i = 0; i < 4; i++) expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    await fired(user.id, 4);
+    await waitUntil("the second credits.low", async () => events(user.id, "credits.low").length === 2);
+    expect(await prisma.alertFiring.count({ where: { accountId: user.id, alert: "allocation:80" } })).toBe(1);
+  });
+
+  it("changes its thresholds; 100% of a key's budget fires once for the key; an organisation's member may not change them", async () => {
+    const { user, cookie, secret, key } = await userWithKey({ budget: { credits: 30, period: "total" } });
+    await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["budget.threshold"] } });
+    const put = await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [50], lowBalance: 0, email: false } });
+    expect(put.status).toBe(200);
+    expect(put.body.alerts).toEqual({ allocationThresholds: [50], lowBalance: 0, email: false });
+    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [150] } })).status).toBe(400);
+    const body = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(200);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(200);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(429);
+    await fired(user.id, 1);
+    await waitUntil("the key's budget alert", async () => events(user.id, "budget.threshold").length === 1);
+    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({ scope: "key", keyId: key.id, threshold: 100, spent: 30, budget: 30 });
+    expect(await (await db()).emailLog.count({ where: { to: user.email!, type: "alert" } })).toBe(0);
+
+    const t = await team();
+    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId), body: { lowBalance: 10 } })).status).toBe(403);
+    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie: t.admin.cookie, headers: actingAs(t.orgId), body: { lowBalance: 10 } })).status).toBe(200);
+    expect((await call(alerts.GET, { path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId) })).body.alerts.lowBalance).toBe(10);
+  });
+});
+
+describe("request tags and the usage API", () => {
+  it("stores /v1's user, metadata and X-Request-Tags on the ledger row, and groups spend by them, by day (stacked by model), model and key, JSON and CSV", async () => {
+    const { user, cookie, secret, key } = await userWithKey();
+    const body = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10, user: "end-user-7", metadata: { feature: "search" } };
+    const tagged = await v1(completions.POST, "/v1/chat/completions", secret, { body, headers: { "x-request-tags": "team-a, exp:1" } });
+    expect(tagged.status).toBe(200);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: { ...body, user: undefined, metadata: undefined } })).status).toBe(200);
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    const prisma = await db();
+    const row = await prisma.creditTransaction.findFirstOrThrow({ where: { userId: user.id, type: "usage" }, orderBy: { createdAt: "asc" } });
+    expect(row.metadata).toMatchObject({ tags: ["team-a", "exp:1"], endUser: "end-user-7", requestMetadata: { feature: "search" } });
+
+    const bad = await v1(completions.POST, "/v1/chat/completions", secret, { body, headers: { "x-request-tags": "ok,not ok" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/X-Request-Tags/);
+    const badMeta = await v1(completions.POST, "/v1/chat/completions", secret, { body: { ...body, metadata: { feature: 7 } } });
+    expect(badMeta.status).toBe(400);
+
+    const byTag = await call(usage.GET, { path: "/api/usage?group_by=tag", cookie });
+    expect(byTag.status).toBe(200);
+    const tagCredits = Object.fromEntries(byTag.body.rows.map((r: { label: string; credits: number }) => [r.label, r.credits]));
+    expect(tagCredits["team-a"]).toBeGreaterThan(0);
+    expect(tagCredits["exp:1"]).toBe(tagCredits["team-a"]);
+    expect(tagCredits.untagged).toBeGreaterThan(0);
+    expect(byTag.body.total.calls).toBe(3);
+    const byKey = await call(usage.GET, { path: "/api/usage?group_by=key", cookie });
+    expect(byKey.body.rows.map((r: { group: string | null; label: string }) => [r.group, r.label])).toEqual([
+      [key.id, "test key"],
+      [null, "session (no key)"],
+    ]);
+    const byDay = await call(usage.GET, { path: "/api/usage?group_by=day&stack=model", cookie });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(byDay.body.rows.every((r: { group: string }) => r.group === today)).toBe(true);
+    expect(byDay.body.rows.reduce((s: number, r: { credits: number }) => s + r.credits, 0)).toBe(byDay.body.total.credits);
+    expect(byDay.body.projection).toMatchObject({ allocation: 200, spent: byDay.body.total.credits });
+    expect(byDay.body.projection.projected).toBeGreaterThanOrEqual(byDay.body.total.credits);
+    const csv = await call(usage.GET, { path: "/api/usage?group_by=model&format=csv", cookie });
+    expect(csv.headers.get("content-type")).toContain("text/csv");
+    expect(csv.text.split("\r\n")[0]).toBe("model,label,calls,credits,costUsd");
+    expect((await call(usage.GET, { path: "/api/usage?group_by=week", cookie })).status).toBe(400);
+    expect((await call(usage.GET, { path: "/api/usage?group_by=model&stack=key", cookie })).status).toBe(400);
+    expect((await call(usage.GET, { path: "/api/usage" })).status).toBe(401);
+  });
+
+  it("an organisation's member sees their own spend; the owner and admins everyone's, by member", async () => {
+    const t = await team();
+    await grant(operator, t.orgId, 200);
+    await call(chat.POST, { path: "/api/ai/chat", cookie: t.member.cookie, headers: actingAs(t.orgId), body: hello });
+    await call(chat.POST, { path: "/api/ai/chat", cookie: t.admin.cookie, headers: actingAs(t.orgId), body: hello });
+    const all = await call(usage.GET, { path: "/api/usage?group_by=member", cookie: t.owner.cookie, headers: actingAs(t.orgId) });
+    expect(all.body.rows.map((r: { label: string }) => r.label).sort()).toEqual([t.admin.user.email, t.member.user.email].sort());
+    const mine = await call(usage.GET, { path: "/api/usage?group_by=member", cookie: t.member.cookie, headers: actingAs(t.orgId) });
+    expect(mine.body.rows.map((r: { label: string }) => r.label)).toEqual([t.member.user.email]);
+  });
+});

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "svix";
+import * as endpoints from "@/app/api/webhook-endpoints/route";
+import * as endpoint from "@/app/api/webhook-endpoints/[id]/route";
+import * as testEvent from "@/app/api/webhook-endpoints/[id]/test/route";
+import * as deliveries from "@/app/api/webhook-endpoints/[id]/deliveries/route";
+import * as replay from "@/app/api/webhook-endpoints/[id]/deliveries/[deliveryId]/replay/route";
+import * as rotate from "@/app/api/webhook-endpoints/[id]/rotate-secret/route";
+import * as keysRoute from "@/app/api/keys/[id]/route";
+import * as cron from "@/app/api/cron/deliver-webhooks/route";
+import { closeDb, db } from "@/lib/db/client";
+import { deliverDue, drainOutbound } from "@/lib/outbound/deliver-outbound";
+import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
+import { waitUntil } from "@/tests/helpers/wait-until";
+import { startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "@/tests/helpers/webhook-receiver";
+import { userWithKey } from "../api-keys/key-test-kit";
+
+afterAll(closeDb);
+
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
+
+async function register(cookie: string, events: string[], url = receiver.url) {
+  const res = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url, events } });
+  if (res.status !== 200) throw new Error(`endpoint not created: ${res.status} ${res.text}`);
+  return res.body as { endpoint: { id: string }; secret: string };
+}
+
+const delivered = (eventType: string) => receiver.received.filter((r) => r.json.type === eventType && r.status === 200);
+
+describe("outbound webhooks: registration, signature, delivery log", () => {
+  it("signs each delivery by the Standard Webhooks scheme: svix's own verifier and a receiver written from the spec both accept it", async () => {
+    const { cookie } = await signIn();
+    const { endpoint: ep, secret } = await register(cookie, ["credits.low"]);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+    expect(sent.status).toBe(200);
+    await waitUntil("the test event to arrive", async () => delivered("webhook.test").some((r) => r.json.id === sent.body.delivery.eventId));
+    const got = receiver.received.find((r) => r.json.id === sent.body.delivery.eventId)!;
+    expect(got.headers["webhook-id"]).toBe(sent.body.delivery.eventId);
+    expect(got.headers["content-type"]).toBe("application/json");
+    expect(() => new Webhook(secret).verify(got.body, got.headers)).not.toThrow();
+    expect(verifyStandardWebhook(secret, got.headers, got.body)).toBe(true);
+    expect(verifyStandardWebhook(secret, got.headers, got.body.replace("test", "tost"))).toBe(false);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(got.body, got.headers)).toThrow();
+    // The log shows it delivered, with its payload; a rotated secret signs from then on.
+    await drainOutbound();
+    const log = await call(deliveries.GET, { path: `/api/webhook-endpoints/${ep.id}/deliveries`, params: { id: ep.id }, cookie });
+    expect(log.body.deliveries[0]).toMatchObject({ type: "webhook.test", status: "delivered", attempts: 1, lastStatus: 200 });
+    const rotated = await call(rotate.POST, { path: `/api/webhook-endpoints/${ep.id}/rotate-secret`, params: { id: ep.id }, cookie });
+    expect(rotated.body.secret).not.toBe(secret);
+    const again = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+    await waitUntil("the second test event", async () => receiver.received.some((r) => r.json.id === again.body.delivery.eventId));
+    const second = receiver.received.find((r) => r.json.id === again.body.delivery.eventId)!;
+    expect(verifyStandardWebhook(rotated.body.secret, second.headers, second.body)).toBe(true);
+    expect(verifyStandardWebhook(secret, second.headers, second.body)).toBe(false);
+  });
+
+  it("a receiver that fails 5 times then recovers gets every event exactly once, in the order they were created", async () => {
+    const { cookie } = await signIn();
+    const { endpoint: ep } = await register(cookie, ["credits.low"]);
+    const prisma = await db();
+    const before = receiver.received.length;
+    receiver.failNext(5, 503);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId);
+    await drainOutbound();
+    // The retries are due at 5 s, 30 s, 2 min, ...: the runner is asked at those times.
+    let now = Date.now();
+    for (let i = 0; i < 12 && receiver.received.slice(before).filter((r) => r.status === 200).length < 3; i++) {
+      now += 15 * 60_000;
+      await deliverDue(new Date(now));
+    }
+    const mine = receiver.received.slice(before).filter((r) => ids.includes(r.json.id));
+    expect(mine.filter((r) => r.status !== 200)).toHaveLength(5);
+    // Nothing after the first event went out before it did: every failure was the first event's.
+    expect(new Set(mine.filter((r) => r.status !== 200).map((r) => r.json.id))).toEqual(new Set([ids[0]]));
+    expect(mine.filter((r) => r.status === 200).map((r) => r.json.id)).toEqual(ids);
+    const rows = await prisma.outboundDelivery.findMany({ where: { endpointId: ep.id }, include: { event: true } });
+    expect(rows.every((r) => r.status === "delivered")).toBe(true);
+    expect(rows.find((r) => r.eventId === ids[0])?.attempts).toBe(6);
+  });
+
+  it("after 24 hours of failures a delivery fails for good, the endpoint is disabled and its owner emailed; enabling and replaying send it", async () => {
+    const { user, cookie } = await signIn();
+    const { endpoint: ep } = await register(cookie, ["credits.low"]);
+    receiver.failNext(1000, 500);
+    const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+    await drainOutbound();
+    let now = Date.now();
+    for (let i = 0; i < 40; i++) {
+      now += 60 * 60_000;
+      await deliverDue(new Date(now));
+    }
+    receiver.failNext(0);
+    const prisma = await db();
+    const row = await prisma.outboundDelivery.findFirstOrThrow({ where: { eventId: sent.body.delivery.eventId } });
+    expect(row.status).toBe("failed");
+    const disabled = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+    expect(disabled.enabled).toBe(false);
+    expect(disabled.disabledReason).toMatch(/24 hours/);
+    const mail = await prisma.emailLog.findFirst({ where: { to: user.email!, subject: "A webhook endpoint was disabled" } });
+    expect(mail).not.toBeNull();
+    // Replay needs the endpoint enabled (409), then sends it.
+    const path = `/api/webhook-endpoints/${ep.id}/deliveries/${row.id}/replay`;
+    expect((await call(replay.POST, { path, params: { id: ep.id, deliveryId: row.id }, cookie })).status).toBe(409);
+    expect((await call(endpoint.PATCH, { method: "PATCH", path: `/api/webhook-endpoints/${ep.id}`, params: { id: ep.id }, cookie, body: { enabled: true } })).body.endpoint.enabled).toBe(true);
+    expect((await call(replay.POST, { path, params: { id: ep.id, deliveryId: row.id }, cookie })).status).toBe(200);
+    await waitUntil("the replayed delivery", async () => (await prisma.outboundDelivery.findUniqueOrThrow({ where: { id: row.id } })).status === "delivered");
+  });
+
+  it("key.revoked reaches the key owner's endpoints; another account's endpoint is 404; bad input is 400", async () => {
+    const { cookie, key } = await userWithKey();
+    const { endpoint: ep } = await register(cookie, ["key.revoked"]);
+    expect((await call(keysRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(200);
+    await waitUntil("key.revoked to arrive", async () => delivered("key.revoked").some((r) => r.json.data.keyId === key.id));
+    const other = await signIn();
+    for (const handler of [testEvent.POST, rotate.POST]) {
+      expect((await call(handler, { path: `/api/webhook-endpoints/${ep.id}/x`, params: { id: ep.id }, cookie: other.cookie })).status).toBe(404);
+    }
+    expect((await call(endpoint.DELETE, { method: "DELETE", path: `/api/webhook-endpoints/${ep.id}`, params: { id: ep.id }, cookie: other.cookie })).status).toBe(404);
+    const badEvent = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["credits.lots"] } });
+    expect(badEvent.status).toBe(400);
+    expect(badEvent.body.error).toMatch(/events/);
+    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: "ftp://example.com/x", events: ["credits.low"] } })).status).toBe(400);
+    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: "https://u:p@example.com/x", events: ["credits.low"] } })).status).toBe(400);
+    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", body: { url: receiver.url, events: ["credits.low"] } })).status).toBe(401);
+  });
+
+  it("in production: https only, and no endpoint that is or resolves to a loopback, private or link-local address (at registration and at delivery)", async () => {
+    const { cookie } = await signIn();
+    // Registered while private targets are allowed (development), then the server runs in production.
+    const { endpoint: ep } = await register(cookie, ["credits.low"], receiver.url.replace("127.0.0.1", "localhost"));
+    const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32) });
+    try {
+      for (const url of ["http://example.com/hook", "https://127.0.0.1/hook", "https://169.254.169.254/latest/meta-data", "https://localhost/hook", "https://[::1]/hook", "https://10.1.2.3/hook"]) {
+        const res = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url, events: ["credits.low"] } });
+        expect(res.status, url).toBe(400);
+        expect(res.body.error, url).toMatch(/https|private|loopback|link-local|resolve/);
+      }
+      const before = receiver.received.length;
+      const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+      await drainOutbound();
+      await deliverDue();
+      expect(receiver.received.length).toBe(before);
+      const prisma = await db();
+      const row = await prisma.outboundDelivery.findFirstOrThrow({ where: { eventId: sent.body.delivery.eventId } });
+      expect(row.status).toBe("pending");
+      expect(row.lastError).toMatch(/127\.0\.0\.1|::1|loopback/);
+    } finally {
+      restore();
+    }
+  });
+
+  it("the deliver-webhooks cron job sends what is due", async () => {
+    const res = await call(cron.POST, { path: "/api/cron/deliver-webhooks", headers: { authorization: `Bearer ${process.env.CRON_SECRET}` } });
+    expect(res.status).toBe(200);
+    expect(res.body.message ?? JSON.stringify(res.body)).toMatch(/Delivered \d+/);
+  });
+});
+
+describe("outbound webhooks in the operator console", () => {
+  it("lists deliveries by status and account, and replays one with an audit row", async () => {
+    const { GET: outboundGet } = await import("@/app/api/admin/outbound/route");
+    const { POST: outboundReplay } = await import("@/app/api/admin/outbound/[id]/replay/route");
+    const { GET: auditGet } = await import("@/app/api/admin/audit/route");
+    const { operatorCookie } = await import("../organisations/org-test-kit");
+    const restore = setEnv({ ADMIN_EMAILS: "outbound-operator@example.com" });
+    try {
+      const operator = await operatorCookie("outbound-operator@example.com");
+      const { user, cookie } = await signIn();
+      const { endpoint: ep } = await register(cookie, ["credits.low"]);
+      const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+      await drainOutbound();
+      const list = await call(outboundGet, { path: `/api/admin/outbound?accountId=${user.id}`, cookie: operator });
+      expect(list.status).toBe(200);
+      expect(list.body.deliveries).toEqual([expect.objectContaining({ id: sent.body.delivery.id, type: "webhook.test", status: "delivered", target: receiver.url })]);
+      const before = receiver.received.length;
+      const replayed = await call(outboundReplay, { path: `/api/admin/outbound/${sent.body.delivery.id}/replay`, params: { id: sent.body.delivery.id }, cookie: operator, body: { reason: "customer lost it" } });
+      expect(replayed.status).toBe(200);
+      await waitUntil("the replay to arrive", async () => receiver.received.length > before);
+      const trail = await call(auditGet, { path: `/api/admin/audit?targetId=${sent.body.delivery.id}`, cookie: operator });
+      const entries = trail.body.entries ?? trail.body.items ?? trail.body.actions;
+      expect(entries[0]).toMatchObject({ action: "outbound.replay", targetType: "outbound" });
+      expect((await call(outboundGet, { path: "/api/admin/outbound", cookie })).status).toBe(404);
+    } finally {
+      restore();
+    }
+  });
+});
