@@ -99,8 +99,12 @@ interface DmmfDefault {
 
 function prismaDefault(value: unknown, type: string): string | null {
   if (value === undefined || value === null) return null;
-  // A scalar list's default, as PostgreSQL prints it: ARRAY[]::text[] (only empty lists are used).
-  if (Array.isArray(value)) return value.length === 0 ? `ARRAY[]::${(SCALAR_TYPES[type] ?? type).toLowerCase()}[]` : `ARRAY[${value.map((v) => `'${v}'`).join(", ")}]`;
+  // A scalar list's default, as PostgreSQL prints it: ARRAY[]::text[], ARRAY[80, 100] (numbers unquoted).
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `ARRAY[]::${(SCALAR_TYPES[type] ?? type).toLowerCase()}[]`;
+    const numeric = type === "Int" || type === "BigInt";
+    return `ARRAY[${value.map((v) => (numeric ? String(v) : `'${v}'`)).join(", ")}]`;
+  }
   if (typeof value === "object" && !Array.isArray(value)) {
     const fn = value as DmmfDefault;
     // Client-side generated defaults have no database default.
