@@ -13,7 +13,7 @@ import { fireAlert, type Firing } from "./fire-alert";
  * user past a threshold costs no query per call.
  */
 const MAX_MEMO = 20_000;
-const shared = globalThis as unknown as { __alertMemo?: Set<string>; __lowMarks?: Map<string, number> };
+const shared = globalThis as unknown as { __alertMemo?: Set<string>; __lowMarks?: Map<string, { balance: number; depleted: boolean }> };
 const fired = (shared.__alertMemo ??= new Set());
 /** Per account: the balance at which credits.low / depleted was last settled; a higher balance later means a top-up. */
 const lowMarks = (shared.__lowMarks ??= new Map());
@@ -86,14 +86,15 @@ async function lowAlerts(accountId: string, balance: number, resetAt: Date | nul
     lowMarks.delete(accountId);
     return;
   }
-  // Still at or under the balance of the last evaluation: no top-up since, nothing new to fire.
+  // Still at or under the balance of the last evaluation, and nothing new to say: no top-up since, no
+  // query (a client refused again and again costs nothing here).
   const mark = lowMarks.get(accountId);
-  if (mark !== undefined && balance <= mark && !depleted) return;
+  if (mark !== undefined && balance <= mark.balance && (!depleted || mark.depleted)) return;
   const period = await topUpPeriod(accountId);
   if (low) await fireOnce({ accountId, alert: "low", period, type: "credits.low", data: { balance, level: settings.lowBalance }, email: settings.email });
   if (depleted) await fireOnce({ accountId, alert: "depleted", period, type: "credits.depleted", data: { balance: Math.max(0, balance), resetsAt: nextReset(resetAt) }, email: settings.email });
   if (lowMarks.size >= MAX_MEMO) lowMarks.delete(lowMarks.keys().next().value as string);
-  lowMarks.set(accountId, balance);
+  lowMarks.set(accountId, { balance, depleted: depleted || Boolean(mark?.depleted && balance <= mark.balance) });
 }
 
 async function fireOnce(f: Firing): Promise<void> {

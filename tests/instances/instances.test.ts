@@ -112,6 +112,24 @@ describe.each([
     await expectLedgerAddsUp(c, orgId);
   });
 
+  it("32 concurrent charges over the instances crossing 80% and 100% at once fire each alert exactly once, emailed once", async () => {
+    const email = `alerts-${viaPgBouncer}@example.com`;
+    const { client, id } = await signedIn(c, email);
+    await setCredits(c, id, 16 * 15);
+    const results = await Promise.all(
+      Array.from({ length: 32 }, () => client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(16);
+    await waitUntil("the four alerts to fire", async () => (await c.sql("SELECT 1 FROM alert_firings WHERE account_id = $1", [id])).length >= 4);
+    await waitUntil("their four emails to go out", async () => c.resend.sent.filter((m) => [m.body.to].flat().includes(email)).length >= 4);
+    await new Promise((r) => setTimeout(r, 500));
+    const firings = await c.sql<{ alert: string }>("SELECT alert FROM alert_firings WHERE account_id = $1 ORDER BY alert", [id]);
+    expect(firings.map((f) => f.alert)).toEqual(["allocation:100", "allocation:80", "depleted", "low"]);
+    expect(c.resend.sent.filter((m) => [m.body.to].flat().includes(email))).toHaveLength(4);
+    const deliveries = await c.sql<{ status: string }>("SELECT d.status FROM outbound_deliveries d JOIN outbound_events e ON e.id = d.event_id WHERE e.account_id = $1", [id]);
+    expect(deliveries.map((d) => d.status)).toEqual(["delivered", "delivered", "delivered", "delivered"]);
+  });
+
   it("caps one user's AI requests in progress across the instances: the 65th is refused whichever instance gets it, admitted once one ends", async () => {
     const { client, id } = await signedIn(c, `cap-${viaPgBouncer}@example.com`);
     await setCredits(c, id, 10_000);
