@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { csvField as field } from "./csv-field";
 
 /** The columns of the CSV export: the ledger row, then the AI usage it recorded (empty when none). */
 const COLUMNS = [
@@ -21,13 +22,6 @@ const COLUMNS = [
 
 const PAGE = 1000;
 
-/** One CSV field: quoted when needed; text starting like a formula is prefixed so spreadsheets show it as text. */
-function field(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  let text = typeof value === "object" ? JSON.stringify(value) : String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 function line(row: { id: string; createdAt: Date; type: string; operation: string; amount: number; balanceAfter: number; metadata: unknown }): string {
   const m = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : {};

@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { csvField } from "./csv-field";
 
 export const USAGE_GROUPS = ["day", "model", "key", "tag", "member"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
@@ -140,16 +141,10 @@ async function projectCycle(accountId: string, memberId: string | null) {
 
 export type UsageReport = Awaited<ReturnType<typeof getUsageReport>>;
 
-function field(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 /** The report as CSV: one line per row (group, its label, the stack and its label, calls, credits, cost). */
 export function usageReportCsv(r: UsageReport): string {
   const lines = [[r.groupBy, "label", ...(r.stack ? [r.stack, `${r.stack}Label`] : []), "calls", "credits", "costUsd"].join(",")];
-  for (const row of r.rows) lines.push([row.group, row.label, ...(r.stack ? [row.stack, row.stackLabel] : []), row.calls, row.credits, row.costUsd.toFixed(6)].map(field).join(","));
+  for (const row of r.rows) lines.push([row.group, row.label, ...(r.stack ? [row.stack, row.stackLabel] : []), row.calls, row.credits, row.costUsd.toFixed(6)].map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }
