@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { isIP } from "node:net";
 import { guardedLookup, isBlockedAddress, privateTargetsAllowed } from "./safe-target";
 
 /** At most this much of a receiver's answer is read (the rest is not waited for). */
@@ -21,7 +22,7 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
   return new Promise((resolve) => {
     const target = new URL(url);
     const literal = target.hostname.replace(/^\[|\]$/g, "");
-    if (!privateTargetsAllowed() && isBlockedAddress(literal) && /^[\d.:a-f]+$/i.test(literal)) {
+    if (!privateTargetsAllowed() && isIP(literal) !== 0 && isBlockedAddress(literal)) {
       resolve({ ok: false, status: null, error: `${literal} is a private, loopback or link-local address` });
       return;
     }
