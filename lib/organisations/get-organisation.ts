@@ -21,6 +21,6 @@ export async function getOrganisation(organisationId: string, userId: string) {
       totalUsable: s.totalUsable,
       resetAt: s.resetAt?.toISOString() ?? null,
     },
-    you: { role: member.role as "owner" | "admin" | "member", ...memberCapsOf(member) },
+    you: { userId, role: member.role as "owner" | "admin" | "member", ...memberCapsOf(member) },
   };
 }

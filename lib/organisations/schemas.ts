@@ -52,7 +52,7 @@ export const walletView = z.object({
   resetAt: z.string().nullable(),
 });
 export const organisationResponse = z.object({ organisation: organisationView });
-export const organisationDetailResponse = z.object({ organisation: organisationView, wallet: walletView, you: memberCaps.extend({ role }) });
+export const organisationDetailResponse = z.object({ organisation: organisationView, wallet: walletView, you: memberCaps.extend({ userId: z.string(), role }) });
 export const organisationsResponse = z.object({ organisations: z.array(organisationView) });
 export const memberView = z.object({
   userId: z.string(),

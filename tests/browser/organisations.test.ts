@@ -95,6 +95,13 @@ describe("organisations (browser)", () => {
     await owner.page.reload();
     await owner.page.getByTestId("usage-total").getByText("30 credits in 2 calls").waitFor();
     expect(await owner.page.getByTestId("usage-by-member").textContent()).toContain(memberEmail);
+
+    // The colleague leaves: back on their personal account, the organisation gone from their list.
+    await member.page.goto("/dashboard/organisations");
+    await member.page.getByRole("button", { name: "Leave this organisation" }).click();
+    await member.page.getByText("None yet").waitFor();
+    const members = await owner.page.evaluate(async (u) => (await (await fetch(u, { cache: "no-store" })).json()) as { members: { email: string }[] }, `/api/orgs/${await owner.page.getByTestId("account-switcher").inputValue()}/members`);
+    expect(members.members.map((m) => m.email)).toEqual([ownerEmail]);
     expect(errors).toEqual([]);
   });
 });

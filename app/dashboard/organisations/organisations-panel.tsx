@@ -149,14 +149,28 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
           )}
         </p>
       </section>
-      {members.data ? <Members orgId={id} you={d.you.role} members={members.data.members} onChanged={reload} onError={onError} /> : <Spinner />}
+      {members.data ? <Members orgId={id} you={d.you.role} me={d.you.userId} members={members.data.members} onChanged={reload} onError={onError} /> : <Spinner />}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
     </>
   );
 }
 
-function Members({ orgId, you, members, onChanged, onError }: { orgId: string; you: string; members: OrganisationMember[]; onChanged: () => Promise<void>; onError: (e: ApiError | null) => void }) {
+function Members({
+  orgId,
+  you,
+  me,
+  members,
+  onChanged,
+  onError,
+}: {
+  orgId: string;
+  you: string;
+  me: string;
+  members: OrganisationMember[];
+  onChanged: () => Promise<void>;
+  onError: (e: ApiError | null) => void;
+}) {
   const admin = you === "owner" || you === "admin";
   const [editing, setEditing] = useState<string | null>(null);
   const [daily, setDaily] = useState("");
@@ -252,8 +266,7 @@ function Members({ orgId, you, members, onChanged, onError }: { orgId: string; y
           className="btn-secondary mt-3"
           onClick={() =>
             void run(async () => {
-              const me = members.find((m) => m.caps !== null && m.role === you);
-              if (me) await apiJson(`/api/orgs/${orgId}/members/${me.userId}`, { method: "DELETE" });
+              await apiJson(`/api/orgs/${orgId}/members/${me}`, { method: "DELETE" });
               await switchTo(null);
             })
           }

@@ -55,7 +55,7 @@ describe("organisations: create, invite, accept", () => {
     const detail = await call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: owner.cookie });
     expect(detail.status).toBe(200);
     expect(detail.body.wallet).toMatchObject({ tier: "free", subscriptionCredits: 0, totalUsable: 0 });
-    expect(detail.body.you).toEqual({ role: "owner", dailyCap: null, monthlyCap: null, spentToday: 0, spentThisMonth: 0 });
+    expect(detail.body.you).toEqual({ userId: owner.user.id, role: "owner", dailyCap: null, monthlyCap: null, spentToday: 0, spentThisMonth: 0 });
     // Acting as it, a call is refused for want of credits: nothing from the person's own 200.
     const refused = await chatAs(owner, id);
     expect(refused.status).toBe(402);
