@@ -310,6 +310,12 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const back = await call(active.PUT, { method: "PUT", path: "/api/account/active", cookie, body: { accountId: null } });
     expect(back.body.account).toMatchObject({ kind: "person", id: t.member.user.id });
     expect(back.headers.get("set-cookie")).toMatch(/active-account=;.*Max-Age=0/);
+    // The cookie is the person's: someone else signing in on the same browser starts on their own account.
+    const setCookie = switched.headers.get("set-cookie")!.split(";")[0];
+    const other = await person("same-browser");
+    const theirs = await call(active.GET, { path: "/api/account/active", cookie: `${other.cookie}; ${setCookie}` });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.account).toMatchObject({ kind: "person", id: other.user.id });
   });
 
   it("the console finds an organisation, shows its members and wallet, and adjusts its credits with an audit row", async () => {

@@ -27,7 +27,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ user, body, req, setHeader }) => {
       const answer = await describeAccount({ userId: user.id, wanted: body.accountId });
-      setHeader("set-cookie", activeAccountCookie(answer.account.kind === "organisation" ? answer.account.id : null, env().isProduction || new URL(req.url).protocol === "https:"));
+      setHeader("set-cookie", activeAccountCookie(user.id, answer.account.kind === "organisation" ? answer.account.id : null, env().isProduction || new URL(req.url).protocol === "https:"));
       return answer;
     },
   ),
