@@ -5,6 +5,7 @@ import { normalizeEmail } from "@/lib/email/normalize-email";
 import { sendEmail } from "@/lib/email/send-email";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { checkWindowLimit } from "@/lib/ratelimit";
 import { requireMember } from "./membership";
 import type { InviteView } from "./schemas";
 
@@ -12,6 +13,26 @@ import type { InviteView } from "./schemas";
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60_000;
 /** Invitations an organisation may have waiting at once. */
 export const MAX_PENDING_INVITES = 50;
+/**
+ * Invitation emails per hour: per organisation, per inviting person, and per address (our mailer must
+ * not become a way to send many strangers mail that names what an inviter chose).
+ */
+export const INVITE_LIMITS = { perOrganisation: 20, perInviter: 30, perAddress: 3, windowMs: 60 * 60_000 };
+
+async function checkInviteLimits(organisationId: string, actorId: string, email: string): Promise<void> {
+  const checks: Array<[string, number, string]> = [
+    [`invites:org:${organisationId}`, INVITE_LIMITS.perOrganisation, "this organisation"],
+    [`invites:user:${actorId}`, INVITE_LIMITS.perInviter, "you"],
+    [`invites:address:${hashInviteToken(email)}`, INVITE_LIMITS.perAddress, "this address"],
+  ];
+  for (const [key, limit, who] of checks) {
+    const outcome = await checkWindowLimit(key, limit, INVITE_LIMITS.windowMs);
+    if (outcome && !outcome.allowed) {
+      const retryAfter = Math.max(1, outcome.reset - Math.floor(Date.now() / 1000));
+      throw new AppError("rate_limited", `Too many invitations for ${who} this hour (at most ${limit}); retry after ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+    }
+  }
+}
 
 export const hashInviteToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
@@ -40,6 +61,7 @@ export async function inviteMember(organisationId: string, actorId: string, body
   ]);
   if (existing) throw new AppError("conflict", `${email} is already a member of this organisation`);
   if (pending >= MAX_PENDING_INVITES) throw new AppError("forbidden", `This organisation has ${MAX_PENDING_INVITES} invitations waiting; revoke some before sending more`);
+  await checkInviteLimits(organisationId, actorId, email);
   const token = randomBytes(32).toString("base64url");
   const invite = await prisma.$transaction(async (tx) => {
     await tx.organisationInvite.updateMany({ where: { organisationId, email, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });

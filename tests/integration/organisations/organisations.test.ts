@@ -122,6 +122,12 @@ describe("organisations: create, invite, accept", () => {
     expect((await call(accept.POST, { path: "/api/invites/accept", cookie: later.cookie, body: { token: await mailedInviteToken(later.user.email as string) } })).status).toBe(404);
     const listed = await call(invites.GET, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie });
     expect(listed.body.invites.map((i: { status: string }) => i.status).sort()).toEqual(["accepted", "expired", "revoked"]);
+    // One address gets at most 3 invitations an hour (our mailer is no way to mail a stranger again and again).
+    const stranger2 = `flooded-${Date.now().toString(36)}@example.com`;
+    for (let i = 0; i < 3; i++) expect((await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: stranger2 } })).status).toBe(200);
+    const flooded = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: stranger2 } });
+    expect(flooded.status).toBe(429);
+    expect(flooded.headers.get("retry-after")).toMatch(/^\d+$/);
   });
 });
 

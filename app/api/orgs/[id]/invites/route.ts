@@ -13,7 +13,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Invite an address by email (owner and admins): a link that works once, for 7 days, for that address only",
       description:
         "A new invitation to the same address replaces the waiting one. Accepting needs a session whose verified email is the invited address (POST /api/invites/accept). 409 when the address is already a member; 503 when the email cannot be sent (nothing is kept).",
-      errors: [409, 503],
+      errors: [409, 429, 503],
       response: inviteResponse,
     },
     ({ user, params, body }) => inviteMember(params.id, user.id, body),
