@@ -16,6 +16,8 @@ export interface UsageQuery {
   stack?: UsageStack | null;
   from?: string;
   to?: string;
+  /** false: without the cycle's projection (a caller that does not show it). */
+  projection?: boolean;
 }
 
 export interface UsageRow {
@@ -95,7 +97,26 @@ export async function getUsageReport(q: UsageQuery) {
     calls: Number(r.calls),
     costUsd: Math.round(Number(r.micros ?? 0)) / 1e6,
   }));
-  // Tag rows count a call once per tag: the total is taken over calls, not rows.
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    groupBy: q.groupBy,
+    stack: q.stack ?? null,
+    rows: out,
+    total: q.groupBy === "tag" ? await totalOf(q, from, to) : sumOf(out),
+    projection: q.projection === false ? null : await projectCycle(q.accountId, q.memberId ?? null),
+  };
+}
+
+/** Rows that partition the charges (every grouping but tags) add up to the total. */
+function sumOf(rows: UsageRow[]) {
+  const micros = rows.reduce((m, r) => m + Math.round(r.costUsd * 1e6), 0);
+  return { credits: rows.reduce((c, r) => c + r.credits, 0), calls: rows.reduce((c, r) => c + r.calls, 0), costUsd: micros / 1e6 };
+}
+
+/** Tag rows count a call once per tag: the total is taken over the calls. */
+async function totalOf(q: UsageQuery, from: Date, to: Date) {
+  const prisma = await db();
   const [total] = await prisma.$queryRawUnsafe<{ calls: bigint; credits: bigint; micros: bigint | null }[]>(
     `SELECT COUNT(*) AS calls, COALESCE(SUM(amount), 0) AS credits, COALESCE(SUM(cost_micros), 0) AS micros FROM credit_operations
       WHERE user_id = $1 AND kind = 'charge' AND status IN ('reserved', 'settled') AND created_at >= $2 AND created_at < $3 AND ($4::text IS NULL OR member_id = $4::text)`,
@@ -104,15 +125,7 @@ export async function getUsageReport(q: UsageQuery) {
     to,
     q.memberId ?? null,
   );
-  return {
-    from: from.toISOString(),
-    to: to.toISOString(),
-    groupBy: q.groupBy,
-    stack: q.stack ?? null,
-    rows: out,
-    total: { credits: Number(total.credits), calls: Number(total.calls), costUsd: Math.round(Number(total.micros ?? 0)) / 1e6 },
-    projection: await projectCycle(q.accountId, q.memberId ?? null),
-  };
+  return { credits: Number(total.credits), calls: Number(total.calls), costUsd: Math.round(Number(total.micros ?? 0)) / 1e6 };
 }
 
 /** The current allocation cycle: spent since its last reset and, at that pace, by its end. */

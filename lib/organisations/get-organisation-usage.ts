@@ -17,7 +17,7 @@ const amounts = (r: { credits: number; calls: number; costUsd: number }) => ({ c
 export async function getOrganisationUsage(organisationId: string, userId: string, period: UsagePeriod) {
   const acting = await requireMember(organisationId, userId);
   const everyone = roleAllows(acting.role, "admin");
-  const query = { accountId: organisationId, memberId: everyone ? null : userId, from: period.from, to: period.to };
+  const query = { accountId: organisationId, memberId: everyone ? null : userId, from: period.from, to: period.to, projection: false };
   const byMember = await getUsageReport({ ...query, groupBy: "member" });
   const [byKey, byModel] = await Promise.all([getUsageReport({ ...query, groupBy: "key" }), getUsageReport({ ...query, groupBy: "model" })]);
   return {

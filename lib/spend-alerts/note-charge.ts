@@ -56,14 +56,18 @@ async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void>
   }
   if (r.key && keyThresholds?.length) {
     const period = r.key.period === "total" || !r.key.windowStart ? "total" : r.key.windowStart.toISOString();
+    let name: string | null | undefined;
     for (const t of keyThresholds) {
       if (r.key.spent < Math.ceil((r.key.budget * t) / 100)) continue;
+      // Already fired here: no query for the key's name on every later charge.
+      if (fired.has(`${r.userId}|key:${r.key.id}:${t}|${period}`)) continue;
+      name ??= await keyName(r.key.id);
       firings.push({
         accountId: r.userId,
         alert: `key:${r.key.id}:${t}`,
         period,
         type: "budget.threshold",
-        data: { scope: "key", keyId: r.key.id, keyName: await keyName(r.key.id), threshold: t, spent: r.key.spent, budget: r.key.budget, period: r.key.period },
+        data: { scope: "key", keyId: r.key.id, keyName: name, threshold: t, spent: r.key.spent, budget: r.key.budget, period: r.key.period },
         email: settings.email,
       });
     }
