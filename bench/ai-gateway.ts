@@ -279,9 +279,15 @@ async function throughputPhase(server: RunningServer, stub: Stub, portkey: Portk
   };
 }
 
-function checkStream(s: TimedStream, kind: string): void {
+/**
+ * Every text piece arrived, in order. Pieces the provider sent back to back (unpaced) may reach our
+ * client in one read, and the gateway then frames them as one text event: `exactChunks` false
+ * accepts fewer, larger chunks carrying the same text.
+ */
+function checkStream(s: TimedStream, kind: string, exactChunks = true): void {
   const pieces = expectedPieces(STREAM_PROMPT);
-  if (s.status !== 200 || s.errors.length || s.texts.length !== pieces.length || s.texts.join("") !== expectedReply(STREAM_PROMPT)) {
+  const countOk = exactChunks ? s.texts.length === pieces.length : s.texts.length >= 1 && s.texts.length <= pieces.length;
+  if (s.status !== 200 || s.errors.length || !countOk || s.texts.join("") !== expectedReply(STREAM_PROMPT)) {
     throw new Error(`${kind} stream: status ${s.status}, ${s.texts.length}/${pieces.length} chunks, errors ${s.errors.join("; ")}`);
   }
 }
@@ -298,7 +304,7 @@ async function streamPhase(server: RunningServer, stub: Stub, cookie: string, la
         kind === "direct"
           ? await timedStream(agent, `${stub.info.url}/chat/completions`, STUB_AUTH, directStreamBody(), "openai")
           : await timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie }, streamBody(), "gateway");
-      checkStream(s, `${label} ${kind}`);
+      checkStream(s, `${label} ${kind}`, mode === "paced" || kind === "direct");
       return s;
     };
     for (let i = 0; i < 10; i++) {

@@ -7,15 +7,19 @@
  *      `next dev`);
  *   2. tells the app each request's socket peer (lib/http/client-ip.ts), in a header only this
  *      process can write: Next.js passes a client-written X-Forwarded-For on as it is;
- *   3. stops gracefully on SIGTERM / SIGINT (a supervisor, `docker stop`, `npm start` passing the
+ *   3. answers the hot AI routes through the gateway lane (lib/server/gateway-lane.ts) before Next's
+ *      router, unless GATEWAY_LANE=false;
+ *   4. stops gracefully on SIGTERM / SIGINT (a supervisor, `docker stop`, `npm start` passing the
  *      signal on): no new connections, the requests in flight finish (up to SHUTDOWN_TIMEOUT_MS),
  *      then the app's own shutdown (settlements written, database pool closed), then exit 0.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import path from "node:path";
 import { loadEnvConfig } from "@next/env";
 import { configurationProblems, describeProblems } from "@/lib/server/check-configuration";
 import { PEER_HEADER, PEER_TOKEN_VARIABLE } from "@/lib/http/client-ip";
+import { createGatewayLane, gatewayLaneEnabled, type GatewayLane, type LaneRouteHandler } from "@/lib/server/gateway-lane";
 
 loadEnvConfig(__dirname, false, { info: () => {}, error: console.error });
 const problems = configurationProblems(process.env);
@@ -52,13 +56,46 @@ process.on("SIGINT", () => void stop("SIGINT"));
 
 const token = randomBytes(24).toString("hex");
 process.env[PEER_TOKEN_VARIABLE] = token;
+
+/**
+ * A laned route's POST handler: the route's compiled module as Next itself loads it (<distDir>/server/…,
+ * required after next-server.js moved into this directory and published its configuration), so the
+ * handler shares every module instance with the routes Next answers.
+ */
+async function loadRouteHandler(modulePath: string): Promise<LaneRouteHandler | null> {
+  const config = JSON.parse(process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ?? "{}") as { distDir?: string };
+  // Node's own require, the one Next loads route modules with: one module cache, one set of instances.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const compiled = require(path.join(process.cwd(), config.distDir ?? ".next", "server", modulePath)) as {
+    routeModule?: { ensureUserland?: () => Promise<void>; userland?: { POST?: LaneRouteHandler } };
+  };
+  // Next loads a route's own code lazily; its userland may be read once loaded.
+  await compiled.routeModule?.ensureUserland?.();
+  return compiled.routeModule?.userland?.POST ?? null;
+}
+const lane: GatewayLane | null = gatewayLaneEnabled()
+  ? createGatewayLane({
+      loadHandler: loadRouteHandler,
+      // instrumentation.ts has run (configuration checked, database open) once the app's shutdown exists.
+      ready: () => typeof (globalThis as { __appShutdown?: unknown }).__appShutdown === "function",
+      hostname: process.env.HOSTNAME || "0.0.0.0",
+      logLine,
+    })
+  : null;
+
 const createServer = http.createServer;
 http.createServer = function (this: unknown, ...args: unknown[]) {
+  // Next's request listener, behind the peer header and the lane: every request carries its real
+  // peer, whatever the client sent, and a laned route never reaches Next's router.
+  const at = args.findIndex((a) => typeof a === "function");
+  if (at >= 0) {
+    const next = args[at] as http.RequestListener;
+    args[at] = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
+      if (!lane?.serve(req, res)) void next(req, res);
+    };
+  }
   const server = (createServer as (...a: unknown[]) => http.Server).apply(this, args);
   servers.push(server);
-  // Before Next's own listener: every request carries its real peer, whatever the client sent.
-  server.prependListener("request", (req: http.IncomingMessage) => {
-    req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
-  });
   return server;
 } as typeof http.createServer;

@@ -20,6 +20,8 @@ export const envSchema = z.object({
   APP_VERSION: optionalText,
   /** How long a stopping standalone server waits for requests in flight (read by scripts/preflight.ts, checked here). */
   SHUTDOWN_TIMEOUT_MS: int(25_000, 1),
+  /** The standalone server answers the hot AI routes before Next's router (lib/server/gateway-lane.ts, read by scripts/preflight.ts). */
+  GATEWAY_LANE: bool(true),
 
   // Embedded default and database
   DATA_DIR: optionalText,

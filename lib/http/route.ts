@@ -17,6 +17,7 @@ import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/ope
 import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
 import { SSE_FRAMING } from "./sse";
 import { resolveActingAccount } from "./active-account";
+import { PEER_TOKEN_VARIABLE } from "./client-ip";
 import { createRoute, featureOn, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
@@ -50,11 +51,13 @@ function observe(o: RouteObservation): void {
 
 /**
  * Settlements a handler left to be written after its answer (lib/credits settleInBackground): Next's
- * after() keeps the request (a serverless function included) alive until they are written. Without a
- * request scope (tests calling handlers directly) they complete on their own.
+ * after() keeps the request (a serverless function included) alive until they are written. The
+ * standalone server (scripts/preflight.ts: it sets the peer token) lives on and writes them before it
+ * exits, so it asks nothing of after() (the gateway lane has no request scope for it: a thrown error
+ * per call). Without a request scope (tests calling handlers directly) they complete on their own.
  */
 function afterResponse(): void {
-  if (pendingSettlements() === 0) return;
+  if (pendingSettlements() === 0 || process.env[PEER_TOKEN_VARIABLE]) return;
   try {
     after(drainSettlements);
   } catch {

@@ -27,6 +27,7 @@ const SOURCES = [
   "prisma",
   "scripts/standalone-prepare.mjs",
   "scripts/db-migrate.ts",
+  "scripts/preflight.ts",
 ];
 
 function newestSourceMtime(): number {
@@ -179,6 +180,10 @@ export async function startServer(
     RAG_INDEX_ON_START: "false",
     LOG_LEVEL: "warn",
     ...env,
+    // E2E_GATEWAY_LANE=false runs a suite with the hot AI routes answered by Next's router instead of
+    // the gateway lane (lib/server/gateway-lane.ts), whatever the suite's own settings: CI runs the
+    // AI suites both ways (npm run test:e2e:next-router).
+    ...(process.env.E2E_GATEWAY_LANE ? { GATEWAY_LANE: process.env.E2E_GATEWAY_LANE } : {}),
   })) {
     if (v !== undefined) childEnv[k] = v;
   }

@@ -1,0 +1,252 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { securityHeaders } from "@/lib/config/security-headers";
+import { tracingEnabled } from "@/lib/tracing";
+
+/**
+ * The gateway lane (docs/ARCHITECTURE.md "The gateway lane"): the standalone server answers the hot AI
+ * routes by calling their route handlers itself, straight from node:http, instead of through Next's
+ * router. The handler is the one Next would call (the route's own compiled module, so the same lib
+ * module instances, caches and database pool): authentication, limits, the cross-site rule, schemas,
+ * charging, metrics, the access log and the error shape are all the route wrapper's (lib/http/handler.ts)
+ * and identical on both paths. What the lane does is what Next does around a route handler:
+ *   - the Request: Next's URL (the server's own host and port), the request headers with Next's
+ *     x-forwarded-* defaults, the body streamed (never buffered: the wrapper bounds it), a signal that
+ *     aborts when the client leaves before its answer is written;
+ *   - the Response: the security headers next.config.ts gives every response, the handler's headers,
+ *     JSON gzipped when the client accepts it (at 1 KB and above, like Next's compression; an event
+ *     stream never: it says no-transform), an event stream written chunk by chunk with backpressure
+ *     and cancelled (the provider stopped, the reservation settled for what was produced) when the
+ *     client leaves;
+ *   - the route span, when tracing is on: a server span named "POST <route>", child of the caller's
+ *     traceparent, active while the handler runs (the wrapper tags it with the request id; the credit
+ *     and provider spans are its children).
+ * Anything else (another method, path or a route whose module cannot be loaded) goes on to Next.
+ * `next dev` has no lane: the route handlers answer there. GATEWAY_LANE=false turns it off.
+ */
+export type LaneRouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** The laned routes: path → the route's compiled module under <distDir>/server. */
+export const LANE_ROUTES: Readonly<Record<string, string>> = {
+  "/api/ai/chat": "app/api/ai/chat/route.js",
+  "/api/ai/stream": "app/api/ai/stream/route.js",
+  "/v1/chat/completions": "app/v1/chat/completions/route.js",
+};
+
+export interface GatewayLaneOptions {
+  /** The route's POST handler, or null when its module has none (a failure or null: the route stays Next's). */
+  loadHandler: (modulePath: string) => Promise<LaneRouteHandler | null>;
+  /** Whether the app has started (instrumentation ran: configuration checked, database open). */
+  ready: () => boolean;
+  /** The host name the server listens on (Next builds route handlers' URLs from it). */
+  hostname: string;
+  /** One JSON log line (the lane runs outside the app's logger). */
+  logLine: (level: "info" | "error", msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface GatewayLane {
+  /** Answers the request and returns true when it is a laned route's, else returns false (Next's). */
+  serve(req: IncomingMessage, res: ServerResponse): boolean;
+}
+
+/** On unless GATEWAY_LANE says false (false, 0 or no; lib/config/env-schema.ts refuses other values). */
+export function gatewayLaneEnabled(value = process.env.GATEWAY_LANE): boolean {
+  return !["false", "0", "no"].includes((value ?? "").trim().toLowerCase());
+}
+
+function routeOf(url: string | undefined): string | null {
+  if (!url) return null;
+  const q = url.indexOf("?");
+  let p = q < 0 ? url : url.slice(0, q);
+  // Next answers a route's path with a trailing slash as the route itself.
+  if (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
+  return Object.hasOwn(LANE_ROUTES, p) ? p : null;
+}
+
+const formatHostname = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host);
+
+export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
+  // A route's handler: undefined until asked for, then the load in progress, then the handler or null.
+  const handlers = new Map<string, LaneRouteHandler | null | Promise<void>>();
+  const security = securityHeaders();
+  const handlerFor = (route: string): LaneRouteHandler | null => {
+    const known = handlers.get(route);
+    if (known === undefined) {
+      // Loaded once, in the background: until then Next answers the route.
+      handlers.set(
+        route,
+        options.loadHandler(LANE_ROUTES[route]).then(
+          (handler) => {
+            handlers.set(route, handler);
+            if (!handler) options.logLine("error", "gateway lane: the route module has no POST handler; Next.js answers the route", { route });
+          },
+          (error: unknown) => {
+            handlers.set(route, null);
+            options.logLine("error", "gateway lane: route module not loaded; Next.js answers the route", { route, error: String(error) });
+          },
+        ),
+      );
+      return null;
+    }
+    return known instanceof Promise ? null : known;
+  };
+
+  let warmed = false;
+  return {
+    serve(req, res) {
+      if (!warmed && options.ready()) {
+        // The app is up: load every laned route now, so the first AI calls already take the lane.
+        warmed = true;
+        for (const route of Object.keys(LANE_ROUTES)) handlerFor(route);
+      }
+      if (req.method !== "POST") return false;
+      const route = routeOf(req.url);
+      if (!route || !warmed) return false;
+      const handler = handlerFor(route);
+      if (!handler) return false;
+      answer(req, res, route, handler, options, security).catch((error: unknown) => {
+        options.logLine("error", "gateway lane: request failed", { route, error: String(error) });
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.setHeader("content-type", "application/json; charset=utf-8");
+          res.end(JSON.stringify({ error: "Internal server error", code: "internal" }));
+        } else res.destroy();
+      });
+      return true;
+    },
+  };
+}
+
+/** The request a route handler gets from Next, built from the node request. */
+function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string): { request: Request; abort: AbortController } {
+  const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
+  const https = encrypted || String(req.headers["x-forwarded-proto"] ?? "").includes("https");
+  const port = req.socket.localPort;
+  // Next fills these when the client sent none (base-server.js), before the route handler runs.
+  req.headers["x-forwarded-host"] ??= req.headers.host ?? hostname;
+  req.headers["x-forwarded-port"] ??= String(port ?? (https ? 443 : 80));
+  req.headers["x-forwarded-proto"] ??= https ? "https" : "http";
+  if (req.socket.remoteAddress) req.headers["x-forwarded-for"] ??= req.socket.remoteAddress;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(":")) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const abort = new AbortController();
+  // The client left before its answer was written: the handler's signal says so (an upstream call
+  // stops, its reservation is settled for what was produced).
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort(new Error("client disconnected"));
+  });
+  const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+  const init: RequestInit & { duplex: "half" } = { method: "POST", headers, signal: abort.signal, duplex: "half" };
+  if (hasBody) init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+  const url = `${https ? "https" : "http"}://${formatHostname(hostname)}:${port}${req.url}`;
+  return { request: new Request(url, init), abort };
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+  handler: LaneRouteHandler,
+  options: GatewayLaneOptions,
+  security: { key: string; value: string }[],
+): Promise<void> {
+  const { request } = toRequest(req, res, options.hostname);
+  const params = Promise.resolve({});
+  let span: Span | undefined;
+  let response: Response;
+  if (tracingEnabled()) {
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    span = trace.getTracer("gateway-lane").startSpan(
+      `POST ${route}`,
+      { kind: SpanKind.SERVER, attributes: { "http.method": "POST", "http.route": route, "http.target": route, "next.route": route } },
+      parent,
+    );
+    const active = span;
+    res.once("close", () => {
+      active.setAttribute("http.status_code", res.statusCode);
+      if (res.statusCode >= 500) active.setStatus({ code: SpanStatusCode.ERROR });
+      active.end();
+    });
+    response = await context.with(trace.setSpan(parent, span), () => handler(request, { params }));
+  } else {
+    response = await handler(request, { params });
+  }
+  await writeResponse(req, res, response, security);
+}
+
+function acceptsGzip(req: IncomingMessage): boolean {
+  const accepted = String(req.headers["accept-encoding"] ?? "").toLowerCase();
+  return /(?:^|,)\s*(?:gzip|\*)\s*(?:,|;(?!\s*q=0(?:\.0*)?\s*(?:,|$))|$)/.test(accepted);
+}
+
+/** Compressed like Next's compression (no-transform and event streams never; 1 KB and above). */
+const GZIP_THRESHOLD = 1024;
+
+async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response, security: { key: string; value: string }[]): Promise<void> {
+  res.statusCode = response.status;
+  for (const { key, value } of security) res.setHeader(key, value);
+  response.headers.forEach((value, name) => {
+    if (name !== "set-cookie") res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!contentType.startsWith("text/event-stream")) {
+    let body = Buffer.from(await response.arrayBuffer());
+    if (!/no-transform/i.test(response.headers.get("cache-control") ?? "")) {
+      res.setHeader("vary", response.headers.has("vary") ? `${response.headers.get("vary")}, Accept-Encoding` : "Accept-Encoding");
+      if (body.length >= GZIP_THRESHOLD && !response.headers.has("content-encoding") && acceptsGzip(req)) {
+        body = gzipSync(body);
+        res.setHeader("content-encoding", "gzip");
+      }
+    }
+    res.setHeader("content-length", body.length);
+    res.end(body);
+    return;
+  }
+  await writeStream(res, response.body);
+}
+
+/** An event stream, chunk by chunk as the handler produces them; cancelled when the client leaves. */
+async function writeStream(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = body.getReader();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    if (!res.writableFinished) reader.cancel(new Error("client disconnected")).catch(() => undefined);
+  };
+  res.once("close", onClose);
+  res.flushHeaders();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (closed) return;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off("drain", go);
+            res.off("close", go);
+            resolve();
+          };
+          res.on("drain", go);
+          res.on("close", go);
+        });
+      }
+    }
+    res.end();
+  } catch {
+    // The stream failed or was cancelled: the client is gone or the handler framed the error itself.
+    if (!closed) res.destroy();
+  }
+}
