@@ -98,6 +98,12 @@ type LatencyKind = (typeof LATENCY_KINDS)[number];
 const THROUGHPUT_KINDS = ["direct", "portkey", "noop", "chat"] as const;
 type ThroughputKind = (typeof THROUGHPUT_KINDS)[number];
 
+interface StreamSummary {
+  ttft: Dist;
+  gap: Dist;
+  total: Dist;
+}
+
 interface ScenarioResult {
   database: string;
   /** 1-minute load average of the machine when the scenario started and ended. */
@@ -120,7 +126,7 @@ interface ScenarioResult {
     /** Charged chat requests of the warm-up (answered 200). */
     chatWarmUp: number;
   };
-  stream?: Record<"paced" | "unpaced", { direct: { ttft: Dist; gap: Dist; total: Dist }; gateway: { ttft: Dist; gap: Dist; total: Dist }; chunks: number }>;
+  stream?: Record<"paced" | "unpaced", { direct: StreamSummary; gateway: StreamSummary; portkey?: StreamSummary; chunks: number }>;
   concurrent?: {
     streams: number;
     ok: number;
@@ -294,36 +300,38 @@ function checkStream(s: TimedStream, kind: string, exactChunks = true): void {
 
 const gaps = (s: TimedStream) => s.chunkAt.slice(1).map((t, i) => t - s.chunkAt[i]);
 
-async function streamPhase(server: RunningServer, stub: Stub, cookie: string, label: string): Promise<NonNullable<ScenarioResult["stream"]>> {
+async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyProcess | null, cookie: string, label: string): Promise<NonNullable<ScenarioResult["stream"]>> {
   const out = {} as NonNullable<ScenarioResult["stream"]>;
   const agent = keepAliveAgent(1);
+  type StreamKind = "direct" | "gateway" | "portkey";
+  const kinds: StreamKind[] = portkey ? ["direct", "gateway", "portkey"] : ["direct", "gateway"];
   for (const mode of ["paced", "unpaced"] as const) {
     await stub.ask({ chunkDelayMs: mode === "paced" ? CHUNK_DELAY_MS : 0 });
-    const run = async (kind: "direct" | "gateway") => {
+    const run = async (kind: StreamKind) => {
       const s =
         kind === "direct"
           ? await timedStream(agent, `${stub.info.url}/chat/completions`, STUB_AUTH, directStreamBody(), "openai")
-          : await timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie }, streamBody(), "gateway");
+          : kind === "portkey"
+            ? await timedStream(agent, `${(portkey as PortkeyProcess).url}/v1/chat/completions`, portkeyHeaders(stub.info.url), directStreamBody(), "openai")
+            : await timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie }, streamBody(), "gateway");
       checkStream(s, `${label} ${kind}`, mode === "paced" || kind === "direct");
       return s;
     };
-    for (let i = 0; i < 10; i++) {
-      await run("direct");
-      await run("gateway");
-    }
-    const acc = { direct: [] as TimedStream[], gateway: [] as TimedStream[] };
+    for (let i = 0; i < 10; i++) for (const k of kinds) await run(k);
+    const acc: Record<StreamKind, TimedStream[]> = { direct: [], gateway: [], portkey: [] };
     for (let i = 0; i < STREAM_N; i++) {
-      const order = i % 2 ? (["gateway", "direct"] as const) : (["direct", "gateway"] as const);
+      const order = [...kinds.slice(i % kinds.length), ...kinds.slice(0, i % kinds.length)];
       for (const k of order) acc[k].push(await run(k));
     }
-    const summary = (list: TimedStream[]) => ({
+    const summary = (list: TimedStream[]): StreamSummary => ({
       ttft: dist(list.map((s) => s.chunkAt[0])),
       gap: dist(list.flatMap(gaps)),
       total: dist(list.map((s) => s.chunkAt[s.chunkAt.length - 1])),
     });
-    out[mode] = { direct: summary(acc.direct), gateway: summary(acc.gateway), chunks: expectedPieces(STREAM_PROMPT).length };
+    out[mode] = { direct: summary(acc.direct), gateway: summary(acc.gateway), ...(portkey ? { portkey: summary(acc.portkey) } : {}), chunks: expectedPieces(STREAM_PROMPT).length };
+    const pk = out[mode].portkey;
     console.log(
-      `  ${label} stream ${mode}: ttft direct ${fmt(out[mode].direct.ttft.p50, 2)} gateway ${fmt(out[mode].gateway.ttft.p50, 2)} ms | gap direct ${fmt(out[mode].direct.gap.p50, 2)} gateway ${fmt(out[mode].gateway.gap.p50, 2)} ms`,
+      `  ${label} stream ${mode}: ttft direct ${fmt(out[mode].direct.ttft.p50, 2)} gateway ${fmt(out[mode].gateway.ttft.p50, 2)}${pk ? ` portkey ${fmt(pk.ttft.p50, 2)}` : ""} ms | gap direct ${fmt(out[mode].direct.gap.p50, 2)} gateway ${fmt(out[mode].gateway.gap.p50, 2)} ms`,
     );
   }
   agent.destroy();
@@ -498,7 +506,7 @@ async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | 
         cost: (t.chatRequests + t.chatWarmUp) * CHAT_COST,
       }));
     }
-    if (PHASES.includes("stream")) result.stream = await streamPhase(server, stub, users.cookies[0], label);
+    if (PHASES.includes("stream")) result.stream = await streamPhase(server, stub, portkey, users.cookies[0], label);
     if (PHASES.includes("concurrent")) {
       const before = await creditBalance(databaseUrl);
       result.concurrent = await concurrentPhase(server, stub, users.cookies.slice(0, STREAM_USERS), label);
@@ -563,15 +571,24 @@ function targetLines(r: ScenarioResult): string[] {
       const p50 = x.p50 - d.p50;
       const p99 = x.p99 - d.p99;
       out.push(
-        `${r.database}, ${k === "chat" ? "subscription credits" : "bonus credits"}: added p50 ${fmt(p50, 2)} ms (≤ 2: ${met(p50 <= 2)}; ≤ Portkey's ${fmt(pkAdded, 2)}: ${Number.isNaN(pkAdded) ? "not measured" : met(p50 <= pkAdded)}), added p99 ${fmt(p99, 2)} ms (≤ 8: ${met(p99 <= 8)})`,
+        `${r.database}, ${k === "chat" ? "subscription credits" : "bonus credits"}: added p50 ${fmt(p50, 2)} ms (≤ 2: ${met(p50 <= 2)}; ≤ Portkey's ${fmt(pkAdded, 2)}: ${Number.isNaN(pkAdded) ? "not measured" : met(p50 <= pkAdded)}; ≤ 1.5 × Portkey's: ${Number.isNaN(pkAdded) ? "not measured" : `${fmt(p50 / pkAdded, 2)}×, ${met(p50 <= 1.5 * pkAdded)}`}), added p99 ${fmt(p99, 2)} ms (≤ 8: ${met(p99 <= 8)})`,
       );
     }
   }
-  if (r.throughput?.chatRatio.noop !== undefined) out.push(`${r.database}: c=${CONCURRENCY} charged chat ÷ noop ${fmt(r.throughput.chatRatio.noop, 2)} (≥ 0.6: ${met(r.throughput.chatRatio.noop >= 0.6)})`);
   const s = r.stream?.paced;
   if (s) {
     const added = s.gateway.ttft.p50 - s.direct.ttft.p50;
-    out.push(`${r.database}: stream TTFT added p50 ${fmt(added, 2)} ms (≤ 3: ${met(added <= 3)})`);
+    const pkAddedTtft = s.portkey ? s.portkey.ttft.p50 - s.direct.ttft.p50 : NaN;
+    out.push(
+      `${r.database}: stream TTFT added p50 ${fmt(added, 2)} ms (≤ 3: ${met(added <= 3)}; ≤ Portkey's ${fmt(pkAddedTtft, 2)} + 0.5: ${Number.isNaN(pkAddedTtft) ? "not measured" : met(added <= pkAddedTtft + 0.5)})`,
+    );
+  }
+  const c = r.concurrent;
+  if (c) out.push(`${r.database}: ${c.streams} concurrent stream starts, TTFT p50 ${fmt(c.gatewayTtft.p50, 1)} ms vs ${fmt(c.directTtft.p50, 1)} direct = ${fmt(c.gatewayTtft.p50 / c.directTtft.p50, 2)}× (≤ 3: ${met(c.gatewayTtft.p50 <= 3 * c.directTtft.p50)})`);
+  if (r.throughput) {
+    const t = r.throughput;
+    if (t.chatRatio.portkey !== undefined) out.push(`${r.database}: c=${CONCURRENCY} charged chat req/s ÷ Portkey's ${fmt(t.chatRatio.portkey, 2)} (≥ 1: ${met(t.chatRatio.portkey >= 1)})`);
+    if (t.chatRatio.noop !== undefined) out.push(`${r.database}: c=${CONCURRENCY} charged chat req/s ÷ our noop ${fmt(t.chatRatio.noop, 2)} (≥ 0.8: ${met(t.chatRatio.noop >= 0.8)})`);
   }
   for (const c of r.charges) out.push(`${r.database}: charges, ${c.phase}: ${c.requests.toLocaleString("en-US")} charged requests × ${CHAT_COST} = ${c.expected.toLocaleString("en-US")} credits, ${c.consumed.toLocaleString("en-US")} consumed (${c.exact ? "exact" : "**NOT exact**"})`);
   return out.map((line) => `- ${line}`);
@@ -601,7 +618,8 @@ function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null,
     r.stream
       ? (["paced", "unpaced"] as const).map((mode) => {
           const s = (r.stream as NonNullable<ScenarioResult["stream"]>)[mode];
-          return `| ${r.database} | ${mode === "paced" ? `${CHUNK_DELAY_MS} ms` : "0 ms"} | ${fmt(s.direct.ttft.p50, 2)} / ${fmt(s.direct.ttft.p99, 2)} | ${fmt(s.gateway.ttft.p50, 2)} / ${fmt(s.gateway.ttft.p99, 2)} | **${fmt(s.gateway.ttft.p50 - s.direct.ttft.p50, 2)}** / ${fmt(s.gateway.ttft.p99 - s.direct.ttft.p99, 2)} | ${fmt(s.direct.gap.p50, 2)} / ${fmt(s.direct.gap.p99, 2)} | ${fmt(s.gateway.gap.p50, 2)} / ${fmt(s.gateway.gap.p99, 2)} | **${fmt(s.gateway.gap.mean - s.direct.gap.mean, 3)}** | ${fmt(s.gateway.total.p50 / s.direct.total.p50, 2)} |`;
+          const pk = s.portkey ? `${fmt(s.portkey.ttft.p50, 2)} / ${fmt(s.portkey.ttft.p99, 2)} | **${fmt(s.portkey.ttft.p50 - s.direct.ttft.p50, 2)}**` : " | ";
+          return `| ${r.database} | ${mode === "paced" ? `${CHUNK_DELAY_MS} ms` : "0 ms"} | ${fmt(s.direct.ttft.p50, 2)} / ${fmt(s.direct.ttft.p99, 2)} | ${fmt(s.gateway.ttft.p50, 2)} / ${fmt(s.gateway.ttft.p99, 2)} | **${fmt(s.gateway.ttft.p50 - s.direct.ttft.p50, 2)}** / ${fmt(s.gateway.ttft.p99 - s.direct.ttft.p99, 2)} | ${pk} | ${fmt(s.direct.gap.p50, 2)} / ${fmt(s.direct.gap.p99, 2)} | ${fmt(s.gateway.gap.p50, 2)} / ${fmt(s.gateway.gap.p99, 2)} | **${fmt(s.gateway.gap.mean - s.direct.gap.mean, 3)}** | ${fmt(s.gateway.total.p50 / s.direct.total.p50, 2)} |`;
         })
       : [],
   );
@@ -646,10 +664,10 @@ ${stepRows.join("\n")}
 ${
   stRows.length
     ? `
-**Streaming at concurrency 1** (\`/api/ai/stream\` vs the stub's own SSE for the same request, ${STREAM_N} streams each interleaved after 10 warm-ups; ${expectedPieces(STREAM_PROMPT).length} text chunks per answer; "paced": the stub waits ${CHUNK_DELAY_MS} ms before each chunk, like a model producing tokens; "unpaced": back to back, which exposes the gateway's own per-chunk cost). TTFT = request sent → first text chunk received; gap = time between consecutive text chunks; "added gap" = difference of the mean gaps; "total ratio" = p50 time to the last chunk, gateway ÷ direct. ms.
+**Streaming at concurrency 1** (\`/api/ai/stream\` vs the stub's own SSE for the same request, ${STREAM_N} streams each interleaved after 10 warm-ups; ${expectedPieces(STREAM_PROMPT).length} text chunks per answer; "paced": the stub waits ${CHUNK_DELAY_MS} ms before each chunk, like a model producing tokens; "unpaced": back to back, which exposes the gateway's own per-chunk cost; pieces that reach our provider client in one read go out as one text event, so the unpaced gaps are over fewer chunks). Portkey relays the same stub stream to the same client. TTFT = request sent → first text chunk received; gap = time between consecutive text chunks; "added gap" = difference of the mean gaps; "total ratio" = p50 time to the last chunk, gateway ÷ direct. ms.
 
-| Database | stub chunk delay | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | added TTFT p50 / p99 | direct gap p50 / p99 | gateway gap p50 / p99 | added gap (mean) | total ratio |
-|---|---|---|---|---|---|---|---|---|
+| Database | stub chunk delay | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | added TTFT p50 / p99 | Portkey TTFT p50 / p99 (its OpenAI stream) | Portkey added TTFT p50 | direct gap p50 / p99 | gateway gap p50 / p99 | added gap (mean) | total ratio |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${stRows.join("\n")}
 `
     : ""

@@ -155,7 +155,7 @@ export function summarize(profile: Profile, requests: number, database: string):
     top: [...functions.values()]
       .filter((f) => !["(idle)"].includes(f.fn))
       .sort((a, b) => b.ms - a.ms)
-      .slice(0, 25)
+      .slice(0, Math.max(25, Number(process.env.BENCH_PROFILE_TOP ?? 25)))
       .map((f) => ({ ...f, msPerRequest: f.ms / requests })),
   };
 }
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
   console.log("| Category | ms per request | share of busy time |\n|---|---|---|");
   for (const c of summary.categories) if (c.share >= 0.005) console.log(`| ${c.category} | ${fmt(c.msPerRequest, 3)} | ${fmt(c.share * 100, 1)}% |`);
   console.log("\n| Function (self time) | source | ms per request |\n|---|---|---|");
-  for (const f of summary.top.slice(0, 15)) console.log(`| ${f.fn} | ${f.source} | ${fmt(f.msPerRequest, 3)} |`);
+  for (const f of summary.top.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 15))) console.log(`| ${f.fn} | ${f.source} | ${fmt(f.msPerRequest, 3)} |`);
   const out = path.join(process.cwd(), "bench", "results");
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(summary, null, 2));

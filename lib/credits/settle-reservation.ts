@@ -39,6 +39,8 @@ interface SettleRow {
 interface Waiting {
   reservation: Reservation;
   input: SettleInput;
+  /** Settled at the amount reserved, and nobody reads the balance it leaves: settle_exact_charges. */
+  exact: boolean;
   resolve: (s: Settlement) => void;
   reject: (error: unknown) => void;
 }
@@ -55,6 +57,7 @@ interface Waiting {
  */
 const SETTLE = `SELECT item, outcome, charged, subscription_credits, bonus_held, auto_use
   FROM settle_charges($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::boolean)`;
+const SETTLE_EXACT = "SELECT item FROM settle_exact_charges($1::text[], $2::text[], $3::jsonb[], $4::bigint[])";
 const MAX_BATCH = 50;
 const waiting: Waiting[] = [];
 let writing = false;
@@ -62,6 +65,10 @@ let current: Promise<void> = Promise.resolve();
 
 /** settleReservation, in a "credits.settle" span (lib/tracing). */
 export function settleReservation(reservation: Reservation, input: SettleInput = {}): Promise<Settlement> {
+  return settle(reservation, input, false);
+}
+
+function settle(reservation: Reservation, input: SettleInput, background: boolean): Promise<Settlement> {
   if (!reservation.charged || !reservation.id) {
     return Promise.resolve({ settled: false, charged: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS });
   }
@@ -69,7 +76,10 @@ export function settleReservation(reservation: Reservation, input: SettleInput =
     return Promise.reject(new Error(`settlement amount must be a non-negative integer, got ${input.amount}`));
   }
   return withSpan("credits.settle", { "credits.amount": input.amount ?? reservation.amount }, () => {
-    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, resolve, reject }));
+    // In the background at the amount reserved (a flat price): nothing moves between buckets and the
+    // remaining balance is read by nobody, so the lighter statement does.
+    const exact = background && (input.amount === undefined || input.amount === reservation.amount);
+    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject }));
     if (!writing) {
       writing = true;
       current = new Promise<void>((started) => setImmediate(started)).then(writeWaiting);
@@ -91,7 +101,7 @@ let inBackground = 0;
 export function settleInBackground(reservation: Reservation, input: SettleInput = {}): void {
   if (!reservation.charged || !reservation.id) return;
   inBackground++;
-  void settleReservation(reservation, input)
+  void settle(reservation, input, true)
     .catch((error) => log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error }))
     .finally(() => {
       inBackground--;
@@ -114,7 +124,11 @@ export async function drainSettlements(): Promise<void> {
 async function writeWaiting(): Promise<void> {
   try {
     while (waiting.length > 0) {
-      const batch = waiting.splice(0, MAX_BATCH);
+      const taken = waiting.splice(0, MAX_BATCH);
+      const exact = taken.filter((w) => w.exact);
+      if (exact.length > 0) await writeExact(exact);
+      const batch = exact.length === taken.length ? [] : taken.filter((w) => !w.exact);
+      if (batch.length === 0) continue;
       batch.sort((a, b) => (a.reservation.userId < b.reservation.userId ? -1 : a.reservation.userId > b.reservation.userId ? 1 : 0));
       let rows: SettleRow[];
       try {
@@ -132,14 +146,41 @@ async function writeWaiting(): Promise<void> {
   }
 }
 
+/**
+ * Settlements at the amount reserved, in one settle_exact_charges statement (sorted by charge: the
+ * charges' rows are locked in one order). A batch that fails goes through settle_charges item by item.
+ */
+async function writeExact(batch: Waiting[]): Promise<void> {
+  batch.sort((a, b) => (String(a.reservation.id) < String(b.reservation.id) ? -1 : 1));
+  let settled: Set<number>;
+  try {
+    const rows = await queryPrepared<{ item: number }>("credits_settle_exact_v1", SETTLE_EXACT, [
+      batch.map((w) => w.reservation.id),
+      batch.map((w) => w.reservation.userId),
+      batch.map((w) => metadataOf(w.input)),
+      batch.map((w) => costOf(w.input)),
+    ]);
+    settled = new Set(rows.map((r) => Number(r.item)));
+  } catch {
+    for (const w of batch) await write([w]).then((one) => deliver([w], one), w.reject);
+    return;
+  }
+  batch.forEach((w, i) =>
+    w.resolve(settled.has(i + 1) ? { settled: true, charged: w.reservation.amount, remaining: w.reservation.remaining } : { settled: false, charged: 0, remaining: w.reservation.remaining }),
+  );
+}
+
+const metadataOf = (input: SettleInput) => (input.metadata && Object.keys(input.metadata).length ? JSON.stringify(input.metadata) : null);
+const costOf = (input: SettleInput) => (input.costMicros === undefined ? null : Math.ceil(input.costMicros));
+
 function write(batch: Waiting[]): Promise<SettleRow[]> {
   const bonusAlways = !flags().creditsUserToggle;
   return queryPrepared<SettleRow>("credits_settle_charges_v1", SETTLE, [
     batch.map((w) => w.reservation.id),
     batch.map((w) => w.reservation.userId),
     batch.map((w) => w.input.amount ?? null),
-    batch.map((w) => (w.input.metadata && Object.keys(w.input.metadata).length ? JSON.stringify(w.input.metadata) : null)),
-    batch.map((w) => (w.input.costMicros === undefined ? null : Math.ceil(w.input.costMicros))),
+    batch.map((w) => metadataOf(w.input)),
+    batch.map((w) => costOf(w.input)),
     bonusAlways,
   ]);
 }

@@ -1,5 +1,5 @@
 import { db, dbKind } from "@/lib/db/client";
-import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
+import { acquireDatabaseSlot, releaseDatabaseSlot } from "./database-slots";
 import { acquireProcessSlot, releaseProcessSlot } from "./process-slots";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
@@ -34,21 +34,18 @@ export const databaseStore: RateLimitStore = {
   },
 
   /**
-   * Slots in ai_request_slots, one statement (acquire_ai_slot: the key's slots serialized by an
-   * advisory lock, lapsed ones and those of a process known gone dropped, then counted). On the
-   * embedded database, which only this process opens, in this process's memory (process-slots.ts).
+   * Slots in ai_request_slots (acquire_ai_slot: the key's slots serialized by an advisory lock, lapsed
+   * ones and those of a process known gone dropped, then counted), grouped per event-loop turn
+   * (database-slots.ts). On the embedded database, which only this process opens, in this process's
+   * memory (process-slots.ts).
    */
   async acquireSlot(slot: SlotRequest): Promise<boolean> {
     if ((await dbKind()) === "pglite") return acquireProcessSlot(slot);
-    const prisma = await db();
-    const [row] = await prisma.$queryRaw<{ ok: boolean }[]>`
-      SELECT acquire_ai_slot(${slot.key}, ${slot.id}, ${slot.cap}::int, ${slot.leaseMs}::int, ${INSTANCE_ID}, ${LOST_AFTER_MS}::int) AS ok`;
-    return row?.ok === true;
+    return acquireDatabaseSlot(slot);
   },
 
   async releaseSlot(key: string, id: string): Promise<void> {
     if ((await dbKind()) === "pglite") return releaseProcessSlot(key, id);
-    const prisma = await db();
-    await prisma.$executeRaw`DELETE FROM ai_request_slots WHERE id = ${id}`;
+    return releaseDatabaseSlot(id);
   },
 };

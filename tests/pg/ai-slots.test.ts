@@ -39,6 +39,22 @@ describe("AI request slots (PostgreSQL)", () => {
     expect(again.filter(Boolean)).toHaveLength(8);
   });
 
+  it("decides each of 16 users' 12 acquisitions made at once on its own: 8 each, in one grouped statement per turn", async () => {
+    const users = Array.from({ length: 16 }, () => randomUUID());
+    const asks = users.flatMap((key) => Array.from({ length: 12 }, () => ({ key, id: randomUUID() })));
+    // Interleaved: every batch mixes users (sorted inside it, so the advisory locks go in one order).
+    asks.sort(() => Math.random() - 0.5);
+    const taken = await Promise.all(asks.map((a) => databaseStore.acquireSlot({ ...a, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
+    for (const key of users) expect(asks.filter((a, i) => a.key === key && taken[i])).toHaveLength(8);
+    const prisma = await db();
+    const held = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM ai_request_slots WHERE user_id = ANY(${users})`;
+    expect(Number(held[0].n)).toBe(16 * 8);
+    // Released in grouped deletes: nothing of theirs is left.
+    await Promise.all(asks.filter((_, i) => taken[i]).map((a) => databaseStore.releaseSlot(a.key, a.id)));
+    const left = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM ai_request_slots WHERE user_id = ANY(${users})`;
+    expect(Number(left[0].n)).toBe(0);
+  });
+
   it("lets a slot lapse at its lease, and frees at once the slots of a process known to be gone", async () => {
     const key = randomUUID();
     const slot = (id: string, leaseMs = 60_000) => databaseStore.acquireSlot({ key, id, cap: 1, leaseMs, nowMs: Date.now() });
