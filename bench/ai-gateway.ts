@@ -61,7 +61,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const STREAM_N = Number(process.env.BENCH_STREAM_N ?? 60);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
 const CHUNK_DELAY_MS = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 10);
-const STREAM_USERS = 20;
+/** 200 streams over 25 users: 8 each, the default per-user cap on AI requests in progress (AI_MAX_CONCURRENT_PER_USER). */
+const STREAM_USERS = 25;
 const CPU_PASS = 300;
 /** Which scenarios run: "embedded", "postgres" (comma-separated). */
 const DATABASES = (process.env.BENCH_DATABASES ?? "embedded,postgres").split(",").map((d) => d.trim());
@@ -132,6 +133,7 @@ interface ScenarioResult {
     ok: number;
     chunksExpected: number;
     chunksReceived: number;
+    /** Streams whose text did not arrive whole and in order. */
     dropped: number;
     withMetaAndDone: number;
     stub: { opened: number; completed: number; clientClosed: number };
@@ -377,6 +379,7 @@ async function concurrentPhase(server: RunningServer, stub: Stub, cookies: strin
   const counters = await stub.ask<{ opened: number; completed: number; clientClosed: number }>({ streams: true });
 
   let chunksReceived = 0;
+  let textMissing = 0;
   let ok = 0;
   let withMetaAndDone = 0;
   let creditsCharged = 0;
@@ -385,7 +388,9 @@ async function concurrentPhase(server: RunningServer, stub: Stub, cookies: strin
     const meta = s.meta as { creditsUsed?: number } | null;
     if (meta && s.done) withMetaAndDone++;
     creditsCharged += meta?.creditsUsed ?? 0;
-    const intact = s.status === 200 && s.errors.length === 0 && s.texts.length === pieces.length && s.texts.join("") === expectedReply(STREAM_PROMPT);
+    // Every piece's text, in order (pieces the provider client read together arrive as one event).
+    const intact = s.status === 200 && s.errors.length === 0 && s.texts.length >= 1 && s.texts.length <= pieces.length && s.texts.join("") === expectedReply(STREAM_PROMPT);
+    if (!intact) textMissing++;
     if (intact && meta && s.done) ok++;
     else if (problems.length < 10) problems.push(`stream ${i}: status ${s.status}, ${s.texts.length}/${pieces.length} chunks, meta ${Boolean(meta)}, done ${s.done}, errors ${s.errors.join("; ")}`);
   });
@@ -397,7 +402,7 @@ async function concurrentPhase(server: RunningServer, stub: Stub, cookies: strin
     ok,
     chunksExpected: STREAMS * pieces.length,
     chunksReceived,
-    dropped: STREAMS * pieces.length - chunksReceived,
+    dropped: textMissing,
     withMetaAndDone,
     stub: counters,
     gatewayWallMs,
@@ -408,7 +413,7 @@ async function concurrentPhase(server: RunningServer, stub: Stub, cookies: strin
     problems,
   };
   console.log(
-    `  ${label} ${STREAMS} concurrent streams: ${ok} intact, ${result.dropped} chunks dropped, wall ${fmt(gatewayWallMs, 0)} ms (direct ${fmt(directWallMs, 0)} ms), stub ${JSON.stringify(counters)}`,
+    `  ${label} ${STREAMS} concurrent streams: ${ok} intact, ${result.dropped} with text missing, ${chunksReceived} text events for ${STREAMS * pieces.length} pieces, wall ${fmt(gatewayWallMs, 0)} ms (direct ${fmt(directWallMs, 0)} ms), stub ${JSON.stringify(counters)}`,
   );
   return result;
 }
@@ -685,9 +690,9 @@ ${stRows.join("\n")}
 }${
   ccRows.length
     ? `
-**${STREAMS} concurrent streams** (all started at once, ${STREAM_USERS} users, stub paced at ${CHUNK_DELAY_MS} ms; each stream is checked chunk by chunk against what the stub sends for that request: same count, same text in order, then \`event: meta\` and \`[DONE]\`; the stub counts streams opened / completed / closed early by its client; "direct" = the same ${STREAMS} streams straight from the stub, same run).
+**${STREAMS} concurrent streams** (all started at once, ${STREAM_USERS} users, stub paced at ${CHUNK_DELAY_MS} ms; each stream is checked against what the stub sends for that request: the same text in order (pieces that reach our provider client in one read go out as one event, so under load there are fewer events than pieces), then \`event: meta\` and \`[DONE]\`; the stub counts streams opened / completed / closed early by its client; "direct" = the same ${STREAMS} streams straight from the stub, same run).
 
-| Database | streams | intact | text chunks received / sent | dropped | meta + [DONE] | stub opened / completed / closed early | direct wall ms | gateway wall ms | wall ratio | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | credits charged |
+| Database | streams | intact | text events received / pieces sent | streams with text missing | meta + [DONE] | stub opened / completed / closed early | direct wall ms | gateway wall ms | wall ratio | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | credits charged |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${ccRows.join("\n")}
 `

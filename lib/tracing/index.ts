@@ -2,7 +2,7 @@ import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetr
 
 /**
  * Spans of our own work (credit reservation and settlement, provider calls, webhook processing,
- * database statements on the hot path), children of the route span Next.js opens. Tracing is on only
+ * database statements on the hot path), children of the route span Next.js (or the gateway lane) opens. Tracing is on only
  * when instrumentation.ts registered the OpenTelemetry SDK (OTEL_EXPORTER_OTLP_ENDPOINT); otherwise
  * withSpan calls the function directly, with no span object made at all.
  */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { runChat } from "@/lib/ai/chat/run-chat";
-import { adjustCredits, drainSettlements, refundStaleReservations, reserveCredits, settleReservation } from "@/lib/credits";
+import { adjustCredits, drainSettlements, refundReservation, refundStaleReservations, reserveCredits, settleInBackground, settleReservation } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { signIn } from "@/tests/helpers/http";
 import { expectLedgerBalances } from "./invariant";
@@ -77,6 +77,27 @@ describe("settling with the answer", () => {
     // A settlement arriving after the cleanup (a process that was only slow) changes nothing.
     expect(await settleReservation(r, { amount: 15 })).toMatchObject({ settled: false });
     expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 100 });
+    await expectLedgerBalances(userId);
+  });
+
+  it("a settlement in the background at the amount reserved (the light statement) settles each charge once, with its usage, and never one refunded before it", async () => {
+    const userId = await bonusOnlyUser("exact-settle@example.com");
+    const prisma = await db();
+    const kept = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini" } });
+    const refunded = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini" } });
+    await refundReservation(refunded);
+    expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 85 });
+    const usage = { model: "gpt-4o-mini", promptTokens: 7, completionTokens: 3, credits: 15 };
+    for (const r of [kept, refunded, kept]) settleInBackground(r, { amount: 15, costMicros: 12.2, metadata: usage });
+    await drainSettlements();
+    expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 85 });
+    const op = await prisma.creditOperation.findUniqueOrThrow({ where: { id: kept.id! } });
+    expect(op).toMatchObject({ status: "settled", amount: 15, costMicros: 13n });
+    expect((op.details as { metadata: Record<string, unknown> }).metadata).toMatchObject(usage);
+    expect((await prisma.creditOperation.findUniqueOrThrow({ where: { id: refunded.id! } })).status).toBe("refunded");
+    const rows = await prisma.creditTransaction.findMany({ where: { operationId: kept.id!, type: "usage" } });
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.metadata).toMatchObject(usage);
     await expectLedgerBalances(userId);
   });
 
