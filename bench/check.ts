@@ -3,7 +3,8 @@
  * charged POST /api/ai/chat to GET /api/bench/noop req/s at concurrency 16, on the embedded database,
  * over interleaved rounds, compared with the figure recorded in bench/check-baseline.json. A ratio
  * of two loads on the same server in the same minute is what a shared, noisy machine can measure
- * reliably; absolute req/s are not compared.
+ * reliably; absolute req/s are not compared. The chat takes the standalone server's gateway lane (its
+ * default, lib/server/gateway-lane.ts); the noop goes through Next's router.
  *
  * Fails (exit 1) only when the ratio falls below half of the recorded figure: noise never blocks a
  * landing, a change that halves the hot path's speed does. Also fails when a charge is not exact
