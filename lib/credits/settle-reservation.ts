@@ -77,7 +77,7 @@ function settle(reservation: Reservation, input: SettleInput, background: boolea
   }
   return withSpan("credits.settle", { "credits.amount": input.amount ?? reservation.amount }, () => {
     // In the background at the amount reserved (a flat price): nothing moves between buckets and the
-    // remaining balance is read by nobody, so the lighter statement does.
+    // remaining balance is read by nobody, so the lighter statement does (settle_exact_charges).
     const exact = background && (input.amount === undefined || input.amount === reservation.amount);
     const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject }));
     if (!writing) {
@@ -147,11 +147,12 @@ async function writeWaiting(): Promise<void> {
 }
 
 /**
- * Settlements at the amount reserved, in one settle_exact_charges statement (sorted by charge: the
- * charges' rows are locked in one order). A batch that fails goes through settle_charges item by item.
+ * Settlements at the amount reserved, in one settle_exact_charges statement, sorted by account like
+ * every grouped statement (balance rows locked in one order). A batch that fails goes through
+ * settle_charges item by item.
  */
 async function writeExact(batch: Waiting[]): Promise<void> {
-  batch.sort((a, b) => (String(a.reservation.id) < String(b.reservation.id) ? -1 : 1));
+  batch.sort((a, b) => (a.reservation.userId < b.reservation.userId ? -1 : a.reservation.userId > b.reservation.userId ? 1 : 0));
   let settled: Set<number>;
   try {
     const rows = await queryPrepared<{ item: number }>("credits_settle_exact_v1", SETTLE_EXACT, [
