@@ -16,7 +16,8 @@ import { tracingEnabled } from "@/lib/tracing";
  *     x-forwarded-* defaults, the body streamed (never buffered: the wrapper bounds it), a signal that
  *     aborts when the client leaves before its answer is written;
  *   - the Response: the security headers next.config.ts gives every response, the handler's headers,
- *     JSON gzipped when the client accepts it (at 1 KB and above, like Next's compression; an event
+ *     JSON gzipped when the client accepts it (from 1 KB, the compression package's threshold: Next,
+ *     which streams its bodies, compresses smaller ones too; an event
  *     stream never: it says no-transform), an event stream written chunk by chunk with backpressure
  *     and cancelled (the provider stopped, the reservation settled for what was produced) when the
  *     client leaves;
@@ -185,7 +186,7 @@ function acceptsGzip(req: IncomingMessage): boolean {
   return /(?:^|,)\s*(?:gzip|\*)\s*(?:,|;(?!\s*q=0(?:\.0*)?\s*(?:,|$))|$)/.test(accepted);
 }
 
-/** Compressed like Next's compression (no-transform and event streams never; 1 KB and above). */
+/** Gzip from 1 KB (the compression package's threshold); never an event stream or a no-transform answer. */
 const GZIP_THRESHOLD = 1024;
 
 async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response, security: { key: string; value: string }[]): Promise<void> {
