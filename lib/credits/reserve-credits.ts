@@ -4,6 +4,7 @@ import { flags } from "@/lib/config/flags";
 import { INSTANCE_ID } from "@/lib/db/instance";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
+import { pendingSlot, tooManyAiRequests } from "@/lib/db/pending-slot";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { bonusSpendable, insufficientCredits, monthStart, queryPrepared } from "./ledger";
 import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
@@ -61,7 +62,12 @@ export function reserveCredits(input: ReserveInput): Promise<Reservation> {
 async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation> {
   const { userId, amount } = input;
   const f = flags();
-  if (!f.creditBased) return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
+  // The request's AI slot, when it is still to take (PostgreSQL: lib/db/pending-slot.ts).
+  const slot = pendingSlot();
+  if (!f.creditBased) {
+    await slot?.holdAlone();
+    return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
+  }
   if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const key = input.idempotencyKey ? `charge:${input.idempotencyKey}` : null;
   const id = randomUUID();
@@ -80,6 +86,9 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
     bonusAlways: !f.creditsUserToggle,
   };
   const budgetedKey = input.apiKey?.budgeted ? input.apiKey.id : null;
+  // The grouped statement takes the slot with the charge; the key's and the member's take it first, alone.
+  if (slot && (input.memberId || budgetedKey)) await slot.holdAlone();
+  else if (slot) args.slot = slot.terms;
   for (let attempt = 0; ; attempt++) {
     let row: ReserveRow;
     try {
@@ -101,7 +110,10 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
       resetAt: row.reset_at ? new Date(row.reset_at) : null,
       usableBonusCredits: usableBonus,
     };
+    if (slot && args.slot) slot.held = row.outcome === "charged" || row.outcome === "existing";
     switch (row.outcome) {
+      case "no_slot":
+        throw tooManyAiRequests(args.slot?.cap ?? 0);
       case "charged": {
         metrics().creditsCharged.inc({ operation: input.operation }, amount);
         const k = row as Partial<KeyReserveRow>;

@@ -1,5 +1,6 @@
 import { groupCommit, sortedOrder } from "@/lib/db/group-commit";
-import { INSTANCE_ID } from "@/lib/db/instance";
+import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
+import type { SlotTerms } from "@/lib/db/pending-slot";
 import { queryPrepared } from "./ledger";
 
 /** The arguments of the `reserve_credits` database function for one reservation. */
@@ -13,10 +14,15 @@ export interface ReserveArgs {
   metadata: string | null;
   key: string | null;
   bonusAlways: boolean;
+  /**
+   * The caller's AI slot, taken in the same statement (PostgreSQL; lib/db/pending-slot.ts): the
+   * cap reached answers "no_slot" and reserves nothing; a reservation that did not charge gives it back.
+   */
+  slot?: SlotTerms | null;
 }
 
 export interface ReserveRow {
-  outcome: "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key" | "no_member" | "over_cap";
+  outcome: "no_slot" | "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key" | "no_member" | "over_cap";
   reservation_id: string | null;
   amount: number | null;
   subscription_credits: number | null;
@@ -33,10 +39,15 @@ const ONE = `SELECT ${COLUMNS}
 const MANY = `SELECT item, ${COLUMNS}
   FROM reserve_credits_many($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean, $9::text)`;
 
+const HOLDING = `SELECT item, ${COLUMNS}
+  FROM reserve_credits_holding_slots($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean, $9::text,
+                                     $10::text[], $11::text[], $12::int, $13::int, $14::int)`;
+
 /** Most reservations written in one statement. */
 const MAX_BATCH = 50;
 
 function reserveOne(a: ReserveArgs): Promise<ReserveRow> {
+  if (a.slot) return reserveMany([a]).then((rows) => rows[0] as ReserveRow);
   return queryPrepared<ReserveRow>("credits_reserve_v6", ONE, [a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.key, a.bonusAlways, INSTANCE_ID]).then((rows) => rows[0]);
 }
 
@@ -47,7 +58,7 @@ function reserveOne(a: ReserveArgs): Promise<ReserveRow> {
 async function reserveMany(batch: ReserveArgs[]): Promise<Array<ReserveRow | undefined>> {
   const order = sortedOrder(batch, (a) => a.userId);
   const a = order.map((i) => batch[i]);
-  const rows = await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, [
+  const reserve = [
     a.map((x) => x.userId),
     a.map((x) => x.amount),
     a[0].monthStart,
@@ -57,7 +68,18 @@ async function reserveMany(batch: ReserveArgs[]): Promise<Array<ReserveRow | und
     a.map((x) => x.key),
     a[0].bonusAlways,
     INSTANCE_ID,
-  ]);
+  ];
+  const slot = a[0].slot;
+  const rows = slot
+    ? await queryPrepared<ReserveRow & { item: number }>("credits_reserve_holding_slots_v1", HOLDING, [
+        ...reserve,
+        a.map((x) => x.slot?.key ?? null),
+        a.map((x) => x.slot?.id ?? null),
+        slot.cap,
+        slot.leaseMs,
+        LOST_AFTER_MS,
+      ])
+    : await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, reserve);
   const results: Array<ReserveRow | undefined> = new Array(batch.length);
   for (const row of rows) results[order[Number(row.item) - 1]] = row;
   return results;
@@ -66,13 +88,17 @@ async function reserveMany(batch: ReserveArgs[]): Promise<Array<ReserveRow | und
 /**
  * Runs `reserve_credits` for one reservation, grouped with the reservations of the same event-loop
  * turn (lib/db/group-commit.ts: on the embedded database four reservations in one statement cost about
- * 1.5 times one alone). One group shares the month start and the bonus rule: the rare reservation that
- * differs waits for the next. A group that fails as a whole (one item's concurrent idempotency-key
+ * 1.5 times one alone). One group shares the month start, the bonus rule and whether its items take
+ * AI slots (with which cap and lease): the rare reservation that differs waits for the next. A group that fails as a whole (one item's concurrent idempotency-key
  * insert) is retried item by item, so each caller gets its own outcome.
  */
 export const runReserveStatement: (args: ReserveArgs) => Promise<ReserveRow> = groupCommit<ReserveArgs, ReserveRow>({
   maxBatch: MAX_BATCH,
-  sameBatch: (a, first) => a.monthStart === first.monthStart && a.bonusAlways === first.bonusAlways,
+  sameBatch: (a, first) =>
+    a.monthStart === first.monthStart &&
+    a.bonusAlways === first.bonusAlways &&
+    // Slots share the statement's cap and lease (both from the configuration).
+    (a.slot ? a.slot.cap === first.slot?.cap && a.slot.leaseMs === first.slot.leaseMs : !first.slot),
   writeOne: reserveOne,
   writeMany: reserveMany,
 });

@@ -115,7 +115,7 @@ export function createRoute<
     let callerId: string | null = null;
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
-    let slot: { release(): void } | null = null;
+    let slot: { release(): void; run<T>(fn: () => T): T } | null = null;
     let aiUser: string | null = null;
     let response: Response;
     let form: { body: unknown } | null = null;
@@ -145,7 +145,8 @@ export function createRoute<
 
       // A malformed id is an id that names nothing (the same answer as another user's).
       if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
-      // An AI call holds one of its user's slots from before its body is read to its answer's end.
+      // An AI call holds one of its user's slots from before its body is read to its answer's end (on
+      // PostgreSQL the count across instances joins at its reservation: lib/db/pending-slot.ts).
       if (spec.concurrency === "ai" && user && runtime.aiGuard) {
         aiUser = user.id;
         runtime.aiGuard.refuseIfTooManyInvalid(user.id);
@@ -170,7 +171,8 @@ export function createRoute<
         setHeader: (name: string, value: string) => extraHeaders.set(name, value),
         bodyFormat,
       };
-      const result: unknown = await handler(context as unknown as Parameters<typeof handler>[0]);
+      const run = () => handler(context as unknown as Parameters<typeof handler>[0]);
+      const result: unknown = await (slot ? slot.run(run) : run());
       response = result instanceof Response ? result : form && declared.formPost ? redirect(declared.formPost.next(result as never, form.body as never), 303) : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);

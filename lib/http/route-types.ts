@@ -51,7 +51,7 @@ export interface RouteRuntime {
 
 /** lib/ratelimit/ai-guard.ts, as the wrapper uses it. */
 export interface AiGuard {
-  acquire(userId: string): Promise<{ release(): void }>;
+  acquire(userId: string): Promise<{ release(): void; run<T>(fn: () => T): T }>;
   refuseIfTooManyInvalid(userId: string): void;
   countInvalid(userId: string): Promise<void>;
 }

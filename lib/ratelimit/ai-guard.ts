@@ -4,6 +4,8 @@ import { AppError } from "@/lib/errors";
 import { dependencyState, log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { checkWindowLimit, currentStore, withTimeout } from "./index";
+import { PendingSlot, tooManyAiRequests, withPendingSlot } from "@/lib/db/pending-slot";
+import { acquireProcessSlot, releaseProcessSlot } from "./process-slots";
 import type { RateLimitStore } from "./store";
 
 /**
@@ -16,9 +18,11 @@ import type { RateLimitStore } from "./store";
 /** An AI request's place under the per-user cap; release() once its answer is complete (idempotent). */
 export interface AiSlot {
   release(): void;
+  /** Runs the request's handler (with the slot still to take across instances, when it is: lib/db/pending-slot.ts). */
+  run<T>(fn: () => T): T;
 }
 
-const NO_SLOT: AiSlot = { release: () => undefined };
+const NO_SLOT: AiSlot = { release: () => undefined, run: (fn) => fn() };
 
 /** How long a slot lasts if its process dies before releasing it: a call's deadline, a stream's drain, and a margin. */
 function leaseMs(): number {
@@ -28,39 +32,68 @@ function leaseMs(): number {
 /**
  * Takes one of the user's AI slots, or answers 429 when all are in use. The store failing or slow
  * lets the request through (as the rate limits do; logged when the store goes down and comes back).
+ * On PostgreSQL the slot across instances is taken later, with the call's reservation (lib/db/pending-slot.ts).
  */
 export async function acquireAiSlot(userId: string, options: { store?: RateLimitStore; nowMs?: number } = {}): Promise<AiSlot> {
   const e = env();
   const cap = e.AI_MAX_CONCURRENT_PER_USER;
   if (cap === 0 || (!e.RATE_LIMIT_ENABLED && !e.isProduction)) return NO_SLOT;
   const store = options.store ?? currentStore();
-  const id = randomUUID();
-  let taken: boolean;
+  const slot = { key: userId, id: randomUUID(), cap, leaseMs: leaseMs(), nowMs: options.nowMs ?? Date.now() };
+  if (await store.takesSlotsWithCharges?.()) return pendingSlot(store, slot);
+  if (!(await takeSlot(store, slot))) throw tooManyAiRequests(cap);
+  return storeSlot(store, userId, slot.id);
+}
+
+/** Takes a slot in the store: true when taken, false at the cap; the store failing or slow lets the request through (unheld). */
+async function takeSlot(store: RateLimitStore, slot: Parameters<RateLimitStore["acquireSlot"]>[0]): Promise<boolean> {
+  const e = env();
   try {
-    taken = await withTimeout(store.acquireSlot({ key: userId, id, cap, leaseMs: leaseMs(), nowMs: options.nowMs ?? Date.now() }), e.RATE_LIMIT_TIMEOUT_MS + 250);
+    const taken = await withTimeout(store.acquireSlot(slot), e.RATE_LIMIT_TIMEOUT_MS + 250);
     dependencyState(`rate-limit store (${store.name})`, "up");
+    return taken;
   } catch (error) {
     dependencyState(`rate-limit store (${store.name})`, "down", { store: store.name, error: (error as Error).message, effect: "requests are allowed without a limit" });
     metrics().rateLimitFailOpen.inc({ store: store.name });
-    return NO_SLOT;
+    return true;
   }
-  if (!taken) {
-    metrics().rateLimitRejections.inc({ category: "ai_concurrent" });
-    throw new AppError("rate_limited", `Too many AI requests in progress for this account: at most ${cap} at once; retry when one has finished`, {
-      headers: { "Retry-After": "1" },
-      reason: "too_many_concurrent_requests",
-    });
-  }
+}
+
+/** Gives a held slot back, never in the answer's way: a slot whose release is lost lapses at its lease. */
+function releaseStoreSlot(store: RateLimitStore, userId: string, id: string): void {
+  void withTimeout(store.releaseSlot(userId, id), env().RATE_LIMIT_TIMEOUT_MS + 250).catch((error) =>
+    log.debug("AI slot release failed; it lapses at its lease", { error: (error as Error).message }),
+  );
+}
+
+function storeSlot(store: RateLimitStore, userId: string, id: string): AiSlot {
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
-      // Never in the answer's way; a slot whose release is lost lapses at its lease.
-      void withTimeout(store.releaseSlot(userId, id), e.RATE_LIMIT_TIMEOUT_MS + 250).catch((error) =>
-        log.debug("AI slot release failed; it lapses at its lease", { error: (error as Error).message }),
-      );
+      releaseStoreSlot(store, userId, id);
     },
+    run: (fn) => fn(),
+  };
+}
+
+/**
+ * On PostgreSQL (lib/db/pending-slot.ts): this process's count before the body is read, the count across
+ * instances with the reservation. Release gives back both (the second only if it was taken).
+ */
+function pendingSlot(store: RateLimitStore, slot: Parameters<RateLimitStore["acquireSlot"]>[0]): AiSlot {
+  if (!acquireProcessSlot(slot)) throw tooManyAiRequests(slot.cap);
+  const pending = new PendingSlot({ key: slot.key, id: slot.id, cap: slot.cap, leaseMs: slot.leaseMs }, () => takeSlot(store, { ...slot, nowMs: Date.now() }));
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      releaseProcessSlot(slot.key, slot.id);
+      if (pending.held) releaseStoreSlot(store, slot.key, slot.id);
+    },
+    run: (fn) => withPendingSlot(pending, fn),
   };
 }
 

@@ -44,6 +44,11 @@ export const databaseStore: RateLimitStore = {
     return acquireDatabaseSlot(slot);
   },
 
+  /** On PostgreSQL, with the reservation (`reserve_credits_holding_slots`): one round trip less before the provider. */
+  async takesSlotsWithCharges(): Promise<boolean> {
+    return (await dbKind()) === "postgres";
+  },
+
   async releaseSlot(key: string, id: string): Promise<void> {
     if ((await dbKind()) === "pglite") return releaseProcessSlot(key, id);
     return releaseDatabaseSlot(id);

@@ -31,4 +31,9 @@ export interface RateLimitStore {
   /** Takes a slot if fewer than `cap` unexpired ones are held under `key`; false when full. */
   acquireSlot(slot: SlotRequest): Promise<boolean>;
   releaseSlot(key: string, id: string): Promise<void>;
+  /**
+   * Whether an AI request's slot is taken across instances by its credit reservation's own statement
+   * (the database store on PostgreSQL: lib/db/pending-slot.ts), this process counting it first.
+   */
+  takesSlotsWithCharges?(): Promise<boolean>;
 }

@@ -84,4 +84,70 @@ describe("AI request slots (PostgreSQL)", () => {
     expect(refused.every((r) => r.body.error.code === "too_many_concurrent_requests")).toBe(true);
     expect(stub.count("chat")).toBe(8);
   });
+
+  /** Slots of a live process elsewhere (another instance): they count against the user's cap here too. */
+  async function heldElsewhere(userId: string, n: number): Promise<void> {
+    const prisma = await db();
+    await prisma.$executeRaw`INSERT INTO server_instances (id, host, pid, heartbeat_at) VALUES ('other-live-instance', 'h', 2, now())
+      ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), stopped_at = NULL`;
+    for (let i = 0; i < n; i++) {
+      await prisma.$executeRaw`INSERT INTO ai_request_slots (id, user_id, instance_id, expires_at) VALUES (${randomUUID()}, ${userId}, 'other-live-instance', now() + interval '1 hour')`;
+    }
+  }
+  async function slotsOf(userId: string): Promise<number> {
+    const prisma = await db();
+    const rows = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM ai_request_slots WHERE user_id = ${userId}`;
+    return Number(rows[0].n);
+  }
+  async function chargesOf(userId: string): Promise<number> {
+    const prisma = await db();
+    const rows = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM credit_operations WHERE user_id = ${userId} AND kind = 'charge'`;
+    return Number(rows[0].n);
+  }
+  const hello = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] };
+
+  it("takes the slot across instances in the charge's own statement: with 5 of 8 held elsewhere, 3 of 8 concurrent calls are answered and 5 refused, uncharged, holding nothing", async () => {
+    const { user, secret } = await userWithKey({}, "slots-elsewhere@example.com");
+    await heldElsewhere(user.id, 5);
+    const before = stub.count("chat");
+    stub.next("chat", { kind: "delay", ms: 300 }, 8);
+    const results = await Promise.all(Array.from({ length: 8 }, () => v1(chat.POST, "/v1/chat/completions", secret, { body: hello })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    expect(refused.every((r) => r.body.error.code === "too_many_concurrent_requests" && r.headers.get("retry-after") === "1")).toBe(true);
+    expect(stub.count("chat") - before).toBe(3);
+    expect(await chargesOf(user.id)).toBe(3);
+    // The answered calls gave their slots back; the refused never held one: only the other instance's are left.
+    const until = Date.now() + 5_000;
+    while ((await slotsOf(user.id)) > 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(await slotsOf(user.id)).toBe(5);
+  });
+
+  it("gives the slot back in the same statement when the charge is refused for its credits: a user without credits holds no slot", async () => {
+    const { user, secret } = await userWithKey({}, "slots-broke@example.com");
+    const prisma = await db();
+    await prisma.$executeRaw`UPDATE credit_balances SET subscription_credits = 0 WHERE user_id = ${user.id}`;
+    const before = stub.count("chat");
+    const results = await Promise.all(Array.from({ length: 4 }, () => v1(chat.POST, "/v1/chat/completions", secret, { body: hello })));
+    // OpenAI's dialect: no credits is 429 insufficient_quota.
+    expect(results.map((r) => [r.status, r.body.error.code])).toEqual(Array.from({ length: 4 }, () => [429, "insufficient_quota"]));
+    expect(stub.count("chat")).toBe(before);
+    expect(await slotsOf(user.id)).toBe(0);
+  });
+
+  it("a key with a budget takes its slot alone before its charge: the cap holds across instances there too", async () => {
+    const { user, secret } = await userWithKey({ budget: { credits: 1_000_000, period: "month" } }, "slots-budget@example.com");
+    await heldElsewhere(user.id, 6);
+    const before = stub.count("chat");
+    stub.next("chat", { kind: "delay", ms: 300 }, 5);
+    const results = await Promise.all(Array.from({ length: 5 }, () => v1(chat.POST, "/v1/chat/completions", secret, { body: hello })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(3);
+    expect(stub.count("chat") - before).toBe(2);
+    expect(await chargesOf(user.id)).toBe(2);
+    const until = Date.now() + 5_000;
+    while ((await slotsOf(user.id)) > 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(await slotsOf(user.id)).toBe(6);
+  });
 });
