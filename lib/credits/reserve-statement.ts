@@ -1,6 +1,6 @@
 import { groupCommit, sortedOrder } from "@/lib/db/group-commit";
 import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
-import type { SlotTerms } from "@/lib/db/pending-slot";
+import { takeSlotReleases, type SlotTerms } from "@/lib/db/pending-slot";
 import { queryPrepared } from "./ledger";
 
 /** The arguments of the `reserve_credits` database function for one reservation. */
@@ -41,7 +41,7 @@ const MANY = `SELECT item, ${COLUMNS}
 
 const HOLDING = `SELECT item, ${COLUMNS}
   FROM reserve_credits_holding_slots($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean, $9::text,
-                                     $10::text[], $11::text[], $12::int, $13::int, $14::int)`;
+                                     $10::text[], $11::text[], $12::int, $13::int, $14::int, $15::text[])`;
 
 /** Most reservations written in one statement. */
 const MAX_BATCH = 50;
@@ -70,17 +70,31 @@ async function reserveMany(batch: ReserveArgs[]): Promise<Array<ReserveRow | und
     INSTANCE_ID,
   ];
   const slot = a[0].slot;
-  const rows = slot
-    ? await queryPrepared<ReserveRow & { item: number }>("credits_reserve_holding_slots_v1", HOLDING, [
-        ...reserve,
-        a.map((x) => x.slot?.key ?? null),
-        a.map((x) => x.slot?.id ?? null),
-        slot.cap,
-        slot.leaseMs,
-        LOST_AFTER_MS,
-      ])
-    : await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, reserve);
-  const results: Array<ReserveRow | undefined> = new Array(batch.length);
+  if (!slot) return byItem(batch.length, order, await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, reserve));
+  // The slots this process gave back since the last statement: deleted first, in the same transaction.
+  const released = takeSlotReleases();
+  let rows: Array<ReserveRow & { item: number }>;
+  try {
+    rows = await queryPrepared<ReserveRow & { item: number }>("credits_reserve_holding_slots_v1", HOLDING, [
+      ...reserve,
+      a.map((x) => x.slot?.key ?? null),
+      a.map((x) => x.slot?.id ?? null),
+      slot.cap,
+      slot.leaseMs,
+      LOST_AFTER_MS,
+      released?.ids ?? [],
+    ]);
+  } catch (error) {
+    released?.again();
+    throw error;
+  }
+  released?.done();
+  return byItem(batch.length, order, rows);
+}
+
+/** A grouped statement's rows in the order of its batch (`order`: the batch's index of each item sent). */
+function byItem(size: number, order: number[], rows: Array<ReserveRow & { item: number }>): Array<ReserveRow | undefined> {
+  const results: Array<ReserveRow | undefined> = new Array(size);
   for (const row of rows) results[order[Number(row.item) - 1]] = row;
   return results;
 }

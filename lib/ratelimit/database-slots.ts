@@ -1,19 +1,19 @@
 import { dbRunner } from "@/lib/db/client";
 import { groupCommit, sortedOrder } from "@/lib/db/group-commit";
 import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
+import { releaseSlotSoon } from "@/lib/db/pending-slot";
 import type { SlotRequest } from "./store";
 
 /**
  * AI slots in PostgreSQL (ai_request_slots), with the statements of a charge's own path: prepared once
  * per connection on the raw driver, and grouped. The acquisitions asked for within one event-loop
  * turn, or while a statement is being written, go out in one `acquire_ai_slots` statement
- * (lib/db/group-commit.ts); the releases of one turn go out in one DELETE. Under load that is one
- * round trip for many requests instead of two per request (docs/BENCHMARKS.md "Gateway speed (issue
- * 36)"); a request alone waits one turn (setImmediate).
+ * (lib/db/group-commit.ts). Under load that is one round trip for many requests instead of one per
+ * request (docs/BENCHMARKS.md "Gateway speed (issue 36)"); a request alone waits one turn
+ * (setImmediate). A charged call's slot is usually taken by its reservation instead (lib/db/pending-slot.ts).
  */
 const ONE = "SELECT acquire_ai_slot($1::text, $2::text, $3::int, $4::int, $5::text, $6::int) AS ok";
 const MANY = "SELECT item, ok FROM acquire_ai_slots($1::text[], $2::text[], $3::int, $4::int, $5::text, $6::int)";
-const RELEASE = "DELETE FROM ai_request_slots WHERE id = ANY($1::text[])";
 /** Most slots asked for in one statement. */
 const MAX_BATCH = 64;
 
@@ -47,22 +47,7 @@ export const acquireDatabaseSlot: (slot: SlotRequest) => Promise<boolean> = grou
   writeMany: acquireMany,
 });
 
-let releasing: { ids: string[]; done: Promise<void> } | null = null;
-
-/** Gives a slot back; the releases of one event-loop turn share one statement. */
+/** Gives a slot back: with the next reservation statement that takes slots, else in one DELETE a few ms later (lib/db/pending-slot.ts). */
 export function releaseDatabaseSlot(id: string): Promise<void> {
-  if (!releasing) {
-    const ids: string[] = [];
-    const done = new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        releasing = null;
-        dbRunner()
-          .then((runner) => runner.queryPrepared("ai_slots_release_v1", RELEASE, [ids]))
-          .then(() => resolve(), reject);
-      });
-    });
-    releasing = { ids, done };
-  }
-  releasing.ids.push(id);
-  return releasing.done;
+  return releaseSlotSoon(id);
 }

@@ -46,8 +46,11 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     const { drainSettlements, pendingSettlements } = await import("@/lib/credits");
     const { closeDb } = await import("@/lib/db/client");
     const { stopInstance } = await import("@/lib/db/instance");
+    const { flushSlotReleases } = await import("@/lib/db/pending-slot");
     const pending = pendingSettlements();
     await drainSettlements();
+    // AI slots given back and not yet deleted (PostgreSQL); the others free a stopped instance's slots anyway.
+    await flushSlotReleases().catch(() => undefined);
     await stopInstance().catch((error) => log.warn("marking this instance stopped failed", { error: (error as Error).message }));
     await closeDb();
     log.info("settlements written and database closed", { settlementsPending: pending });

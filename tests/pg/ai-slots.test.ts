@@ -2,6 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/v1/chat/completions/route";
 import { closeDb, db, dbKind } from "@/lib/db/client";
+import { reserveCredits } from "@/lib/credits";
+import { PendingSlot, withPendingSlot } from "@/lib/db/pending-slot";
+import { releaseDatabaseSlot } from "@/lib/ratelimit/database-slots";
 import { databaseStore } from "@/lib/ratelimit/database-store";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -149,5 +152,44 @@ describe("AI request slots (PostgreSQL)", () => {
     const until = Date.now() + 5_000;
     while ((await slotsOf(user.id)) > 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(await slotsOf(user.id)).toBe(6);
+  });
+
+  it("at exactly the cap, back-to-back calls are never refused", async () => {
+    const { user, secret } = await userWithKey({}, "slots-back-to-back@example.com");
+    const prisma = await db();
+    await prisma.$executeRaw`UPDATE credit_balances SET subscription_credits = 100000 WHERE user_id = ${user.id}`;
+    const statuses: number[] = [];
+    // 8 workers (the cap) each sending 6 calls one after another: every call finds its worker's last slot given back.
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 6; i++) statuses.push((await v1(chat.POST, "/v1/chat/completions", secret, { body: hello })).status);
+      }),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(await chargesOf(user.id)).toBe(48);
+    const until = Date.now() + 5_000;
+    while ((await slotsOf(user.id)) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(await slotsOf(user.id)).toBe(0);
+  });
+
+  it("a slot given back is deleted by the next charge's own statement, before it counts (no DELETE of its own needed)", async () => {
+    const { user } = await userWithKey({}, "slots-carried@example.com");
+    const terms = (id: string) => ({ key: user.id, id, cap: 1, leaseMs: 60_000 });
+    const reserveHolding = (id: string) =>
+      withPendingSlot(new PendingSlot(terms(id), async () => false), () => reserveCredits({ userId: user.id, amount: 1, operation: "chat" }));
+    const first = randomUUID();
+    await reserveHolding(first);
+    expect(await slotsOf(user.id)).toBe(1);
+    // Given back, and at once (before the gathered DELETE's few ms) a second charge at a cap of 1: it carries the release.
+    const released = releaseDatabaseSlot(first);
+    const second = randomUUID();
+    await expect(reserveHolding(second)).resolves.toMatchObject({ charged: true });
+    await released;
+    const prisma = await db();
+    const rows = await prisma.$queryRaw<{ id: string }[]>`SELECT id FROM ai_request_slots WHERE user_id = ${user.id}`;
+    expect(rows.map((r) => r.id)).toEqual([second]);
+    // And at the cap, a third is refused with no charge.
+    await expect(reserveHolding(randomUUID())).rejects.toMatchObject({ code: "rate_limited" });
+    expect(await chargesOf(user.id)).toBe(2);
   });
 });

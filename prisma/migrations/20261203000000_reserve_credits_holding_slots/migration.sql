@@ -7,7 +7,9 @@
 --     reserved;
 --   * reserve_credits as always; a reservation that did not charge (insufficient credits, a rollover
 --     due, ...) gives its slot back in the same transaction, so a refused call never holds one.
--- Without a slot id an item is reserve_credits alone.
+-- Without a slot id an item is reserve_credits alone. Before any item, the slots the calling process
+-- gave back since its last statement (p_released) are deleted: its own count is exact when it counts,
+-- and a charged call's slot costs no statement of its own on the way out.
 CREATE OR REPLACE FUNCTION reserve_credits_holding_slots(
     p_users TEXT[],
     p_amounts INTEGER[],
@@ -22,7 +24,8 @@ CREATE OR REPLACE FUNCTION reserve_credits_holding_slots(
     p_slots TEXT[],
     p_slot_cap INTEGER,
     p_slot_lease_ms INTEGER,
-    p_lost_after_ms INTEGER
+    p_lost_after_ms INTEGER,
+    p_released TEXT[]
 ) RETURNS TABLE (item INTEGER, outcome TEXT, reservation_id TEXT, amount INTEGER, subscription_credits INTEGER, bonus_held INTEGER, auto_use BOOLEAN,
                   monthly_allocation INTEGER, reset_at TIMESTAMPTZ, tier TEXT)
 LANGUAGE plpgsql AS $$
@@ -30,6 +33,9 @@ DECLARE
     i INTEGER;
     r RECORD;
 BEGIN
+    IF COALESCE(array_length(p_released, 1), 0) > 0 THEN
+        DELETE FROM ai_request_slots s WHERE s.id = ANY(p_released);
+    END IF;
     FOR i IN 1 .. COALESCE(array_length(p_users, 1), 0) LOOP
         IF p_slots[i] IS NOT NULL
            AND NOT acquire_ai_slot(p_slot_users[i], p_slots[i], p_slot_cap, p_slot_lease_ms, p_instance, p_lost_after_ms) THEN
