@@ -10,12 +10,16 @@
  * (the BENCHMARKS entry is written by hand: the baseline is whatever commit was chosen).
  *
  * Settings: BENCH_AB_BASELINE (required), BENCH_AB_BASELINE_DIST (.next-bench), BENCH_ROUNDS (5),
- * BENCH_LATENCY_N (200 per server per round), BENCH_WARMUP (300 per server), BENCH_SKIP_BUILD.
+ * BENCH_LATENCY_N (200 per server per round), BENCH_WARMUP (300 per server), BENCH_SKIP_BUILD,
+ * BENCH_AB_DATABASE=postgres (each server on its own fresh database on TEST_DATABASE_URL, migrated by
+ * this checkout: a baseline older by a migration or two runs on it unchanged), BENCH_AB_SIZES (1k,100k),
+ * BENCH_AB_CONCURRENCY (0; e.g. 16: then also the charged chat's req/s at that concurrency, one user
+ * per worker, the two servers in alternating BENCH_SECONDS (5) slices, BENCH_ROUNDS slices each).
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ensureBenchBuild, signInUsers, startBenchServer, startHelper, type HelperProcess } from "./lib/ai-server";
-import { keepAliveAgent, median, timedPost } from "./lib/ai-http";
+import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper, type HelperProcess } from "./lib/ai-server";
+import { keepAliveAgent, median, runPostLoad, timedPost } from "./lib/ai-http";
 import { fmt } from "./lib/report";
 import { removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
 
@@ -24,6 +28,10 @@ const BASELINE_DIST = process.env.BENCH_AB_BASELINE_DIST ?? ".next-bench";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const N = Number(process.env.BENCH_LATENCY_N ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const DATABASE = process.env.BENCH_AB_DATABASE === "postgres" ? "postgres" : "embedded";
+const SIZES = (process.env.BENCH_AB_SIZES ?? "1k,100k").split(",").map((s) => s.trim());
+const CONCURRENCY = Number(process.env.BENCH_AB_CONCURRENCY ?? 0);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 function prompt(bytes: number): string {
   const sentence = "The quick brown fox jumps over the lazy dog while the benchmark counts every token it sees. ";
@@ -45,9 +53,12 @@ async function main(): Promise<void> {
     // Every call is charged; the free tier holds enough credits for the whole run.
     PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
   };
+  const admin = process.env.TEST_DATABASE_URL;
+  if (DATABASE === "postgres" && !admin) throw new Error('BENCH_AB_DATABASE=postgres needs TEST_DATABASE_URL (eval "$(scripts/test-services.sh env)")');
+  const databases = DATABASE === "postgres" ? [await freshPostgres(admin as string, "bench_ab"), await freshPostgres(admin as string, "bench_ab")] : [];
   const servers: Record<"baseline" | "current", RunningServer> = {
-    current: await startBenchServer(env),
-    baseline: await startServer({ ...env, NEXT_DIST_DIR: BASELINE_DIST }, { serverDir: baselineServerDir, readyTimeoutMs: 180_000 }),
+    current: await startBenchServer({ ...env, DATABASE_URL: databases[0]?.url }),
+    baseline: await startServer({ ...env, DATABASE_URL: databases[1]?.url, NEXT_DIST_DIR: BASELINE_DIST }, { serverDir: baselineServerDir, readyTimeoutMs: 180_000 }),
   };
   try {
     const cookies = {
@@ -71,7 +82,8 @@ async function main(): Promise<void> {
       return r.ms;
     };
     const result: Record<string, { baseline: number[]; current: number[]; difference: number[]; stubStreamedOverJson: number[] }> = {};
-    for (const size of Object.keys(sizes) as (keyof typeof sizes)[]) {
+    console.log(`ab on the ${DATABASE} database`);
+    for (const size of (Object.keys(sizes) as (keyof typeof sizes)[]).filter((s) => SIZES.includes(s))) {
       console.log(`ab ${size}: ${WARMUP} warm-ups per server ...`);
       for (let i = 0; i < WARMUP; i++) {
         await one("baseline", size);
@@ -106,15 +118,42 @@ async function main(): Promise<void> {
         `  ${size}: median difference ${fmt(median(r.difference), 3)} ms (current ${fmt(median(r.current), 2)} / baseline ${fmt(median(r.baseline), 2)} = ${fmt(median(r.current) / median(r.baseline), 3)}); the stub's streamed answer over its JSON one ${fmt(median(r.stubStreamedOverJson), 3)} ms`,
       );
     }
+    let throughput: { baseline: number[]; current: number[]; ratio: number[] } | undefined;
+    if (CONCURRENCY > 0) {
+      const users = {
+        current: await signInUsers(servers.current.baseUrl, CONCURRENCY, "ab-load-current"),
+        baseline: await signInUsers(servers.baseline.baseUrl, CONCURRENCY, "ab-load-baseline"),
+      };
+      const load = async (who: "baseline" | "current") => {
+        const r = await runPostLoad({ url: `${servers[who].baseUrl}/api/ai/chat`, concurrency: CONCURRENCY, maxRequests: 1e9, maxMs: SECONDS * 1000, headers: (w) => ({ cookie: users[who][w] }), body: body("1k") });
+        if (r.errors > 0) throw new Error(`${who} under load: ${JSON.stringify(r.statuses)}`);
+        return r.rps;
+      };
+      console.log(`ab c=${CONCURRENCY}: a warm-up slice each ...`);
+      await load("baseline");
+      await load("current");
+      throughput = { baseline: [], current: [], ratio: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const order: Array<"baseline" | "current"> = round % 2 ? ["current", "baseline"] : ["baseline", "current"];
+        const rps = { baseline: 0, current: 0 };
+        for (const who of order) rps[who] = await load(who);
+        throughput.baseline.push(rps.baseline);
+        throughput.current.push(rps.current);
+        throughput.ratio.push(rps.current / rps.baseline);
+        console.log(`  c=${CONCURRENCY} round ${round + 1}: baseline ${fmt(rps.baseline, 0)} req/s | current ${fmt(rps.current, 0)} req/s | current ÷ baseline ${fmt(rps.current / rps.baseline, 2)}`);
+      }
+      console.log(`  c=${CONCURRENCY}: median current ÷ baseline ${fmt(median(throughput.ratio), 2)} (current ${fmt(median(throughput.current), 0)} / baseline ${fmt(median(throughput.baseline), 0)} req/s)`);
+    }
     mkdirSync("bench/results", { recursive: true });
     const file = path.join("bench/results", `ab-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), baseline: BASELINE, rounds: ROUNDS, n: N, warmup: WARMUP, result }, null, 2));
+    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), baseline: BASELINE, database: DATABASE, rounds: ROUNDS, n: N, warmup: WARMUP, result, concurrency: CONCURRENCY, throughput }, null, 2));
     console.log(`wrote ${file}`);
   } finally {
     for (const s of Object.values(servers)) {
       await s.stop();
       removeDir(s.dataDir);
     }
+    for (const d of databases) await d.drop();
     await stub.stop();
   }
 }

@@ -308,9 +308,10 @@ async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyPr
   type StreamKind = "direct" | "gateway" | "portkey";
   let kinds: StreamKind[] = portkey ? ["direct", "gateway", "portkey"] : ["direct", "gateway"];
   if (portkey) {
-    // Portkey 1.15.2 cannot relay a stream from a custom host on Node.js: it appends headers to the
-    // upstream fetch Response's immutable headers (TypeError: immutable) and answers 500. Measured
-    // when it can, left out (and said so) when it cannot.
+    // Portkey 1.15.2 cannot relay a stream from a custom host on Node.js by itself (it appends headers
+    // to the upstream fetch Response's immutable headers: 500); bench/lib/portkey-node-streams.mjs
+    // works around it. Measured when it can, left out (and said so) when it cannot. Its stream reader
+    // waits 25 ms before relaying the first event (by design): its TTFT includes that.
     const probe = await timedStream(agent, `${portkey.url}/v1/chat/completions`, portkeyHeaders(stub.info.url), directStreamBody(), "openai");
     if (probe.status !== 200) {
       kinds = ["direct", "gateway"];
@@ -691,7 +692,7 @@ ${stepRows.join("\n")}
 ${
   stRows.length
     ? `
-**Streaming at concurrency 1** (\`/api/ai/stream\` vs the stub's own SSE for the same request, ${STREAM_N} streams each interleaved after 10 warm-ups; ${expectedPieces(STREAM_PROMPT).length} text chunks per answer; "paced": the stub waits ${CHUNK_DELAY_MS} ms before each chunk, like a model producing tokens; "unpaced": back to back, which exposes the gateway's own per-chunk cost; pieces that reach our provider client in one read go out as one text event, so the unpaced gaps are over fewer chunks). Portkey relays the same stub stream to the same client. TTFT = request sent → first text chunk received; gap = time between consecutive text chunks; "added gap" = difference of the mean gaps; "total ratio" = p50 time to the last chunk, gateway ÷ direct. ms.
+**Streaming at concurrency 1** (\`/api/ai/stream\` vs the stub's own SSE for the same request, ${STREAM_N} streams each interleaved after 10 warm-ups; ${expectedPieces(STREAM_PROMPT).length} text chunks per answer; "paced": the stub waits ${CHUNK_DELAY_MS} ms before each chunk, like a model producing tokens; "unpaced": back to back, which exposes the gateway's own per-chunk cost; pieces that reach our provider client in one read go out as one text event, so the unpaced gaps are over fewer chunks). Portkey relays the same stub stream to the same client (with bench/lib/portkey-node-streams.mjs preloaded: on Node its streams otherwise answer 500; its stream reader waits 25 ms before the first event by design, which its TTFT includes). TTFT = request sent → first text chunk received; gap = time between consecutive text chunks; "added gap" = difference of the mean gaps; "total ratio" = p50 time to the last chunk, gateway ÷ direct. ms.
 
 | Database | stub chunk delay | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | added TTFT p50 / p99 | Portkey TTFT p50 / p99 (its OpenAI stream) | Portkey added TTFT p50 | direct gap p50 / p99 | gateway gap p50 / p99 | added gap (mean) | total ratio |
 |---|---|---|---|---|---|---|---|---|---|---|

@@ -8,6 +8,7 @@ import path from "node:path";
  * the same OpenAI stub. Its server listens on all interfaces by default; loopback-only.mjs pins it to
  * 127.0.0.1. A request reaches the stub through it with `x-portkey-provider: openai` and
  * `x-portkey-custom-host: <stub>/v1` (its documented way to proxy an OpenAI-compatible server).
+ * portkey-node-streams.mjs works around its streams failing on Node (see there).
  */
 export interface PortkeyProcess {
   url: string;
@@ -31,7 +32,7 @@ export async function startPortkey(): Promise<PortkeyProcess> {
   const root = process.cwd();
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", path.join(root, "bench", "lib", "loopback-only.mjs"), path.join(root, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js"), `--port=${port}`, "--headless"],
+    ["--import", path.join(root, "bench", "lib", "loopback-only.mjs"), "--import", path.join(root, "bench", "lib", "portkey-node-streams.mjs"), path.join(root, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js"), `--port=${port}`, "--headless"],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOME: process.env.HOME ?? "/tmp" } },
   );
   let output = "";
