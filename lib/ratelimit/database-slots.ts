@@ -1,7 +1,6 @@
 import { dbRunner } from "@/lib/db/client";
 import { groupCommit, sortedOrder } from "@/lib/db/group-commit";
 import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
-import { releaseSlotSoon } from "@/lib/db/pending-slot";
 import type { SlotRequest } from "./store";
 
 /**
@@ -46,8 +45,3 @@ export const acquireDatabaseSlot: (slot: SlotRequest) => Promise<boolean> = grou
   writeOne: acquireOne,
   writeMany: acquireMany,
 });
-
-/** Gives a slot back: with the next reservation statement that takes slots, else in one DELETE a few ms later (lib/db/pending-slot.ts). */
-export function releaseDatabaseSlot(id: string): Promise<void> {
-  return releaseSlotSoon(id);
-}

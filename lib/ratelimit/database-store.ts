@@ -1,5 +1,6 @@
 import { db, dbKind } from "@/lib/db/client";
-import { acquireDatabaseSlot, releaseDatabaseSlot } from "./database-slots";
+import { releaseSlotSoon } from "@/lib/db/pending-slot";
+import { acquireDatabaseSlot } from "./database-slots";
 import { acquireProcessSlot, releaseProcessSlot } from "./process-slots";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
@@ -51,6 +52,7 @@ export const databaseStore: RateLimitStore = {
 
   async releaseSlot(key: string, id: string): Promise<void> {
     if ((await dbKind()) === "pglite") return releaseProcessSlot(key, id);
-    return releaseDatabaseSlot(id);
+    // With the next reservation statement that takes slots, else in one DELETE a few ms later.
+    return releaseSlotSoon(id);
   },
 };

@@ -3,8 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/v1/chat/completions/route";
 import { closeDb, db, dbKind } from "@/lib/db/client";
 import { reserveCredits } from "@/lib/credits";
-import { PendingSlot, withPendingSlot } from "@/lib/db/pending-slot";
-import { releaseDatabaseSlot } from "@/lib/ratelimit/database-slots";
+import { PendingSlot, releaseSlotSoon, withPendingSlot } from "@/lib/db/pending-slot";
 import { databaseStore } from "@/lib/ratelimit/database-store";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -181,7 +180,7 @@ describe("AI request slots (PostgreSQL)", () => {
     await reserveHolding(first);
     expect(await slotsOf(user.id)).toBe(1);
     // Given back, and at once (before the gathered DELETE's few ms) a second charge at a cap of 1: it carries the release.
-    const released = releaseDatabaseSlot(first);
+    const released = releaseSlotSoon(first);
     const second = randomUUID();
     await expect(reserveHolding(second)).resolves.toMatchObject({ charged: true });
     await released;
