@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { newPage, shot, signIn, useHarness, watchErrors } from "./harness";
+import { clickMailLink, newPage, shot, signIn, useHarness, watchErrors } from "./harness";
 
 /**
  * The dashboard in a real browser (Debian chromium via playwright-core) against the production build
@@ -535,8 +535,7 @@ describe("dashboard in a real browser", () => {
     await page.waitForURL("**/dev/mailbox");
     // The newest message is the link; its html is in a sandboxed frame.
     const frame = page.frameLocator("article iframe").first();
-    await frame.getByRole("link", { name: "Sign in" }).click();
-    await page.waitForURL((url) => url.pathname === "/signin/email");
+    await clickMailLink(page, frame.getByRole("link", { name: "Sign in" }), (url) => url.pathname === "/signin/email");
     await page.getByText(`Sign in as ada-${run}@example.com?`).waitFor();
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL((url) => url.pathname === "/dashboard");

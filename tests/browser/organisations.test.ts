@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { newPage, shot, signIn, useHarness, watchErrors } from "./harness";
+import { clickMailLink, newPage, shot, signIn, useHarness, watchErrors } from "./harness";
 
 /**
  * A team in a real browser against the production build on the embedded default: the owner creates
@@ -52,8 +52,7 @@ describe("organisations (browser)", () => {
     await member.page.goto("/dev/mailbox");
     const mail = member.page.locator("article").filter({ hasText: "Join Browser Team" }).first();
     await mail.waitFor();
-    await mail.frameLocator("iframe").getByRole("link", { name: "Accept the invitation" }).click();
-    await member.page.waitForURL((url) => url.pathname === "/invite");
+    await clickMailLink(member.page, mail.frameLocator("iframe").getByRole("link", { name: "Accept the invitation" }), (url) => url.pathname === "/invite");
     await member.page.getByText(`Join Browser Team as ${memberEmail}?`).waitFor();
     // The token left the address bar (and the history) once the page read it.
     expect(member.page.url()).not.toContain("token=");
