@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { apiJson } from "./api";
+import { apiJson, toApiError } from "./api";
 
 interface Account {
   id: string;
@@ -28,12 +28,14 @@ export function AccountSwitcher() {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
+    // The switcher is a convenience: when either read fails (the network, a server error) the header
+    // simply shows no switcher. Only a 403 means the session acts for an organisation it left.
     apiJson<{ organisations: Org[] }>("/api/orgs")
       .then((r) => setOrgs(r.organisations))
       .catch(() => setOrgs([]));
     apiJson<{ account: Account }>("/api/account/active")
       .then((r) => setActive(r.account))
-      .catch(() => setStale(true));
+      .catch((error: unknown) => setStale(toApiError(error).code === "forbidden"));
   }, []);
 
   async function choose(accountId: string) {
@@ -49,9 +51,9 @@ export function AccountSwitcher() {
   if (orgs.length === 0 && !stale && active?.kind !== "organisation") return null;
   const value = stale ? "" : active?.kind === "organisation" ? active.id : "personal";
   return (
-    <label className="flex items-center gap-2 text-sm text-slate-600">
-      <span>Acting as</span>
-      <select className="input py-1" aria-label="Account" data-testid="account-switcher" value={value} disabled={busy} onChange={(e) => void choose(e.target.value)}>
+    <label className="flex min-w-0 items-center gap-2 text-sm text-slate-600">
+      <span className="whitespace-nowrap">Acting as</span>
+      <select className="input max-w-[16rem] truncate py-1" aria-label="Account" data-testid="account-switcher" value={value} disabled={busy} onChange={(e) => void choose(e.target.value)}>
         {stale ? <option value="">an organisation you left</option> : null}
         <option value="personal">Personal account</option>
         {orgs.map((o) => (

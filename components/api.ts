@@ -169,6 +169,21 @@ export function formatMoney(amount: number, currency: string): string {
   }
 }
 
+/**
+ * What an AI provider charged, in dollars: four decimals under a dollar (a call costs fractions of a
+ * cent), two above; a cost too small for four decimals says so instead of "$0.0000".
+ */
+export function formatProviderCost(usd: number): string {
+  if (usd === 0) return "$0";
+  if (usd < 0.0001) return "under $0.0001";
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** "1 call", "2 calls": a count and its noun, singular when it is one. */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? singular : plural}`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

@@ -81,6 +81,28 @@ export function PagedTable<R extends { nextCursor: string | null }, K extends Ro
 }
 
 
+/**
+ * What stands in for a resource's data until it has some: a spinner while its request is out; once it
+ * failed (a rate limit, the network, a server error), the error explained and a way to try again.
+ * Never a spinner waiting for an answer that already came.
+ */
+export function Pending({ resource, label }: { resource: Pick<ApiResource<unknown>, "error" | "reload">; label?: string }) {
+  const [retrying, setRetrying] = useState(false);
+  if (!resource.error || retrying) return <Spinner label={label} />;
+  const retry = () => {
+    setRetrying(true);
+    void resource.reload().finally(() => setRetrying(false));
+  };
+  return (
+    <div data-testid="load-failed">
+      <ErrorNotice error={resource.error} />
+      <button type="button" className="btn-secondary" onClick={retry}>
+        Try again
+      </button>
+    </div>
+  );
+}
+
 /** A loading resource's state: its error (explained), or a spinner until its first answer. */
 export function LoadState({ error, loading }: { error: ApiError | null; loading: boolean }) {
   return (

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { UsageReport } from "./types";
+import { countOf } from "./api";
 import { ErrorNotice } from "./error-notice";
 import { Spinner } from "./ui";
 import { useApi } from "./use-api";
@@ -58,12 +59,17 @@ export function UsageChart() {
       ) : (
         <>
           <p className="mt-2 text-sm text-slate-600" data-testid="usage-chart-total">
-            {n(data.total.credits)} credits in {n(data.total.calls)} calls this month
+            {n(data.total.credits)} credits in {countOf(data.total.calls, "call")} this month
             {p && p.allocation > 0 ? (
               <>
                 {" "}
-                · this cycle {n(p.spent)} of {n(p.allocation)}; at this pace <span data-testid="usage-projection">{n(p.projected)}</span> by {p.cycleEnd.slice(0, 10)}
-                {p.projected > p.allocation ? <span className="font-medium text-amber-700"> (more than your allocation)</span> : null}
+                · this cycle {n(p.spent)} of {n(p.allocation)}
+                {p.projected !== null ? (
+                  <>
+                    ; at this pace <span data-testid="usage-projection">{n(p.projected)}</span> by {p.cycleEnd.slice(0, 10)}
+                    {p.projected > p.allocation ? <span className="font-medium text-amber-700"> (more than your allocation)</span> : null}
+                  </>
+                ) : null}
               </>
             ) : null}
           </p>

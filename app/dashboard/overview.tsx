@@ -101,7 +101,7 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
                   <Stat label="Used" value={usage.used.toLocaleString("en")} />
                   <Stat label="Bonus credits" value={usage.bonusCredits.toLocaleString("en")} />
                 </dl>
-                <p className="mt-3 text-xs text-slate-500">Last reset {formatDate(usage.resetAt)}.</p>
+                <p className="mt-3 text-xs text-slate-500">Renews {formatDate(usage.nextResetAt)} (last reset {formatDate(usage.resetAt)}).</p>
               </>
             )}
             <Link href="/dashboard/credits" className="btn-secondary mt-5">

@@ -1,6 +1,7 @@
 import { flags } from "@/lib/config/flags";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { accountPeriodEnd } from "./allocation-period";
 import { getCreditSummary } from "./get-credit-summary";
 import { UNLIMITED_CREDITS } from "./types";
 
@@ -11,13 +12,16 @@ export interface AiUsage {
   remaining: number;
   bonusCredits: number;
   used: number;
+  /** The last allocation (SPEC §4.4: "last credit reset"). */
   resetAt?: string;
+  /** When the next allocation is due (the period's end: the plan's renewal, or the 1st for the free tier). */
+  nextResetAt?: string;
 }
 
 /**
  * The usage endpoint's answer (SPEC §4.4). classic_saas: the fixed unlimited values, no resetAt.
  * credit_based: the tier's allocation, the subscription credits left, the unexpired bonus credits,
- * used = monthlyLimit - remaining (never below 0) and the last reset.
+ * used = monthlyLimit - remaining (never below 0), the last reset (SPEC's resetAt) and the next one.
  */
 export async function getAiUsage(userId: string): Promise<AiUsage> {
   if (!flags().creditBased) {
@@ -26,7 +30,7 @@ export async function getAiUsage(userId: string): Promise<AiUsage> {
     if (!user) throw new AppError("not_found", "User not found");
     return { unlimited: true, tier: "unlimited", monthlyLimit: UNLIMITED_CREDITS, remaining: UNLIMITED_CREDITS, bonusCredits: 0, used: 0 };
   }
-  const s = await getCreditSummary(userId);
+  const [s, periodEnd] = await Promise.all([getCreditSummary(userId), accountPeriodEnd(userId)]);
   return {
     unlimited: false,
     tier: s.tier,
@@ -35,5 +39,6 @@ export async function getAiUsage(userId: string): Promise<AiUsage> {
     bonusCredits: s.bonusCredits,
     used: Math.max(0, s.monthlyAllocation - s.subscriptionCredits),
     ...(s.resetAt ? { resetAt: s.resetAt.toISOString() } : {}),
+    nextResetAt: periodEnd.toISOString(),
   };
 }

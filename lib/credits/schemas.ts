@@ -10,7 +10,8 @@ export const aiUsageResponse = z.object({
   remaining: z.number(),
   bonusCredits: z.number(),
   used: z.number(),
-  resetAt: z.string().optional(),
+  resetAt: z.string().optional().meta({ description: "the last credit reset (SPEC §4.4); absent when the credit system is off" }),
+  nextResetAt: z.string().optional().meta({ description: "when the next allocation is due: the plan's renewal, or the 1st of next month (UTC) on the free tier; absent when the credit system is off" }),
 });
 
 /** A credit transaction (SPEC §2). */
@@ -55,6 +56,6 @@ export const usageReportResponse = z.object({
   ),
   total: z.object(usageAmounts),
   projection: z
-    .object({ cycleStart: z.string(), cycleEnd: z.string(), allocation: z.number(), spent: z.number(), projected: z.number().meta({ description: "at this cycle's pace so far, what it will have cost by its end" }) })
+    .object({ cycleStart: z.string(), cycleEnd: z.string(), allocation: z.number(), spent: z.number(), projected: z.number().nullable().meta({ description: "at this cycle's pace so far, what it will have cost by its end; null until the cycle is a day old and has 10 charged calls (too little to read a pace from)" }) })
     .nullable(),
 });

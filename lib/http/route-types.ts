@@ -72,7 +72,11 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   dialect?: "openai";
   /** API-key routes: the kind of call, which a key limited to other kinds may not make (403). */
   keyKind?: KeyKind;
-  rateLimit?: RateLimitCategory;
+  /**
+   * The request limit's category (lib/ratelimit/categories.ts: fixed hourly windows per user and per
+   * IP); null or absent: no request limit. docs/API-NOTES.md's table is printed from this.
+   */
+  rateLimit?: RateLimitCategory | null;
   /** A flag name, or a predicate on all flags; false answers 404 before anything else. */
   feature?: FlagName | ((f: FeatureFlags) => boolean);
   query?: Q;

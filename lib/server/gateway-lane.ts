@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { securityHeaders } from "@/lib/config/security-headers";
@@ -57,21 +56,34 @@ export function gatewayLaneEnabled(value = process.env.GATEWAY_LANE): boolean {
   return !["false", "0", "no"].includes((value ?? "").trim().toLowerCase());
 }
 
+/**
+ * The laned route of an exact path (the query aside). Any other spelling (a trailing slash, a doubled
+ * slash, an encoded letter) goes on to Next, which answers it as it answers every route: a trailing
+ * slash with its 308 redirect, never the route itself.
+ */
 function routeOf(url: string | undefined): string | null {
   if (!url) return null;
   const q = url.indexOf("?");
-  let p = q < 0 ? url : url.slice(0, q);
-  // Next answers a route's path with a trailing slash as the route itself.
-  if (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
+  const p = q < 0 ? url : url.slice(0, q);
   return Object.hasOwn(LANE_ROUTES, p) ? p : null;
 }
+
+/**
+ * How much of a body the handler left unread (it answered first: 401, 403, 413, 415, 429) is read
+ * and dropped after the answer so the kept-alive connection can serve the next request. A larger
+ * rest, or one of unknown length, closes the connection instead (`Connection: close`, then the socket
+ * once the answer is out): Node's own server would read any amount.
+ */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
 const formatHostname = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host);
 
 export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
   // A route's handler: undefined until asked for, then the load in progress, then the handler or null.
   const handlers = new Map<string, LaneRouteHandler | null | Promise<void>>();
-  const security = securityHeaders();
+  // Read once the app has started: the lane is created before Next's server.js sets NODE_ENV, on
+  // which HSTS depends (lib/config/security-headers.ts).
+  let security: { key: string; value: string }[] | null = null;
   const handlerFor = (route: string): LaneRouteHandler | null => {
     const known = handlers.get(route);
     if (known === undefined) {
@@ -107,6 +119,7 @@ export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
       if (!route || !warmed) return false;
       const handler = handlerFor(route);
       if (!handler) return false;
+      security ??= securityHeaders();
       answer(req, res, route, handler, options, security).catch((error: unknown) => {
         options.logLine("error", "gateway lane: request failed", { route, error: String(error) });
         if (!res.headersSent) {
@@ -120,8 +133,91 @@ export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
   };
 }
 
+/** A request's body as a web stream, and the way to stop feeding it once the answer is given. */
+interface RequestBody {
+  stream: ReadableStream<Uint8Array>;
+  /** Stops delivering to the stream (what is left is the connection's to drain or close). */
+  detach(): void;
+}
+
+/**
+ * The request body as the handler reads it: chunks as they arrive, the socket paused while 64 KiB wait
+ * unread. Unlike Readable.toWeb, cancelling it (a body refused half-read: 413) does not destroy the
+ * request and with it the socket before the answer is written: the rest is left to settleUnreadBody.
+ */
+function requestBody(req: IncomingMessage): RequestBody {
+  let open = true;
+  let onData: (chunk: Buffer) => void = () => undefined;
+  let onEnd: () => void = () => undefined;
+  let onError: (error: Error) => void = () => undefined;
+  const detach = () => {
+    if (!open) return;
+    open = false;
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.off("error", onError);
+    req.pause();
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onData = (chunk) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) req.pause();
+        };
+        onEnd = () => {
+          detach();
+          controller.close();
+        };
+        onError = (error) => {
+          detach();
+          controller.error(error);
+        };
+        req.on("data", onData);
+        req.once("end", onEnd);
+        req.once("error", onError);
+      },
+      pull() {
+        if (open) req.resume();
+      },
+      cancel() {
+        detach();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  return { stream, detach };
+}
+
+/** Whether the body's unread rest is known to fit DRAIN_LIMIT_BYTES (then the connection is kept). */
+function restFitsDrain(req: IncomingMessage): boolean {
+  const declared = Number(req.headers["content-length"]);
+  return req.headers["transfer-encoding"] === undefined && Number.isFinite(declared) && declared <= DRAIN_LIMIT_BYTES;
+}
+
+/**
+ * After an answer given before the body was read to its end: the rest is read and dropped (at most
+ * DRAIN_LIMIT_BYTES), so the next request on the connection is read from where it starts; past that,
+ * the socket is closed once the answer is out (the answer said `Connection: close`).
+ */
+function settleUnreadBody(req: IncomingMessage, res: ServerResponse, body: RequestBody | null): void {
+  body?.detach();
+  if (req.complete || req.destroyed) return;
+  let drained = 0;
+  const tooMuch = () => {
+    req.pause();
+    if (res.writableFinished) req.socket?.destroy();
+    else res.once("finish", () => req.socket?.destroy());
+  };
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) tooMuch();
+  });
+  req.resume();
+}
+
 /** The request a route handler gets from Next, built from the node request. */
-function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string): { request: Request; abort: AbortController } {
+function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string): { request: Request; abort: AbortController; body: RequestBody | null } {
   const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
   const https = encrypted || String(req.headers["x-forwarded-proto"] ?? "").includes("https");
   const port = req.socket.localPort;
@@ -144,9 +240,10 @@ function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string):
   });
   const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
   const init: RequestInit & { duplex: "half" } = { method: "POST", headers, signal: abort.signal, duplex: "half" };
-  if (hasBody) init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+  const body = hasBody ? requestBody(req) : null;
+  if (body) init.body = body.stream;
   const url = `${https ? "https" : "http"}://${formatHostname(hostname)}:${port}${req.url}`;
-  return { request: new Request(url, init), abort };
+  return { request: new Request(url, init), abort, body };
 }
 
 async function answer(
@@ -157,7 +254,7 @@ async function answer(
   options: GatewayLaneOptions,
   security: { key: string; value: string }[],
 ): Promise<void> {
-  const { request } = toRequest(req, res, options.hostname);
+  const { request, body } = toRequest(req, res, options.hostname);
   const params = Promise.resolve({});
   let span: Span | undefined;
   let response: Response;
@@ -178,6 +275,9 @@ async function answer(
   } else {
     response = await handler(request, { params });
   }
+  // Answered before the body was read to its end: keep the connection only if the rest is small.
+  if (!req.complete && !restFitsDrain(req)) res.setHeader("connection", "close");
+  settleUnreadBody(req, res, body);
   await writeResponse(req, res, response, security);
 }
 

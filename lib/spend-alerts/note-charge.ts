@@ -1,4 +1,4 @@
-import type { Reservation } from "@/lib/credits";
+import { accountPeriodEnd, type Reservation } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { alertSettingsOf } from "./alert-settings";
@@ -30,8 +30,8 @@ export function noteCharge(reservation: Reservation, keyThresholds?: number[]): 
 }
 
 /** A charge was refused for want of credits: the account is out of them (credits.depleted, once per top-up period). */
-export function noteRefusal(accountId: string, available: number, resetAt?: Date | null): void {
-  setImmediate(() => void lowAlerts(accountId, available, resetAt ?? null, true).catch((error) => log.error("spend alerts not evaluated", { accountId, error: (error as Error).message })));
+export function noteRefusal(accountId: string, available: number): void {
+  setImmediate(() => void lowAlerts(accountId, available, true).catch((error) => log.error("spend alerts not evaluated", { accountId, error: (error as Error).message })));
 }
 
 async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void> {
@@ -42,14 +42,16 @@ async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void>
   const firings: Firing[] = [];
   if (a.monthlyAllocation > 0) {
     const used = Math.max(0, a.monthlyAllocation - subscription);
+    let resetsAt: string | undefined;
     for (const t of settings.allocationThresholds) {
       if (used < Math.ceil((a.monthlyAllocation * t) / 100)) continue;
+      resetsAt ??= (await accountPeriodEnd(r.userId)).toISOString();
       firings.push({
         accountId: r.userId,
         alert: `allocation:${t}`,
         period: cycle,
         type: "budget.threshold",
-        data: { scope: "allocation", threshold: t, used, allocation: a.monthlyAllocation, balance: r.remaining, resetsAt: nextReset(a.resetAt) },
+        data: { scope: "allocation", threshold: t, used, allocation: a.monthlyAllocation, balance: r.remaining, resetsAt },
         email: settings.email,
       });
     }
@@ -78,11 +80,11 @@ async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void>
     await fireAlert(f);
     remember(memo);
   }
-  await lowAlerts(r.userId, r.remaining, a.resetAt, false, settings.lowBalance, settings.email);
+  await lowAlerts(r.userId, r.remaining, false, settings.lowBalance, settings.email);
 }
 
 /** credits.low under the account's level, credits.depleted at 0 (or a refusal): once per top-up period. */
-async function lowAlerts(accountId: string, balance: number, resetAt: Date | null, refused: boolean, level?: number, email?: boolean): Promise<void> {
+async function lowAlerts(accountId: string, balance: number, refused: boolean, level?: number, email?: boolean): Promise<void> {
   const settings = level === undefined ? await alertSettingsOf(accountId) : { lowBalance: level, email: email ?? true };
   const depleted = refused || balance <= 0;
   const low = settings.lowBalance > 0 && balance < settings.lowBalance;
@@ -96,7 +98,7 @@ async function lowAlerts(accountId: string, balance: number, resetAt: Date | nul
   if (mark !== undefined && balance <= mark.balance && (!depleted || mark.depleted)) return;
   const period = await topUpPeriod(accountId);
   if (low) await fireOnce({ accountId, alert: "low", period, type: "credits.low", data: { balance, level: settings.lowBalance }, email: settings.email });
-  if (depleted) await fireOnce({ accountId, alert: "depleted", period, type: "credits.depleted", data: { balance: Math.max(0, balance), resetsAt: nextReset(resetAt) }, email: settings.email });
+  if (depleted) await fireOnce({ accountId, alert: "depleted", period, type: "credits.depleted", data: { balance: Math.max(0, balance), resetsAt: (await accountPeriodEnd(accountId)).toISOString() }, email: settings.email });
   if (lowMarks.size >= MAX_MEMO) lowMarks.delete(lowMarks.keys().next().value as string);
   lowMarks.set(accountId, { balance, depleted: depleted || Boolean(mark?.depleted && balance <= mark.balance) });
 }
@@ -120,10 +122,4 @@ async function topUpPeriod(accountId: string): Promise<string> {
 async function keyName(keyId: string): Promise<string | null> {
   const prisma = await db();
   return (await prisma.apiKey.findUnique({ where: { id: keyId }, select: { name: true } }))?.name ?? null;
-}
-
-/** When the allocation renews: a month after its last reset. */
-function nextReset(resetAt: Date | null): string | null {
-  if (!resetAt) return null;
-  return new Date(Date.UTC(resetAt.getUTCFullYear(), resetAt.getUTCMonth() + 1, 1)).toISOString();
 }

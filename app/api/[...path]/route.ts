@@ -6,4 +6,8 @@ import { unknownApiPath } from "@/lib/http/unknown-path";
  */
 export const dynamic = "force-dynamic";
 
-export { unknownApiPath as GET, unknownApiPath as POST, unknownApiPath as PUT, unknownApiPath as PATCH, unknownApiPath as DELETE };
+// Next calls a handler with (request, context): only the request is passed on (the second parameter
+// of unknownApiPath is a request id, not Next's context).
+const answer = (req: Request) => unknownApiPath(req);
+
+export { answer as GET, answer as POST, answer as PUT, answer as PATCH, answer as DELETE };

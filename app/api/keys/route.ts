@@ -9,7 +9,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       auth: "session",
       feature: "apiKeys",
-      rateLimit: "api",
+      rateLimit: null,
       account: "member",
       summary: "Your API keys (never their secrets)",
       description: "Acting as an organisation: its keys (a member sees the keys they made).",
@@ -22,7 +22,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       auth: "session",
       feature: "apiKeys",
-      rateLimit: "api",
+      rateLimit: "writes",
       body: createKeyBody,
       summary: "Create an API key for the OpenAI-compatible API (/v1); the secret is in this answer only",
       account: "member",

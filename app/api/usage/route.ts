@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       auth: "session",
       account: "member",
-      rateLimit: "api",
+      rateLimit: "reports",
       query: z.object({
         group_by: z.enum(USAGE_GROUPS, { error: `must be ${USAGE_GROUPS.join(", ")}` }).default("day"),
         stack: z.enum(USAGE_STACKS, { error: "must be model or key" }).optional().meta({ description: "with group_by=day: a second dimension (a stacked chart)" }),

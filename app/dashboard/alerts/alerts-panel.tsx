@@ -6,7 +6,8 @@ import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import { Field } from "@/components/form-field";
 import type { Alerts, WebhookDeliveries, WebhookEndpointCreated, WebhookEndpoints } from "@/components/types";
-import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { Pending } from "@/components/paged-list";
+import { Banner, EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
 /**
@@ -34,7 +35,7 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
   const [low, setLow] = useState<string | null>(null);
   const [email, setEmail] = useState<boolean | null>(null);
   const [saved, setSaved] = useState(false);
-  if (!alerts.data) return alerts.error ? <ErrorNotice error={alerts.error} /> : <Spinner />;
+  if (!alerts.data) return <Pending resource={alerts} />;
   const a = alerts.data.alerts;
   async function save(event: FormEvent) {
     event.preventDefault();
@@ -73,7 +74,7 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
           ) : null}
         </div>
       </form>
-      <p className="mt-3 text-xs text-slate-500">An API key with a budget alerts at 100% of it by default (set its thresholds with the key&apos;s alertThresholds).</p>
+      <p className="mt-3 text-xs text-slate-500">An API key with a budget alerts when its budget is used up; choose other percentages when you create it on the API keys page.</p>
       {alerts.data.fired.length ? (
         <DataTable
           inline
@@ -143,7 +144,7 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
         </button>
       </form>
       {!list.data ? (
-        <Spinner />
+        <Pending resource={list} />
       ) : list.data.endpoints.length === 0 ? (
         <EmptyState title="No endpoints yet" />
       ) : (
@@ -153,7 +154,7 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
           rows={list.data.endpoints}
           rowKey={(e) => e.id}
           columns={[
-            { header: "URL", cell: (e) => <span className="break-all">{e.url}</span> },
+            { header: "URL", cell: (e) => <span className="break-words">{e.url}</span> },
             { header: "Events", cell: (e) => e.events.join(", ") },
             { header: "Status", cell: (e) => (e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`) },
             {
@@ -186,7 +187,7 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
 
 function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: ApiError | null) => void }) {
   const log = useApi<WebhookDeliveries>(`/api/webhook-endpoints/${endpointId}/deliveries`);
-  if (!log.data) return <Spinner />;
+  if (!log.data) return <Pending resource={log} />;
   return (
     <div className="mt-3">
       <button type="button" className="btn-secondary" onClick={() => void log.reload()}>

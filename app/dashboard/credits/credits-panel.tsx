@@ -104,7 +104,7 @@ function UsageCard({ usage }: { usage: Usage }) {
         <Stat label="Remaining" value={<span data-testid="usage-remaining">{usage.remaining.toLocaleString("en")}</span>} hint={`of ${usage.monthlyLimit.toLocaleString("en")}`} />
         <Stat label="Used" value={usage.used.toLocaleString("en")} />
         <Stat label="Bonus credits" value={<span data-testid="usage-bonus">{usage.bonusCredits.toLocaleString("en")}</span>} />
-        <Stat label="Plan" value={<span className="capitalize">{usage.tier}</span>} hint={`Last reset ${formatDate(usage.resetAt)}`} />
+        <Stat label="Plan" value={<span className="capitalize">{usage.tier}</span>} hint={`Renews ${formatDate(usage.nextResetAt)}`} />
       </dl>
       <div className="mt-4">
         <Meter value={usage.remaining} max={usage.monthlyLimit} label="Monthly credits remaining" />

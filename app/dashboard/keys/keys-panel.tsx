@@ -6,7 +6,8 @@ import { ConfirmButtons } from "@/components/confirm-buttons";
 import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import type { ApiKeyCreated, ApiKeyList, ApiKeyView } from "@/components/types";
-import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { Pending } from "@/components/paged-list";
+import { Banner, EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
 const PERIODS = { day: "per day", month: "per month", total: "in total" } as const;
@@ -49,12 +50,23 @@ const answer = await client.chat.completions.create({ model: "gpt-4o-mini", mess
   );
 }
 
+/** "80, 100" as [80, 100]; anything that is not a number is left out (the API checks the range). */
+function percentagesOf(text: string): number[] {
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .map(Number)
+    .filter((value) => Number.isFinite(value));
+}
+
 function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: string; kind: string }[]; kinds: string[]; onCreated: (c: ApiKeyCreated) => void; onError: (e: ApiError | null) => void }) {
   const [name, setName] = useState("");
   const [chosenModels, setChosenModels] = useState<string[]>([]);
   const [chosenKinds, setChosenKinds] = useState<string[]>([]);
   const [budget, setBudget] = useState("");
   const [period, setPeriod] = useState<"day" | "month" | "total">("month");
+  const [alertAt, setAlertAt] = useState("100");
   const [rpm, setRpm] = useState("");
   const [expires, setExpires] = useState("");
   const [busy, setBusy] = useState(false);
@@ -70,7 +82,7 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
           name: name.trim(),
           ...(chosenModels.length ? { models: chosenModels } : {}),
           ...(chosenKinds.length ? { kinds: chosenKinds } : {}),
-          ...(budget ? { budget: { credits: Number(budget), period } } : {}),
+          ...(budget ? { budget: { credits: Number(budget), period }, alertThresholds: percentagesOf(alertAt) } : {}),
           ...(rpm ? { rpm: Number(rpm) } : {}),
           ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
         },
@@ -135,6 +147,14 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
                 <option value="total">in total</option>
               </select>
             </div>
+            {budget ? (
+              <>
+                <label htmlFor="key-alert-at" className="field-label mt-2">
+                  Alert at (% of the budget, comma-separated; empty: never)
+                </label>
+                <input id="key-alert-at" className="input" inputMode="numeric" placeholder="80, 100" value={alertAt} onChange={(e) => setAlertAt(e.target.value)} />
+              </>
+            ) : null}
           </div>
           <div>
             <label htmlFor="key-rpm" className="field-label">
@@ -236,7 +256,7 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
           </>
         }
       />
-      <ErrorNotice error={error ?? keys.error} onDismiss={() => setError(null)} />
+      <ErrorNotice error={error} onDismiss={() => setError(null)} />
       {notice ? <Banner tone="success">{notice}</Banner> : null}
       {created ? (
         <NewSecret
@@ -258,8 +278,8 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
         />
         <section className="card overflow-x-auto" aria-label="Your keys">
           <h2 className="mb-3 text-base">Your keys</h2>
-          {keys.loading && !keys.data ? (
-            <Spinner />
+          {!keys.data ? (
+            <Pending resource={keys} />
           ) : list.length === 0 ? (
             <EmptyState title="No keys yet">Create one above; its secret is shown once.</EmptyState>
           ) : (

@@ -6,6 +6,7 @@ import { apiJson, errorFrom, formatDate, readSse, toApiError } from "@/component
 import { ErrorNotice } from "@/components/error-notice";
 import type { ConversationDetail, ConversationList, RagSource, RagStreamMeta } from "@/components/types";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { Pending } from "@/components/paged-list";
 import { useApi } from "@/components/use-api";
 import { StopOrSubmit } from "@/components/form-field";
 import { CreditsUsed } from "@/components/credits-used";
@@ -63,7 +64,7 @@ function Sources({ sources }: { sources: RagSource[] }) {
 export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
   const [listLimit, setListLimit] = useState(20);
   const list = useApi<ConversationList>(`/api/ai/rag/conversations?limit=${listLimit}&offset=0`);
-  const conversations = list.data?.conversations ?? (list.error ? [] : null);
+  const conversations = list.data?.conversations ?? null;
   const hasMore = list.data?.pagination.hasMore ?? false;
   const loadList = list.reload;
   const [activeId, setActiveId] = useState<string | null>(null);
@@ -183,8 +184,7 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
             </button>
           </div>
           <div className="mt-3">
-            <ErrorNotice error={list.error} />
-            {conversations === null ? <Spinner /> : null}
+            {conversations === null ? <Pending resource={list} /> : <ErrorNotice error={list.error} />}
             {conversations && conversations.length === 0 ? <p className="text-sm text-slate-500">No conversations yet. Ask your first question.</p> : null}
             <ul className="space-y-1" data-testid="conversation-list">
               {conversations?.map((c) => (

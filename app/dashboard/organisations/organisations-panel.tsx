@@ -1,16 +1,19 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { apiJson, formatDate, toApiError, type ApiError } from "@/components/api";
+import { apiJson, countOf, formatDate, formatProviderCost, toApiError, type ApiError } from "@/components/api";
 import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
+import { Pending } from "@/components/paged-list";
 import { Field } from "@/components/form-field";
 import type { ActiveAccount, OrganisationDetail, OrganisationInvites, OrganisationMember, OrganisationMembers, Organisations, OrganisationUsage } from "@/components/types";
-import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
-import { useApi } from "@/components/use-api";
+import { Banner, EmptyState, PageHeader, Stat } from "@/components/ui";
+import { useApi, type ApiResource } from "@/components/use-api";
 
 const n = (value: number) => value.toLocaleString("en-US");
-const capText = (cap: number | null) => (cap === null ? "no cap" : n(cap));
+/** A cap as a stat's hint ("cap 500", "no cap"), and as a figure in the members table ("500", "none"). */
+const capText = (cap: number | null) => (cap === null ? "no cap" : `cap ${n(cap)}`);
+const capFigure = (cap: number | null) => (cap === null ? "none" : n(cap));
 
 async function switchTo(accountId: string | null) {
   await apiJson("/api/account/active", { method: "PUT", json: { accountId } });
@@ -40,13 +43,14 @@ export function OrganisationsPanel() {
         </Banner>
       ) : null}
       {error ? <ErrorNotice error={error} /> : null}
-      <YourOrganisations list={list.data} actingId={acting?.id ?? null} onError={setError} onCreated={list.reload} />
+      <YourOrganisations list={list} actingId={acting?.id ?? null} onError={setError} onCreated={list.reload} />
       {acting ? <ActingOrganisation id={acting.id} onError={setError} /> : null}
     </>
   );
 }
 
-function YourOrganisations({ list, actingId, onError, onCreated }: { list: Organisations | null; actingId: string | null; onError: (e: ApiError | null) => void; onCreated: () => Promise<void> }) {
+function YourOrganisations({ list: resource, actingId, onError, onCreated }: { list: ApiResource<Organisations>; actingId: string | null; onError: (e: ApiError | null) => void; onCreated: () => Promise<void> }) {
+  const list = resource.data;
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
   async function create(event: FormEvent) {
@@ -68,7 +72,7 @@ function YourOrganisations({ list, actingId, onError, onCreated }: { list: Organ
     <div className="grid gap-4 lg:grid-cols-3">
       <section className="card lg:col-span-2" aria-labelledby="orgs-title">
         <h2 id="orgs-title">Your organisations</h2>
-        {!list ? <Spinner /> : list.organisations.length === 0 ? <EmptyState title="None yet">Create one, or accept an invitation from your email.</EmptyState> : null}
+        {!list ? <Pending resource={resource} /> : list.organisations.length === 0 ? <EmptyState title="None yet">Create one, or accept an invitation from your email.</EmptyState> : null}
         {list && list.organisations.length ? (
           <DataTable
             inline
@@ -118,8 +122,7 @@ function YourOrganisations({ list, actingId, onError, onCreated }: { list: Organ
 function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError | null) => void }) {
   const detail = useApi<OrganisationDetail>(`/api/orgs/${id}`);
   const members = useApi<OrganisationMembers>(`/api/orgs/${id}/members`);
-  if (detail.error && !detail.data) return <ErrorNotice error={detail.error} />;
-  if (!detail.data) return <Spinner />;
+  if (!detail.data) return <Pending resource={detail} />;
   const d = detail.data;
   const admin = d.you.role === "owner" || d.you.role === "admin";
   const reload = async () => {
@@ -132,8 +135,8 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
         <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
           <Stat label="Plan" value={<span className="capitalize">{d.wallet.tier}</span>} hint={`${n(d.wallet.monthlyAllocation)} credits a month`} />
           <Stat label="Credits" value={n(d.wallet.subscriptionCredits)} hint={`bonus ${n(d.wallet.bonusCredits)}`} />
-          <Stat label="Your spend today" value={n(d.you.spentToday)} hint={`cap ${capText(d.you.dailyCap)}`} />
-          <Stat label="Your spend this month" value={n(d.you.spentThisMonth)} hint={`cap ${capText(d.you.monthlyCap)}`} />
+          <Stat label="Your spend today" value={n(d.you.spentToday)} hint={capText(d.you.dailyCap)} />
+          <Stat label="Your spend this month" value={n(d.you.spentThisMonth)} hint={capText(d.you.monthlyCap)} />
         </dl>
         <p className="mt-3 text-sm text-slate-600">
           {admin ? (
@@ -149,7 +152,7 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
           )}
         </p>
       </section>
-      {members.data ? <Members orgId={id} you={d.you.role} me={d.you.userId} members={members.data.members} onChanged={reload} onError={onError} /> : <Spinner />}
+      {members.data ? <Members orgId={id} you={d.you.role} me={d.you.userId} members={members.data.members} onChanged={reload} onError={onError} /> : <Pending resource={members} />}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
     </>
@@ -212,7 +215,7 @@ function Members({
                   </button>
                 </span>
               ) : m.caps ? (
-                `${capText(m.caps.dailyCap)} / ${capText(m.caps.monthlyCap)}`
+                `${capFigure(m.caps.dailyCap)} / ${capFigure(m.caps.monthlyCap)}`
               ) : (
                 "—"
               ),
@@ -314,6 +317,7 @@ function Invites({ orgId, onError }: { orgId: string; onError: (e: ApiError | nu
         </button>
       </form>
       {sent ? <p className="mt-2 text-sm text-emerald-700" role="status">Invitation sent to {sent}: the link works once, for 7 days.</p> : null}
+      {!invites.data ? <Pending resource={invites} /> : null}
       {invites.data?.invites.length ? (
         <DataTable
           inline
@@ -362,7 +366,6 @@ function Usage({ orgId }: { orgId: string }) {
   const query = new URLSearchParams({ from, ...(to ? { to } : {}) }).toString();
   const usage = useApi<OrganisationUsage>(`/api/orgs/${orgId}/usage?${query}`);
   const u = usage.data;
-  const money = (usd: number) => `$${usd.toFixed(4)}`;
   return (
     <section className="card mt-4 overflow-x-auto" aria-labelledby="org-usage-title">
       <h2 id="org-usage-title">Spend</h2>
@@ -377,11 +380,11 @@ function Usage({ orgId }: { orgId: string }) {
           Download CSV
         </a>
       </div>
-      {usage.error ? <ErrorNotice error={usage.error} /> : null}
+      {usage.error && u ? <ErrorNotice error={usage.error} /> : null}
       {u ? (
         <>
           <p className="mt-3 text-sm text-slate-600" data-testid="usage-total">
-            {u.scope === "member" ? "Your spend" : "Total"}: {n(u.total.credits)} credits in {n(u.total.calls)} calls ({money(u.total.costUsd)} upstream)
+            {u.scope === "member" ? "Your spend" : "Total"}: {n(u.total.credits)} credits in {countOf(u.total.calls, "call")} ({formatProviderCost(u.total.costUsd)} paid to AI providers)
           </p>
           <div className="grid gap-4 lg:grid-cols-3">
             <DataTable inline caption="By member" testId="usage-by-member" rows={u.byMember} rowKey={(m) => m.userId} columns={[{ header: "Member", cell: (m) => m.email ?? m.userId }, { header: "Credits", align: "right", cell: (m) => n(m.credits) }, { header: "Calls", align: "right", cell: (m) => n(m.calls) }]} />
@@ -390,7 +393,7 @@ function Usage({ orgId }: { orgId: string }) {
           </div>
         </>
       ) : (
-        <Spinner />
+        <Pending resource={usage} />
       )}
     </section>
   );

@@ -30,7 +30,22 @@ describe("GET /api/ai/usage", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ unlimited: false, tier: "free", monthlyLimit: 200, remaining: 200, bonusCredits: 0, used: 0 });
     expect(new Date(res.body.resetAt).toISOString()).toBe(res.body.resetAt);
+    // resetAt is the last reset (SPEC); nextResetAt the next: the free tier renews on the 1st, UTC.
+    const now = new Date();
+    expect(res.body.nextResetAt).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString());
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+  });
+
+  it("reports a paid plan's next allocation at its subscription's renewal, not the 1st", async () => {
+    const { user, cookie } = await signIn();
+    const prisma = await db();
+    const renewsAt = new Date(Date.now() + 27 * 86_400_000);
+    await prisma.user.update({ where: { id: user.id }, data: { tier: "pro" } });
+    await prisma.subscription.create({
+      data: { userId: user.id, providerSubscriptionId: `sub-${user.id}`, status: "active", tier: "pro", variantId: "local-pro-monthly", currentPeriodEnd: renewsAt },
+    });
+    const res = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
+    expect(res.body.nextResetAt).toBe(renewsAt.toISOString());
   });
 
   it("reports used credits and bonus credits separately", async () => {

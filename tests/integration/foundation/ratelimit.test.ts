@@ -42,17 +42,23 @@ async function failOpenCount(store: string): Promise<number> {
 const at = (hour: number, minute = 0) => Date.UTC(2030, 0, 1, hour, minute);
 
 describe("rate limits on the database store (SPEC §8)", () => {
-  it("declares the categories of SPEC §8 exactly, and the operator console's and the /v1 API's own", () => {
-    expect(RATE_LIMIT_CATEGORIES).toEqual({
-      upload: { perUser: 10, perIp: 20 },
-      email: { perUser: 5, perIp: 10 },
-      contact: { perUser: null, perIp: 3 },
-      payments: { perUser: 20, perIp: null },
-      webhooks: { perUser: null, perIp: 100 },
-      api: { perUser: 100, perIp: 200 },
-      admin: { perUser: 1000, perIp: 2000 },
-      v1: { perUser: 10_000, perIp: null },
+  it("declares the categories of SPEC §8 exactly, and this service's own, each saying what it protects", () => {
+    const figures = Object.fromEntries(Object.entries(RATE_LIMIT_CATEGORIES).map(([name, c]) => [name, { perUser: c.perUser, perIp: c.perIp, spec: c.spec }]));
+    expect(figures).toEqual({
+      upload: { perUser: 10, perIp: 20, spec: true },
+      email: { perUser: 5, perIp: 10, spec: true },
+      contact: { perUser: null, perIp: 3, spec: true },
+      payments: { perUser: 20, perIp: null, spec: true },
+      webhooks: { perUser: null, perIp: 100, spec: true },
+      api: { perUser: 100, perIp: 200, spec: true },
+      admin: { perUser: 1000, perIp: 2000, spec: false },
+      v1: { perUser: 10_000, perIp: null, spec: false },
+      reports: { perUser: 600, perIp: 1200, spec: false },
+      writes: { perUser: 300, perIp: 600, spec: false },
+      outbound: { perUser: 60, perIp: 120, spec: false },
+      tokens: { perUser: 30, perIp: 60, spec: false },
     });
+    for (const c of Object.values(RATE_LIMIT_CATEGORIES)) expect(c.protects.length).toBeGreaterThan(10);
     expect(HOUR).toBe(3_600_000);
   });
 

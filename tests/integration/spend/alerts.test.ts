@@ -134,7 +134,15 @@ describe("request tags and the usage API", () => {
     expect(byDay.body.rows.every((r: { group: string }) => r.group === today)).toBe(true);
     expect(byDay.body.rows.reduce((s: number, r: { credits: number }) => s + r.credits, 0)).toBe(byDay.body.total.credits);
     expect(byDay.body.projection).toMatchObject({ allocation: 200, spent: byDay.body.total.credits });
-    expect(byDay.body.projection.projected).toBeGreaterThanOrEqual(byDay.body.total.credits);
+    // Three calls in the cycle's first minutes are no pace: nothing is projected.
+    expect(byDay.body.projection.projected).toBeNull();
+    // A day into the cycle, with ten calls, the pace speaks.
+    await prisma.creditBalance.update({ where: { userId: user.id }, data: { resetAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await prisma.$executeRaw`UPDATE credit_operations SET created_at = now() - interval '1 day' WHERE user_id = ${user.id}`;
+    const short = { ...body, user: undefined, metadata: undefined };
+    for (let i = 0; i < 7; i++) expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: short })).status).toBe(200);
+    const paced = (await call(usage.GET, { path: "/api/usage?group_by=day", cookie })).body.projection;
+    expect(paced.projected).toBeGreaterThan(paced.spent);
     const csv = await call(usage.GET, { path: "/api/usage?group_by=model&format=csv", cookie });
     expect(csv.headers.get("content-type")).toContain("text/csv");
     expect(csv.text.split("\r\n")[0]).toBe("model,label,calls,credits,costUsd");

@@ -4,7 +4,7 @@ import { toIso6391 } from "@/lib/ai/language";
 import { encodePng } from "@/lib/ai/providers/png";
 import { chunkText, createOfflineProvider, offlineAnswer } from "@/lib/ai/providers/provider-offline";
 import { aiSettings, resolveChatModel } from "@/lib/ai/settings";
-import { nextAllocationReset } from "@/lib/ai/pricing/credit-allowance";
+import { allocationPeriodEnd } from "@/lib/credits/allocation-period";
 import { setEnv } from "@/tests/helpers/env";
 import { wav } from "./audio-fixtures";
 
@@ -76,9 +76,13 @@ describe("settings", () => {
 describe("credit allowance reset", () => {
   it("is the 1st of next month for free users and one month after the last reset for paid ones", () => {
     const now = new Date("2026-11-23T10:00:00Z");
-    expect(nextAllocationReset("free", new Date("2026-11-01T00:00:00Z"), now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
-    expect(nextAllocationReset("pro", new Date("2026-11-15T08:00:00Z"), now).toISOString()).toBe("2026-12-15T08:00:00.000Z");
-    expect(nextAllocationReset("pro", null, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
+    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-01T00:00:00Z") }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
+    // A free account that signed up mid-month still renews on the 1st (not sign-up plus a month).
+    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
+    expect(allocationPeriodEnd({ tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe("2026-12-15T08:00:00.000Z");
+    // The plan's own renewal wins when it is known (the period ends on the 28th, not the 1st).
+    expect(allocationPeriodEnd({ tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z"), renewsAt: new Date("2026-12-28T10:00:00Z") }, now).toISOString()).toBe("2026-12-28T10:00:00.000Z");
+    expect(allocationPeriodEnd({ tier: "pro", lastReset: null }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
   });
 });
 

@@ -66,14 +66,15 @@ describe("gateway lane", () => {
     expect(gatewayLaneEnabled("no")).toBe(false);
   });
 
-  it("answers POST on the three AI routes (a trailing slash and a query included); everything else goes on to Next", async () => {
+  it("answers POST on the three AI routes' exact paths (a query included); everything else, a trailing slash too, goes on to Next", async () => {
     const lane = await laneServer(handlerOf(() => Response.json({ laned: true })));
     expect(Object.keys(LANE_ROUTES).sort()).toEqual(["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions"]);
-    for (const path of ["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions", "/api/ai/chat/", "/api/ai/chat?x=1"]) {
+    for (const path of ["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions", "/api/ai/chat?x=1"]) {
       const res = await fetch(`${lane.url}${path}`, { method: "POST", body: "{}" });
       expect(await res.json(), path).toEqual({ laned: true });
     }
-    for (const [method, path] of [["GET", "/api/ai/chat"], ["PUT", "/api/ai/chat"], ["POST", "/api/ai/chatty"], ["POST", "/api/ai/rag/ask"], ["POST", "/v1/embeddings"], ["POST", "//api/ai/chat"], ["POST", "/API/AI/CHAT"]]) {
+    // Next answers a trailing slash with its 308 redirect, never the route (nor a charge).
+    for (const [method, path] of [["POST", "/api/ai/chat/"], ["POST", "/api/ai/stream/"], ["POST", "/v1/chat/completions/"], ["POST", "/api/ai/chat/?x=1"], ["GET", "/api/ai/chat"], ["PUT", "/api/ai/chat"], ["POST", "/api/ai/chatty"], ["POST", "/api/ai/rag/ask"], ["POST", "/v1/embeddings"], ["POST", "//api/ai/chat"], ["POST", "/API/AI/CHAT"], ["POST", "/api/ai/cha%74"]]) {
       const res = await fetch(`${lane.url}${path}`, { method, body: method === "GET" ? undefined : "{}" });
       expect(await res.text(), `${method} ${path}`).toBe("next");
     }
@@ -177,11 +178,15 @@ describe("gateway lane", () => {
     let cancelled: unknown = null;
     let aborted = false;
     let sent = 0;
+    // Pulls the stream began after it was cancelled (a pull already under way when the client left
+    // may still finish: it was asked for before the cancel, so it is not counted).
+    let pulledAfterCancel = 0;
     const lane = await laneServer(
       handlerOf((req) => {
         req.signal.addEventListener("abort", () => (aborted = true));
         const stream = new ReadableStream<Uint8Array>({
           async pull(controller) {
+            if (cancelled) pulledAfterCancel++;
             await new Promise((r) => setTimeout(r, 5));
             sent++;
             controller.enqueue(new TextEncoder().encode(`data: ${sent}\n\n`));
@@ -205,9 +210,70 @@ describe("gateway lane", () => {
     while ((!cancelled || !aborted) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(cancelled).toBeTruthy();
     expect(aborted).toBe(true);
-    const at = sent;
+    // Ten pull periods after the cancel: a stream still being read would have been pulled again.
     await new Promise((r) => setTimeout(r, 50));
-    expect(sent).toBe(at);
+    expect(pulledAfterCancel).toBe(0);
+  });
+
+  it("keeps a kept-alive connection usable after an answer given before the body was read (401, 413), and closes it when the rest is too large", async () => {
+    const lane = await laneServer(
+      handlerOf(async (req) => {
+        if (new URL(req.url).searchParams.has("half")) {
+          // Reads a little, then refuses the rest (the wrapper's 413 while reading).
+          const reader = req.body!.getReader();
+          await reader.read();
+          await reader.cancel();
+          return Response.json({ error: "too large", code: "payload_too_large" }, { status: 413 });
+        }
+        return Response.json({ error: "no session", code: "unauthorized" }, { status: 401 });
+      }),
+    );
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (path: string, body: Buffer | null, extra: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; socket: unknown }>((resolve, reject) => {
+        const req = http.request(`${lane.url}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...extra } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString(), socket: req.socket }));
+        });
+        req.on("error", reject);
+        req.setTimeout(3000, () => req.destroy(new Error(`timed out: ${path}`)));
+        // The body is written whatever the answer (as curl does): the server must read or close.
+        if (body) req.end(body);
+        else req.end();
+      });
+    const mib = Buffer.alloc(900 * 1024, 0x61);
+    for (const path of ["/api/ai/chat", "/api/ai/chat?half"]) {
+      const early = await send(path, mib);
+      expect(early.status, path).toBe(path.includes("half") ? 413 : 401);
+      expect(early.headers.connection, path).not.toBe("close");
+      // The next request on the same connection is read from its own start, at once.
+      const started = Date.now();
+      const next = await send("/api/health", null);
+      expect(next.text).toBe("next");
+      expect(next.socket).toBe(early.socket);
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+    // A rest over the drain limit (or of unknown length) closes the connection once answered.
+    const big = await send("/api/ai/chat", Buffer.alloc(3 * 1024 * 1024, 0x61));
+    expect(big.status).toBe(401);
+    expect(big.headers.connection).toBe("close");
+    const after = await send("/api/health", null);
+    expect(after.text).toBe("next");
+    agent.destroy();
+  });
+
+  it("sends HSTS once the app runs in production, whatever NODE_ENV was when the lane was made", async () => {
+    const before = process.env.NODE_ENV;
+    (process.env as Record<string, string>).NODE_ENV = "development";
+    try {
+      const lane = await laneServer(handlerOf(() => Response.json({ ok: true })));
+      (process.env as Record<string, string>).NODE_ENV = "production";
+      const res = await fetch(`${lane.url}/api/ai/chat`, { method: "POST", body: "{}" });
+      expect(res.headers.get("strict-transport-security")).toMatch(/max-age=\d+/);
+    } finally {
+      (process.env as Record<string, string>).NODE_ENV = before as string;
+    }
   });
 
   it("answers a handler's failure with a 500 in the API's error shape; a route whose module does not load stays Next's", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { buildOpenApiDocument, openApiPath, operationFor, serializeOpenApi } from "@/lib/http/openapi";
+import { rateLimitTable, withRateLimitTable } from "@/lib/http/rate-limit-table";
 
 const root = process.cwd();
 const version = (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -17,6 +18,19 @@ describe("OpenAPI document", () => {
     expect(failures).toEqual([]);
     const current = readFileSync(path.join(root, "docs", file), "utf8");
     expect(current === serializeOpenApi(document), `docs/${file} is stale: run \`npm run openapi\``).toBe(true);
+  }, 120_000);
+
+  it("docs/API-NOTES.md's rate-limit table is the one printed from the route declarations (run `npm run openapi` when this fails)", async () => {
+    const documents = await Promise.all((["public", "admin"] as const).map(async (audience) => (await buildOpenApiDocument(root, version, audience)).document as { paths: unknown }));
+    const notes = readFileSync(path.join(root, "docs", "API-NOTES.md"), "utf8");
+    const table = rateLimitTable(documents);
+    expect(withRateLimitTable(notes, table) === notes, "docs/API-NOTES.md's rate-limit table is stale: run `npm run openapi`").toBe(true);
+    // The dashboard's own reads spend nobody's SPEC allowance: the account switcher's, the usage chart's.
+    const row = (category: string) => table.split("\n").find((line) => line.startsWith(`| ${category}`)) ?? "";
+    expect(row("api")).not.toMatch(/\/api\/orgs|\/api\/account\/active|\/api\/usage/);
+    expect(row("no request limit")).toContain("`GET /api/orgs`");
+    expect(row("no request limit")).toContain("`GET /api/account/active`");
+    expect(row("reports")).toContain("`GET /api/usage`");
   }, 120_000);
 
   it("keeps the operator API out of the public document and alone in the admin one", async () => {

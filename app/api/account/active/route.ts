@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
-    {
+    { rateLimit: null,
       account: "member",
       summary: "The account this session acts for: your own, or an organisation's",
       description: "403 when the session names an organisation you no longer belong to (switch with PUT).",
@@ -18,7 +18,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     ({ account }) => describeAccount(account),
   ),
   PUT: orgRoute(
-    {
+    { rateLimit: null,
       body: activeAccountBody,
       summary: "Switch the account this session acts for (the dashboard's account switcher)",
       description:

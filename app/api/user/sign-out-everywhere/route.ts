@@ -8,7 +8,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: route(
     {
       auth: "session",
-      rateLimit: "api",
+      rateLimit: "writes",
       summary: "End every session of the current user, this one included",
       description:
         "Every session signed in until now ends on the next request (on other instances within seconds), whatever device holds it; " +

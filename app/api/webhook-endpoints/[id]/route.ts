@@ -10,11 +10,11 @@ const tags = ["webhook-endpoints"];
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   PATCH: accountAdminRoute(
-    { tags, body: updateEndpointBody, summary: "Change an endpoint's URL, events or description, or enable / disable it (enabling sends what waited)", response: endpointResponse },
+    { rateLimit: "writes", tags, body: updateEndpointBody, summary: "Change an endpoint's URL, events or description, or enable / disable it (enabling sends what waited)", response: endpointResponse },
     ({ account, params, body }) => updateEndpoint(account.id, params.id, body),
   ),
   DELETE: accountAdminRoute(
-    { tags, summary: "Delete an endpoint and its delivery log", response: z.object({ deleted: z.literal(true) }) },
+    { rateLimit: "writes", tags, summary: "Delete an endpoint and its delivery log", response: z.object({ deleted: z.literal(true) }) },
     ({ account, params }) => deleteEndpoint(account.id, params.id),
   ),
 });

@@ -10,7 +10,7 @@ const date = z.string().max(40).optional();
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
-    {
+    { rateLimit: "reports",
       query: z.object({
         from: date.meta({ description: "ISO 8601 date or date-time (UTC), inclusive; default the start of this month" }),
         to: date.meta({ description: "ISO 8601, exclusive; default the start of next month; at most 366 days after from" }),

@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   DELETE: orgRoute(
-    { summary: "Withdraw an invitation (owner and admins); its link stops working", response: inviteResponse },
+    { rateLimit: "writes", summary: "Withdraw an invitation (owner and admins); its link stops working", response: inviteResponse },
     ({ user, params }) => revokeInvite(params.id, user.id, params.inviteId),
   ),
 });
