@@ -36,3 +36,6 @@ function refuseUnsupportedNode() {
 }
 
 module.exports = { minimumNode, unsupportedNodeMessage, refuseUnsupportedNode };
+
+// `node scripts/node-version.cjs` (npm run dev's first step): refuses an unsupported Node in one line.
+if (require.main === module) refuseUnsupportedNode();

@@ -38,6 +38,19 @@ await build({
   logLevel: "warning",
 });
 
+// An operator's first sign-in link in the image (`node scripts/admin-sign-in-link.mjs you@example.com`):
+// scripts/admin-sign-in-link.ts bundled; it needs no database.
+await build({
+  entryPoints: [path.join(root, "scripts", "admin-sign-in-link.ts")],
+  outfile: path.join(standalone, "scripts", "admin-sign-in-link.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  external: ["@next/env"],
+  logLevel: "warning",
+});
+
 // server.js validates the configuration before Next.js starts (scripts/preflight.ts): Next's own
 // server.js (kept as next-server.js) prints "Ready" before instrumentation runs, so a server that
 // is about to exit on a bad configuration would first look healthy.
@@ -79,6 +92,7 @@ const required = [
   ["node_modules/unpdf/dist/pdfjs.mjs", 1],
   ["node_modules/pg/package.json", 1],
   ["scripts/db-migrate.mjs", 1],
+  ["scripts/admin-sign-in-link.mjs", 1],
 ];
 const missing = [];
 for (const [name, expected, actual] of required) {

@@ -6,6 +6,9 @@
 # moment as the local end of an outgoing connection, and the server would then fail to bind.
 # Data lives under $TEST_SERVICES_DIR (default /tmp/svc-test-services). Prints the env to export.
 #   scripts/test-services.sh start|stop|env
+# For the app itself (npm run services:start / services:stop, docs/DEPLOY.md "PostgreSQL and Redis on
+# your machine"): `start --app` also creates the database "app" and prints the settings to put in
+# .env.local instead of the suites' variables.
 set -euo pipefail
 DIR="${TEST_SERVICES_DIR:-/tmp/svc-test-services}"
 PG_PORT="${TEST_PG_PORT:-15432}"
@@ -66,8 +69,20 @@ env_lines() {
   echo "export TEST_REDIS_PORT=$REDIS_PORT"
 }
 
+app_lines() {
+  local psql_bin="$PG_BIN/psql"
+  if ! "$psql_bin" -h 127.0.0.1 -p "$PG_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'app'" postgres | grep -q 1; then
+    "$psql_bin" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE DATABASE app" postgres
+  fi
+  echo "# PostgreSQL for the app: put this line in .env.local, then run npm run db:migrate and npm run dev" >&2
+  echo "DATABASE_URL=postgresql://postgres@127.0.0.1:$PG_PORT/app"
+  echo "# redis-server on 127.0.0.1:$REDIS_PORT speaks Redis, not Upstash's REST API: the app keeps its rate limits in PostgreSQL (UPSTASH_* unset)" >&2
+}
+
 case "${1:-start}" in
-  start) start ;;
+  start)
+    if [ "${2:-}" = "--app" ]; then start >/dev/null; app_lines; else start; fi
+    ;;
   stop) stop ;;
   env) env_lines ;;
   *) echo "usage: $0 start|stop|env" >&2; exit 2 ;;

@@ -30,7 +30,8 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
   useEffect(() => {
     fetch("/api/auth/providers")
       .then((res) => (res.ok ? res.json() : Promise.reject(new Error(String(res.status)))))
-      .then((all: Record<string, Provider> | null) => setProviders(Object.values(all ?? {})))
+      // An operator's one-time link (npm run admin:sign-in-link) is spent on its own page, never offered here.
+      .then((all: Record<string, Provider> | null) => setProviders(Object.values(all ?? {}).filter((p) => p.id !== "operator-link")))
       .catch(() => setLoadError(true));
   }, []);
 

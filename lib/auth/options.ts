@@ -9,11 +9,14 @@ import { authSecret } from "@/lib/config/auth-secret";
 import { log } from "@/lib/log";
 import { accountState } from "@/lib/users/account-state";
 import { consumeEmailLink } from "./email-link";
+import { consumeOperatorLink } from "./consume-operator-link";
 import { revokeSession, SESSION_MAX_AGE_S } from "./revoke-session";
 import { signInUser } from "./sign-in-user";
 import { githubVerifiedEmail, profileVouchesForEmail, signInWithIdentity } from "./sign-in-with-identity";
 
 const devEmail = z.email();
+/** The provider of `npm run admin:sign-in-link`'s links; never offered on the sign-in page. */
+export const OPERATOR_LINK_PROVIDER = "operator-link";
 /** Thrown by the jwt callback for a session that was ended: next-auth then clears its cookie. */
 const SESSION_ENDED = "session ended";
 
@@ -73,6 +76,26 @@ export function authOptions(): NextAuthOptions {
           const user = await signInUser({ email: parsed.data });
           if (user.lockedAt) return null;
           // Following the link proved the inbox: the address is verified in this sign-in.
+          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as { id: string; email: string | null; name: string | null };
+        },
+      }),
+    );
+  }
+  if (e.ADMIN_EMAILS.length > 0) {
+    // An operator's one-time link from `npm run admin:sign-in-link` (lib/auth/operator-link.ts): the
+    // first way into the console with no mail provider or OAuth app. Not shown on the sign-in page.
+    providers.push(
+      CredentialsProvider({
+        id: OPERATOR_LINK_PROVIDER,
+        name: "Operator link",
+        credentials: { email: { label: "Email", type: "email" }, token: { label: "Token", type: "text" } },
+        async authorize(credentials) {
+          const parsed = devEmail.safeParse(credentials?.email?.trim());
+          if (!parsed.success || !credentials?.token) return null;
+          if (!(await consumeOperatorLink(parsed.data, credentials.token))) return null;
+          const user = await signInUser({ email: parsed.data });
+          if (user.lockedAt) return null;
+          // Minted with the server's secret for an ADMIN_EMAILS address: the address is the operator's.
           return { id: user.id, email: user.email, name: user.name, emailVerified: true } as { id: string; email: string | null; name: string | null };
         },
       }),
@@ -144,7 +167,7 @@ export function authOptions(): NextAuthOptions {
     },
     callbacks: {
       async signIn({ user, account, profile }) {
-        if (!account || account.provider === "dev" || account.provider === "email-link") return true;
+        if (!account || account.provider === "dev" || account.provider === "email-link" || account.provider === OPERATOR_LINK_PROVIDER) return true;
         // OAuth/OIDC: the identity's user; a new identity is linked by email only when the provider
         // verified that email (lib/auth/sign-in-with-identity.ts). A refusal shows the sign-in page.
         const outcome = await signInWithIdentity({

@@ -99,8 +99,27 @@ export async function applyMigrations(
       applied.push(migration.name);
       options.onApplied?.(migration.name, Date.now() - started);
     }
+    await ensureVectorSearch(runner, migrations);
     return { applied, alreadyApplied: migrations.length - applied.length };
   } finally {
     await runner.query("SELECT pg_advisory_unlock($1)", [LOCK_KEY]);
   }
+}
+
+/** The migration that sets up pgvector's table where the extension exists (idempotent by itself). */
+const VECTOR_MIGRATION = "20261122000100_rag_vector";
+
+/**
+ * pgvector installed after the database was migrated (Debian's PostgreSQL has no package for it; see
+ * docs/DEPLOY.md "PostgreSQL and Redis on your machine"): the vector migration found no extension then,
+ * so its table does not exist. Every run re-applies that migration's idempotent SQL while the extension
+ * is available and the table is missing, so `npm run db:migrate` after the install turns vector search on.
+ */
+async function ensureVectorSearch(runner: SqlRunner, migrations: Migration[]): Promise<void> {
+  const [state] = await runner.query<{ available: boolean; table: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available, to_regclass('rag_chunk_embeddings') IS NOT NULL AS \"table\"",
+  );
+  if (!state?.available || state.table) return;
+  const migration = migrations.find((m) => m.name === VECTOR_MIGRATION);
+  if (migration) await runner.exec(migration.sql);
 }

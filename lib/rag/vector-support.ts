@@ -21,7 +21,9 @@ export function hasVectorSupport(prisma: Db): Promise<boolean> {
       .then((ok) => {
         if (!ok && !loggedAbsent) {
           loggedAbsent = true;
-          log.info("rag: pgvector is not available on this database; retrieval uses full-text search only");
+          log.warn(
+            "rag: pgvector is not installed on this PostgreSQL, so knowledge search matches words only: a question worded differently from the document (synonyms, another language) finds nothing. Install pgvector (docs/DEPLOY.md, \"PostgreSQL and Redis on your machine\") and run npm run db:migrate",
+          );
         }
         return ok;
       });

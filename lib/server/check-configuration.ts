@@ -28,8 +28,9 @@ export function configurationProblems(source: Record<string, string | undefined>
       );
     }
     if (e.isProduction && signInMethods(e).length === 0) {
+      // Every way out, each in full (NEXTAUTH_URL with the mailed links): one start says all of it.
       found.push(
-        "Sign-in: no sign-in method is configured for production; set RESEND_API_KEY (sign-in by emailed link), AUTH_GITHUB_ID/SECRET, AUTH_GOOGLE_ID/SECRET or AUTH_OIDC_ISSUER/ID/SECRET",
+        `Sign-in: no sign-in method is configured for production; set one of: RESEND_API_KEY (e.g. re_123...; sign-in by emailed link${e.NEXTAUTH_URL ? "" : ", with NEXTAUTH_URL=https://app.example.com, the public address links are built from"}); AUTH_GITHUB_ID and AUTH_GITHUB_SECRET; AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET; AUTH_OIDC_ISSUER, AUTH_OIDC_ID and AUTH_OIDC_SECRET; or, for a closed demo only (anyone can then sign in as any address), AUTH_DEV_LOGIN=true with AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true. Operators in ADMIN_EMAILS can always get a one-time link with \`npm run admin:sign-in-link -- you@example.com\``,
       );
     }
     if (signInMethods(e).includes("email") && !e.NEXTAUTH_URL && e.appEnv !== "development") {

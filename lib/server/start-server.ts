@@ -35,6 +35,9 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     log.info("database ready", { kind: await dbKind(), ms: Date.now() - started });
     const { registerInstance } = await import("@/lib/db/instance");
     await registerInstance();
+    // Said at start, not at the first question: what knowledge search loses without pgvector.
+    const { hasVectorSupport } = await import("@/lib/rag/vector-support");
+    await hasVectorSupport(await db());
   } catch (error) {
     // Not fatal: /api/health answers 503 and names the database as disconnected until it recovers.
     log.error("database unavailable at start-up", { error: (error as Error).message });

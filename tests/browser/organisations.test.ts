@@ -77,7 +77,7 @@ describe("organisations (browser)", () => {
     await row.getByRole("button", { name: "Set caps" }).click();
     await row.getByLabel("Daily cap").fill("30");
     await row.getByRole("button", { name: "Save caps" }).click();
-    await owner.page.getByTestId("members").locator("tr").filter({ hasText: memberEmail }).getByText("30 / no cap").waitFor();
+    await owner.page.getByTestId("members").locator("tr").filter({ hasText: memberEmail }).getByText("30 / none").waitFor();
     await shot(owner.page, "organisation");
 
     // The colleague spends from the organisation's wallet: two chats, then the cap.
@@ -94,6 +94,21 @@ describe("organisations (browser)", () => {
     await owner.page.reload();
     await owner.page.getByTestId("usage-total").getByText("30 credits in 2 calls").waitFor();
     expect(await owner.page.getByTestId("usage-by-member").textContent()).toContain(memberEmail);
+
+    // A spend report over its limit (the reports category: 600 an hour) is said, with a way to try
+    // again, instead of a spinner that never stops; the rest of the page and the header still work.
+    const orgId = await owner.page.getByTestId("account-switcher").inputValue();
+    await owner.page.evaluate(async (u) => {
+      for (let i = 0; i < 600; i++) await fetch(u, { cache: "no-store" });
+    }, `/api/orgs/${orgId}/usage`);
+    await owner.page.reload();
+    const failed = owner.page.getByRole("region", { name: "Spend" }).getByTestId("load-failed");
+    await failed.waitFor();
+    expect(await failed.textContent()).toMatch(/Rate limit exceeded.*Too many requests\. You can try again in \d+ minutes/);
+    expect(await failed.getByRole("button", { name: "Try again" }).count()).toBe(1);
+    expect(await owner.page.getByRole("region", { name: "Spend" }).getByRole("status").count()).toBe(0);
+    await owner.page.getByRole("heading", { name: "Browser Team: wallet" }).waitFor();
+    expect(await owner.page.getByTestId("account-switcher").inputValue()).toBe(orgId);
 
     // The colleague leaves: back on their personal account, the organisation gone from their list.
     await member.page.goto("/dashboard/organisations");

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docSnippets } from "@/tests/helpers/doc-snippets";
 import { startResendStub, type ResendStub } from "@/tests/helpers/resend-stub";
 import { Client } from "./client";
 import { removeDir, startServer, type RunningServer } from "./server";
@@ -86,7 +87,7 @@ describe("production without a payment provider (npm start, embedded database)",
     try {
       const refused = startRefused(project, { ...BASE_ENV, PORT: "0" });
       expect(refused.status).toBe(1);
-      expect(refused.output).toContain("LEMONSQUEEZY_API_KEY: required in production to take payments");
+      expect(refused.output).toContain("Payments: production needs a payment provider");
       expect(refused.output).toContain("PAYMENTS_ENABLED=false");
       expect(refused.output).not.toMatch(/Ready in/);
     } finally {
@@ -160,6 +161,101 @@ describe("production without a payment provider (npm start, embedded database)",
       expect(pricing).not.toContain("/api/payments/create-checkout");
     });
   });
+});
+
+describe("DEPLOY.md's trial production start on one machine", () => {
+  /** A clone of the project as the recipe expects: its build, scripts and settings files (linked). */
+  function trialFolder(): string {
+    const dir = projectFolder();
+    for (const name of ["package.json", "tsconfig.json", "node_modules", "scripts", "lib"]) symlinkSync(path.join(ROOT, name), path.join(dir, name));
+    return dir;
+  }
+  const snippet = (title: string) => {
+    const found = docSnippets(ROOT).find((s) => s.file === "docs/DEPLOY.md" && s.attrs.title === title);
+    expect(found, `DEPLOY.md's ${title} block`).toBeTruthy();
+    return found!.code;
+  };
+  const bare = { PATH: process.env.PATH, HOME: process.env.HOME };
+  let project: string;
+  let server: RunningServer;
+
+  beforeAll(() => {
+    project = trialFolder();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (server) removeDir(server.dataDir);
+    if (project) removeDir(project);
+  });
+
+  it("a bare production start says in one pass everything it needs, each with an example, and never says Ready", () => {
+    const refused = startRefused(project, { NODE_ENV: "production", PORT: "0" });
+    expect(refused.status).toBe(1);
+    expect(refused.output).not.toMatch(/Ready in/);
+    for (const needed of ["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL", "ALLOW_EMBEDDED_DATABASE=true", "PAYMENTS_ENABLED=false", "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true", "admin:sign-in-link", "AI_OFFLINE=true"]) {
+      expect(refused.output, needed).toContain(needed);
+    }
+  });
+
+  it("the recipe's settings start the production server; the operator link command opens the console once", async () => {
+    // The recipe as written, but its last line: the build exists, and the test starts the server itself.
+    const recipe = snippet("trial-production").replace(/^npm run build && npm start$/m, "");
+    const written = spawnSync("bash", ["-c", `set -euo pipefail\n${recipe}`], { cwd: project, encoding: "utf8", env: bare as unknown as NodeJS.ProcessEnv });
+    expect(written.status, written.stderr).toBe(0);
+    expect(readFileSync(path.join(project, ".env.production.local"), "utf8")).toMatch(/^NEXTAUTH_SECRET=[0-9a-f]{64}$/m);
+
+    server = await startServer(
+      {},
+      {
+        dataDirPrefix: "svc-trial-unused-",
+        // Only what a shell has, the port and the address: every setting comes from the recipe's file.
+        launch: (env) => ({
+          command: "sh",
+          args: ["-c", `cd "${project}" && exec "${process.execPath}" "${START_SCRIPT}"`],
+          env: { ...bare, PORT: env.PORT, HOSTNAME: env.HOSTNAME, NEXTAUTH_URL: env.NEXTAUTH_URL, RAG_INDEX_ON_START: "false" } as unknown as NodeJS.ProcessEnv,
+        }),
+      },
+    );
+    expect((await fetch(`${server.baseUrl}/api/health`)).status).toBe(200);
+    expect(existsSync(path.join(project, ".data-production"))).toBe(true);
+    const visitor = new Client(server.baseUrl);
+    await visitor.signIn("visitor@example.com");
+    expect((await visitor.json("/api/user/status")).status).toBe(200);
+    // The development sign-in verifies nothing: not an operator, even with the operator's address.
+    const pretender = new Client(server.baseUrl);
+    await pretender.signIn("you@example.com");
+    expect((await pretender.fetch("/admin")).status).toBe(404);
+
+    const command = snippet("operator-link");
+    const minted = spawnSync("bash", ["-c", command], { cwd: project, encoding: "utf8", timeout: 60_000, env: { ...bare, PORT: String(server.port), NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv });
+    expect(minted.status, `${minted.stdout}${minted.stderr}`).toBe(0);
+    const link = new URL(/(http:\/\/\S+\/signin\/email#\S+)/.exec(minted.stdout)![1]);
+    const parts = new URLSearchParams(link.hash.slice(1));
+    expect(parts.get("email")).toBe("you@example.com");
+    expect(parts.get("callbackUrl")).toBe("/admin");
+
+    const operator = new Client(server.baseUrl);
+    expect((await operator.fetch(link.pathname)).status).toBe(200);
+    const spend = async (client: Client) => {
+      const { body } = await client.json<{ csrfToken: string }>("/api/auth/csrf");
+      await client.fetch("/api/auth/callback/operator-link", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrfToken: body.csrfToken, email: parts.get("email")!, token: parts.get("token")!, json: "true" }).toString(),
+      });
+      return (await client.json<{ user?: { email?: string } }>("/api/auth/session")).body;
+    };
+    expect((await spend(operator)).user?.email).toBe("you@example.com");
+    const consoleRes = await operator.fetch("/admin");
+    expect(consoleRes.status).toBe(200);
+    expect(await consoleRes.text()).toContain("Operator");
+    // Once only: the same link signs nobody in again.
+    expect((await spend(new Client(server.baseUrl))).user).toBeUndefined();
+    // Only an operator's address gets a link.
+    const refused = spawnSync("bash", ["-c", command.replace("you@example.com", "stranger@example.com")], { cwd: project, encoding: "utf8", timeout: 60_000, env: { ...bare, NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv });
+    expect(refused.status).not.toBe(0);
+    expect(`${refused.stdout}${refused.stderr}`).toContain("stranger@example.com is not in ADMIN_EMAILS");
+  }, 180_000);
 });
 
 describe("a sign-in mail that cannot go out (production, Resend refusing the sender)", () => {

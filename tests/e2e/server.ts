@@ -28,6 +28,7 @@ const SOURCES = [
   "scripts/standalone-prepare.mjs",
   "scripts/db-migrate.ts",
   "scripts/preflight.ts",
+  "scripts/admin-sign-in-link.ts",
 ];
 
 function newestSourceMtime(): number {

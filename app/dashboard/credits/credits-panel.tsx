@@ -3,7 +3,7 @@
 import { UsageChart } from "@/components/usage-chart";
 import Link from "next/link";
 import { useState } from "react";
-import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
+import { apiJson, formatDate, formatMoney, formatProviderCost, toApiError, type ApiError } from "@/components/api";
 import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import type { BonusPackages, CheckoutUrl, CreditHistory, CreditPreferences, CreditPreferencesUpdated, Features, Usage } from "@/components/types";
@@ -238,7 +238,7 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
   );
 }
 
-/** What an AI call's row recorded: tokens (or images, audio), and what it cost upstream. */
+/** What an AI call's row recorded: tokens (or images, audio), and what the AI provider charged for it. */
 function usageOf(m: Record<string, unknown> | undefined): string {
   if (!m) return "—";
   const num = (v: unknown) => (typeof v === "number" ? v.toLocaleString("en") : null);
@@ -248,7 +248,7 @@ function usageOf(m: Record<string, unknown> | undefined): string {
     num(m.completionTokens) !== null ? `${num(m.completionTokens)} out` : null,
     typeof m.images === "number" ? `${m.images} image${m.images === 1 ? "" : "s"}` : null,
     typeof m.audioSeconds === "number" ? `${m.audioSeconds} s audio` : null,
-    typeof m.costMicros === "number" ? `$${(m.costMicros / 1e6).toFixed(4)} upstream` : null,
+    typeof m.costMicros === "number" ? `${formatProviderCost(m.costMicros / 1e6)} provider cost` : null,
   ].filter(Boolean);
   return parts.length ? parts.join(" · ") : "—";
 }

@@ -33,7 +33,9 @@ export function EmailLinkConfirm() {
     setState("busy");
     try {
       const { csrfToken } = (await (await fetch("/api/auth/csrf")).json()) as { csrfToken: string };
-      await fetch("/api/auth/callback/email-link", {
+      // An operator's link from `npm run admin:sign-in-link` (its token starts "op.") has its own provider.
+      const provider = parts.token.startsWith("op.") ? "operator-link" : "email-link";
+      await fetch(`/api/auth/callback/${provider}`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ csrfToken, email: parts.email, token: parts.token, callbackUrl: parts.callbackUrl, json: "true" }),

@@ -125,7 +125,7 @@ describe("payment provider selection", () => {
     const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c", PAYMENT_SIMULATOR_ENABLED: undefined, OPENAI_API_KEY: "sk-test" });
     try {
       // The configuration check refuses to start (it names the settings); nothing was sold meanwhile.
-      expect(paymentProblem(configurationProblems())).toEqual([expect.stringMatching(/^LEMONSQUEEZY_API_KEY: required in production to take payments.*PAYMENTS_ENABLED=false/)]);
+      expect(paymentProblem(configurationProblems())).toEqual([expect.stringMatching(/^Payments: production needs a payment provider.*PAYMENTS_ENABLED=false/)]);
       const off = setEnv({ PAYMENTS_ENABLED: "false" });
       try {
         expect(paymentProblem(configurationProblems())).toEqual([]);

@@ -20,7 +20,9 @@ describe("the one configuration check at start-up", () => {
 
   it("needs a payment provider in production unless payments are switched off: Lemon Squeezy, or the simulator with its secret", () => {
     const { PAYMENTS_ENABLED: _off, ...paymentsOn } = good;
-    expect(configurationProblems(paymentsOn)).toEqual([expect.stringMatching(/^LEMONSQUEEZY_API_KEY: required in production to take payments .*PAYMENTS_ENABLED=false/)]);
+    expect(configurationProblems(paymentsOn)).toEqual([
+      expect.stringMatching(/^Payments: production needs a payment provider\. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY .*LEMONSQUEEZY_STORE_ID \(e\.g\. 12345\) and PAYMENT_WEBHOOK_SECRET .*PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET.*PAYMENTS_ENABLED=false/),
+    ]);
     expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true" })).toEqual([expect.stringMatching(/^PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator/)]);
     expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true", PAYMENT_WEBHOOK_SECRET: "s" })).toEqual([]);
     // Outside production the simulator stands in: nothing to set.
@@ -71,6 +73,16 @@ describe("the one configuration check at start-up", () => {
     }
     // Names and problems only, never a value.
     expect(text).not.toContain("short\n");
+  });
+
+  it("says in one start everything a bare production start lacks, each with an example, and the closed-demo and operator-link ways in", () => {
+    const problems = configurationProblems({ APP_ENV: "production" });
+    const text = problems.join("\n");
+    for (const name of ["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL", "LEMONSQUEEZY_STORE_ID", "PAYMENT_WEBHOOK_SECRET", "PAYMENTS_ENABLED=false", "RESEND_API_KEY", "NEXTAUTH_URL", "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true", "admin:sign-in-link", "AI provider"]) {
+      expect(text, name).toContain(name);
+    }
+    // Every "required" line shows the value's shape.
+    for (const line of problems.filter((p) => /required in production/.test(p))) expect(line, line).toMatch(/e\.g\. /);
   });
 
   it("reads JSON settings at start: a PRICING_CONFIG that is not JSON, or of the wrong shape, stops the server", () => {

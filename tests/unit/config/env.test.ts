@@ -62,8 +62,8 @@ describe("env", () => {
 
   it("checks settings that depend on each other, and production requirements", () => {
     expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
-      "NEXTAUTH_SECRET: required in production",
-      "CRON_SECRET: required in production (cron endpoints need a bearer token)",
+      "NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=<openssl rand -hex 32>)",
+      "CRON_SECRET: required in production, the bearer token of the cron endpoints (e.g. CRON_SECRET=<openssl rand -hex 32>)",
     ]);
     expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
       "RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)",
@@ -72,8 +72,8 @@ describe("env", () => {
     expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
       "DATABASE_URL: must be a postgres:// or postgresql:// URL",
       "UPSTASH_REDIS_REST_URL: must be a URL",
-      "NEXTAUTH_SECRET: required in production",
-      "CRON_SECRET: required in production (cron endpoints need a bearer token)",
+      "NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=<openssl rand -hex 32>)",
+      "CRON_SECRET: required in production, the bearer token of the cron endpoints (e.g. CRON_SECRET=<openssl rand -hex 32>)",
     ]);
     expect(problemsOf({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toEqual([
       "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN: set both or neither",
