@@ -39,9 +39,9 @@ const nextConfig: NextConfig = {
     "pino-pretty",
     "prom-client",
   ],
-  // Migrations and the shipped knowledge are read from disk at run time.
+  // Migrations, the database functions' files and the shipped knowledge are read from disk at run time.
   outputFileTracingIncludes: {
-    "/**": ["./prisma/migrations/**/*", "./knowledge/**/*"],
+    "/**": ["./prisma/migrations/**/*", "./prisma/functions/**/*", "./knowledge/**/*"],
   },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders() }];

@@ -76,6 +76,7 @@ if (!readFileSync(serverJs, "utf8").startsWith(WRAPPER_MARK)) {
 
 const count = (dir, test = () => true) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((n) => test(String(n))).length : 0);
 const migrations = count(path.join(root, "prisma", "migrations"), (n) => n.endsWith("migration.sql"));
+const functions = count(path.join(root, "prisma", "functions"), (n) => n.endsWith(".sql"));
 const knowledge = count(path.join(root, "knowledge"));
 const required = [
   ["server.js", 1],
@@ -84,6 +85,7 @@ const required = [
   ["node_modules/@next/env/package.json", 1],
   [`${distDir}/static`, 1],
   ["prisma/migrations (every migration.sql)", migrations, () => count(path.join(standalone, "prisma", "migrations"), (n) => n.endsWith("migration.sql"))],
+  ["prisma/functions (every function's file)", functions, () => count(path.join(standalone, "prisma", "functions"), (n) => n.endsWith(".sql"))],
   ["knowledge (every shipped document)", knowledge, () => count(path.join(standalone, "knowledge"))],
   ["node_modules/@electric-sql/pglite/dist/pglite.wasm", 1],
   ["node_modules/@electric-sql/pglite/dist/pglite.data", 1],
@@ -103,4 +105,4 @@ if (missing.length > 0) {
   console.error(`standalone: the server in ${path.relative(root, standalone)} lacks files it reads at run time:\n${missing.map((m) => `  - ${m}`).join("\n")}`);
   process.exit(1);
 }
-console.log(`standalone: ${path.relative(root, standalone)} is complete (${migrations} migrations, ${knowledge} knowledge files, PGlite and pdf.js assets); start it with \`npm start\`.`);
+console.log(`standalone: ${path.relative(root, standalone)} is complete (${migrations} migrations, ${functions} database functions, ${knowledge} knowledge files, PGlite and pdf.js assets); start it with \`npm start\`.`);

@@ -53,11 +53,11 @@ export function reserveCredits(input: ReserveInput): Promise<Reservation> {
  * per-user toggle is off system-wide. In classic_saas mode nothing is charged or written. A retried
  * call with the same idempotency key returns the first reservation and charges nothing.
  *
- * The whole reservation is one statement: the `reserve_credits` database function (migrations
- * 20261125000100_credit_functions, 20261125000200_reserve_credits_many) takes the balance row lock,
- * draws the buckets and writes the ledger rows (and, for a bonus draw or an idempotency key, the
- * credit_operations row recording the draws); concurrent reservations of this process share
- * statements (reserve-statement.ts). On the raw driver: Prisma's per-query overhead would double it.
+ * The whole reservation is one statement: the `reserve_credits` database function
+ * (prisma/functions/reserve_credits.sql) takes the balance row lock, draws the buckets in the draw
+ * order (draw_credits.sql) and writes the charge's row and its ledger rows; concurrent reservations of
+ * this process share statements (reserve-statement.ts). On the raw driver: Prisma's per-query overhead
+ * would double it. Every money rule's home is listed in docs/ARCHITECTURE.md "Money rules".
  */
 async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation> {
   const { userId, amount } = input;
@@ -173,7 +173,7 @@ interface KeyReserveRow extends ReserveRow {
   key_window_start: Date | string | null;
 }
 
-/** One reservation through `reserve_credits_for_key` (migration 20261126000200_api_keys): not grouped. */
+/** One reservation through `reserve_credits_for_key` (prisma/functions/reserve_credits_for_key.sql): not grouped. */
 async function reserveForKey(keyId: string, a: ReserveArgs): Promise<KeyReserveRow> {
   const rows = await queryPrepared<KeyReserveRow>(
     "credits_reserve_for_key_v2",
@@ -190,7 +190,7 @@ interface MemberReserveRow extends KeyReserveRow {
   cap_credits: number | null;
 }
 
-/** One charge to an organisation through `reserve_credits_for_member` (migration 20261130000000_organisations): not grouped. */
+/** One charge to an organisation through `reserve_credits_for_member` (prisma/functions/reserve_credits_for_member.sql): not grouped. */
 async function reserveForMember(memberId: string, keyId: string | null, a: ReserveArgs): Promise<MemberReserveRow> {
   const rows = await queryPrepared<MemberReserveRow>(
     "credits_reserve_for_member_v1",

@@ -46,9 +46,9 @@ interface Waiting {
 }
 
 /**
- * Settles reserved charges through the `settle_charges` database function (migration
- * 20261126000100_metered_settlement): the charge becomes its final amount (the unused part returned,
- * or the rest drawn), its usage recorded, in one statement. Group commit, as for reservations: the
+ * Settles reserved charges through the `settle_charges` database function
+ * (prisma/functions/settle_charges.sql): the charge becomes its final amount (the unused part given
+ * back in the give-back order, or the rest drawn in the draw order), its usage recorded, in one statement. Group commit, as for reservations: the
  * first settlement waits one event-loop turn, those arriving while a statement is written wait for the
  * next, and each group goes out in one statement sorted by user (the same lock order everywhere).
  * A stream awaits it before its closing event; a JSON answer, whose price is known before it leaves,

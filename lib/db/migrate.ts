@@ -6,7 +6,9 @@ import path from "node:path";
  * Applies prisma/migrations/<name>/migration.sql in order and records each in `_prisma_migrations`
  * exactly as `prisma migrate deploy` does (sha256 checksum, timestamps, applied_steps_count), so a
  * database migrated here is also valid for Prisma's own tooling. Prisma's schema engine cannot run on
- * our machines, hence this runner.
+ * our machines, hence this runner. Then it applies every database function's one definition,
+ * prisma/functions/<name>.sql (CREATE OR REPLACE, on each run: a changed file is the new definition);
+ * a migration that needs a function at its point includes its file with psql's `\i <path>` line.
  */
 export interface SqlRunner {
   /** Runs a script that may hold several statements, without parameters. */
@@ -22,6 +24,27 @@ export interface Migration {
 
 export function migrationsDir(): string {
   return path.join(process.cwd(), "prisma", "migrations");
+}
+
+/** The database functions' definitions, one file each (shipped like the migrations). */
+export function functionsDir(migrations = migrationsDir()): string {
+  return path.join(path.dirname(migrations), "functions");
+}
+
+/** Every function file, in name order: [name, SQL]. */
+export function readFunctionFiles(dir = functionsDir()): Array<{ name: string; sql: string }> {
+  if (!existsSync(/*turbopackIgnore: true*/ dir)) return [];
+  return readdirSync(/*turbopackIgnore: true*/ dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()
+    .map((f) => ({ name: f.slice(0, -4), sql: readFileSync(/*turbopackIgnore: true*/ path.join(dir, f), "utf8") }));
+}
+
+/** A migration's SQL with its `\i prisma/functions/<name>.sql` lines replaced by those files. */
+function withIncludes(sql: string, migrations: string): string {
+  return sql.replace(/^\\i\s+prisma\/functions\/([\w-]+\.sql)\s*$/gm, (_line, file: string) =>
+    readFileSync(/*turbopackIgnore: true*/ path.join(functionsDir(migrations), file), "utf8"),
+  );
 }
 
 /** Reads the migrations (shipped with the server through next.config.ts outputFileTracingIncludes). */
@@ -60,7 +83,8 @@ export async function applyMigrations(
   runner: SqlRunner,
   options: { dir?: string; onApplied?: (name: string, ms: number) => void } = {},
 ): Promise<MigrateResult> {
-  const migrations = readMigrations(options.dir);
+  const dir = options.dir ?? migrationsDir();
+  const migrations = readMigrations(dir);
   await runner.query("SELECT pg_advisory_lock($1)", [LOCK_KEY]);
   try {
     await runner.exec(CREATE_TABLE);
@@ -85,7 +109,7 @@ export async function applyMigrations(
       const id = randomUUID();
       await runner.exec("BEGIN");
       try {
-        await runner.exec(migration.sql);
+        await runner.exec(withIncludes(migration.sql, dir));
         await runner.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, logs, started_at, applied_steps_count)
            VALUES ($1, $2, now(), $3, NULL, $4, 1)`,
@@ -99,6 +123,7 @@ export async function applyMigrations(
       applied.push(migration.name);
       options.onApplied?.(migration.name, Date.now() - started);
     }
+    await applyFunctions(runner, functionsDir(dir));
     await ensureVectorSearch(runner, migrations);
     return { applied, alreadyApplied: migrations.length - applied.length };
   } finally {
@@ -122,4 +147,22 @@ async function ensureVectorSearch(runner: SqlRunner, migrations: Migration[]): P
   if (!state?.available || state.table) return;
   const migration = migrations.find((m) => m.name === VECTOR_MIGRATION);
   if (migration) await runner.exec(migration.sql);
+}
+
+/** Every database function's file, in one transaction (each is CREATE OR REPLACE: a rerun changes nothing). */
+async function applyFunctions(runner: SqlRunner, dir: string): Promise<void> {
+  const files = readFunctionFiles(dir);
+  if (files.length === 0) return;
+  await runner.exec("BEGIN");
+  let current = "";
+  try {
+    for (const file of files) {
+      current = file.name;
+      await runner.exec(file.sql);
+    }
+    await runner.exec("COMMIT");
+  } catch (error) {
+    await runner.exec("ROLLBACK");
+    throw new Error(`Database function ${current} (prisma/functions/${current}.sql) failed: ${(error as Error).message}`, { cause: error });
+  }
 }
