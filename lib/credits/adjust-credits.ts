@@ -1,6 +1,7 @@
 import { AppError } from "@/lib/errors";
 import { insertBonusPurchase } from "./insert-bonus-purchase";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow, type Tx } from "./ledger";
+import type { Draw } from "./types";
 
 export type CreditBucket = "subscription" | "bonus";
 
@@ -80,22 +81,14 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     bonus += amount;
     rows.push(row(amount, subscription + bonus, purchase?.id ?? null));
   } else {
-    const purchases = await tx.$queryRaw<{ id: string; remaining: number }[]>`
-      SELECT id, remaining FROM bonus_purchases
-      WHERE user_id = ${userId}::text AND remaining > 0 AND expires_at > now()
-      ORDER BY expires_at ASC, created_at ASC, id ASC
-      FOR UPDATE`;
     if (bonus + amount < 0) {
       throw new AppError("bad_request", `Adjustment refused: bonus credits would go below zero (balance ${bonus}, adjustment ${amount})`);
     }
-    let left = -amount;
-    for (const p of purchases) {
-      if (left === 0) break;
-      const take = Math.min(Number(p.remaining), left);
-      await tx.$executeRaw`UPDATE bonus_purchases SET remaining = remaining - ${take}::int WHERE id = ${p.id}::text`;
-      left -= take;
-      bonus -= take;
-      rows.push(row(-take, subscription + bonus, p.id));
+    // The bonus part of the draw order (prisma/functions/draw_credits.sql): no subscription credits offered.
+    const [{ draws }] = await tx.$queryRaw<{ draws: Draw[] }[]>`SELECT draw_credits(${userId}::text, ${-amount}::int, 0, true) AS draws`;
+    for (const d of draws) {
+      bonus -= d.amount;
+      rows.push(row(-d.amount, subscription + bonus, d.bonusPurchaseId));
     }
   }
   await insertLedgerRows(tx, rows);

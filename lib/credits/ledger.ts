@@ -2,7 +2,6 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { flags } from "@/lib/config/flags";
 import { dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import type { ChargeDetails } from "./types";
 
 /**
  * Shared ledger primitives. Every writer of a user's buckets (subscription credits and bonus
@@ -140,30 +139,3 @@ export async function insertOperationOnce(
   return rows[0]?.id ?? null;
 }
 
-/**
- * A charge as recorded: its credit_operations row (the draws are in its details; locked FOR UPDATE)
- * or, for a plain charge made before every charge had that row, its single usage ledger row (whose
- * id is the reservation id; such a charge counts as reserved).
- */
-export async function loadCharge(
-  tx: Tx,
-  reservation: { id: string; userId: string },
-): Promise<{ amount: number; status: string; details: ChargeDetails } | null> {
-  // Found by the primary key alone, owner and kind checked on the row: with them in the statement the
-  // embedded database's planner (no statistics) reads every charge or every row of the user as well.
-  const [op] = await tx.$queryRaw<{ amount: number; status: string; details: unknown; user_id: string; kind: string }[]>`
-    SELECT amount, status, details, user_id, kind FROM credit_operations WHERE id = ${reservation.id}::text FOR UPDATE`;
-  if (op && (op.user_id !== reservation.userId || op.kind !== "charge")) return null;
-  if (op) {
-    const details = (op.details ?? { operation: "unknown", draws: [] }) as ChargeDetails;
-    return { amount: Number(op.amount), status: op.status, details };
-  }
-  const row = await tx.creditTransaction.findUnique({ where: { id: reservation.id } });
-  if (!row || row.userId !== reservation.userId || row.type !== "usage" || row.operationId !== null) return null;
-  const metadata = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : undefined;
-  return {
-    amount: -row.amount,
-    status: "reserved",
-    details: { operation: row.operation, draws: [{ bonusPurchaseId: row.bonusPurchaseId, amount: -row.amount }], metadata },
-  };
-}

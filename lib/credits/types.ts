@@ -33,10 +33,3 @@ export interface Draw {
   bonusPurchaseId: string | null;
   amount: number;
 }
-
-/** credit_operations.details of a charge. */
-export interface ChargeDetails {
-  operation: string;
-  draws: Draw[];
-  metadata?: Record<string, unknown>;
-}
