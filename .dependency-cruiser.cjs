@@ -58,6 +58,7 @@ const LIB_LAYERS = [
   ["db"],
   ["metrics", "tracing"],
   ["config", "log.ts", "errors.ts", "credential-shapes.ts"],
+  ["process-state.ts"],
 ];
 const libPath = (name) => (name.endsWith(".ts") ? `^lib/${name.replace(".", "\\.")}$` : `^lib/${name}/`);
 const layerRules = LIB_LAYERS.flatMap((layer, i) =>

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type DestinationStream, type Logger as PinoLogger } from "pino";
+import { processState } from "@/lib/process-state";
 
 /**
  * Structured logs through pino: one JSON line per event (pretty only with LOG_PRETTY=true, for a
@@ -117,7 +118,7 @@ export const log = createLogger();
  * a warning when it stops answering, a line when it answers again, nothing while it stays the same
  * (one process; each instance logs its own view). The first "up" is not logged.
  */
-const dependencyStates = ((globalThis as unknown as { __dependencyStates?: Map<string, "up" | "down"> }).__dependencyStates ??= new Map());
+const dependencyStates = processState("dependencyStates", () => new Map<string, "up" | "down">());
 
 export function dependencyState(dependency: string, state: "up" | "down", details: Record<string, unknown> = {}): void {
   const before = dependencyStates.get(dependency);

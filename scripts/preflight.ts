@@ -18,6 +18,7 @@ import http from "node:http";
 import path from "node:path";
 import { loadEnvConfig } from "@next/env";
 import { configurationProblems, describeProblems } from "@/lib/server/check-configuration";
+import { appStarted, runAppShutdown } from "@/lib/server/app-shutdown";
 import { PEER_HEADER, PEER_TOKEN_VARIABLE } from "@/lib/http/client-ip";
 import { createGatewayLane, gatewayLaneEnabled, type GatewayLane, type LaneRouteHandler } from "@/lib/server/gateway-lane";
 
@@ -46,8 +47,7 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS).unref();
   await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  const appShutdown = (globalThis as { __appShutdown?: () => Promise<void> }).__appShutdown;
-  if (appShutdown) await appShutdown().catch((error: unknown) => logLine("error", "app shutdown failed", { error: String(error) }));
+  await runAppShutdown().catch((error: unknown) => logLine("error", "app shutdown failed", { error: String(error) }));
   logLine("info", "stopped", { signal, ms: Date.now() - started });
   process.exit(0);
 }
@@ -77,7 +77,7 @@ const lane: GatewayLane | null = gatewayLaneEnabled()
   ? createGatewayLane({
       loadHandler: loadRouteHandler,
       // instrumentation.ts has run (configuration checked, database open) once the app's shutdown exists.
-      ready: () => typeof (globalThis as { __appShutdown?: unknown }).__appShutdown === "function",
+      ready: appStarted,
       hostname: process.env.HOSTNAME || "0.0.0.0",
       logLine,
     })

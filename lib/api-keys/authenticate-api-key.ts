@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { hashKeySecret, isKeySecret } from "./key-secret";
+import { processState } from "@/lib/process-state";
 
 /** What a request made with an API key may do, as the key says it. */
 export interface ApiKeyPrincipal {
@@ -26,9 +27,8 @@ export interface ApiKeyPrincipal {
  */
 const KEY_TTL_MS = 3_000;
 const MAX_ENTRIES = 10_000;
-// One map per process (on globalThis: Next bundles route handlers separately; a revocation must reach every copy).
-const shared = globalThis as unknown as { __apiKeys?: Map<string, { key: (ApiKeyPrincipal & { revoked: boolean }) | null; until: number }> };
-const known = (shared.__apiKeys ??= new Map());
+// One map per process (lib/process-state.ts: Next bundles route handlers separately; a revocation must reach every copy).
+const known = processState("apiKeys", () => new Map<string, { key: (ApiKeyPrincipal & { revoked: boolean }) | null; until: number }>());
 
 export type KeyLookup = { status: "active"; key: ApiKeyPrincipal } | { status: "revoked" | "expired" | "unknown"; key: null };
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { withSpan } from "@/lib/tracing";
 import { flags } from "@/lib/config/flags";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { INSTANCE_ID } from "@/lib/db/instance";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
-import { pendingSlot, tooManyAiRequests } from "@/lib/db/pending-slot";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { bonusSpendable, insufficientCredits, monthStart, queryPrepared } from "./ledger";
 import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
@@ -31,6 +31,12 @@ export interface ReserveInput {
    * statement (never past a cap, in-flight reservations included).
    */
   memberId?: string;
+  /**
+   * The request's AI slot, when it is still to be taken across instances (lib/ratelimit/ai-slot): taken
+   * with this reservation (in its statement, or alone just before it), so the cap is checked before
+   * anything is charged. Absent or already held: nothing to take.
+   */
+  slot?: ChargeSlot | null;
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -62,8 +68,7 @@ export function reserveCredits(input: ReserveInput): Promise<Reservation> {
 async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation> {
   const { userId, amount } = input;
   const f = flags();
-  // The request's AI slot, when it is still to take (PostgreSQL: lib/db/pending-slot.ts).
-  const slot = pendingSlot();
+  const slot = input.slot && !input.slot.held ? input.slot : null;
   if (!f.creditBased) {
     await slot?.holdAlone();
     return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
@@ -113,7 +118,7 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
     if (slot && args.slot) slot.held = row.outcome === "charged" || row.outcome === "existing";
     switch (row.outcome) {
       case "no_slot":
-        throw tooManyAiRequests(args.slot?.cap ?? 0);
+        throw (slot as ChargeSlot).refusal();
       case "charged": {
         metrics().creditsCharged.inc({ operation: input.operation }, amount);
         const k = row as Partial<KeyReserveRow>;

@@ -1,6 +1,6 @@
 import { groupCommit, sortedOrder } from "@/lib/db/group-commit";
 import { INSTANCE_ID, LOST_AFTER_MS } from "@/lib/db/instance";
-import { takeSlotReleases, type SlotTerms } from "@/lib/db/pending-slot";
+import { takeSlotReleases, type SlotTerms } from "@/lib/db/ai-slots";
 import { queryPrepared } from "./ledger";
 
 /** The arguments of the `reserve_credits` database function for one reservation. */
@@ -15,7 +15,7 @@ export interface ReserveArgs {
   key: string | null;
   bonusAlways: boolean;
   /**
-   * The caller's AI slot, taken in the same statement (PostgreSQL; lib/db/pending-slot.ts): the
+   * The caller's AI slot, taken in the same statement (PostgreSQL; lib/ratelimit/ai-slot): the
    * cap reached answers "no_slot" and reserves nothing; a reservation that did not charge gives it back.
    */
   slot?: SlotTerms | null;

@@ -7,10 +7,11 @@ import { watchDbPool } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { maintainEmbeddedDatabase } from "./embedded-maintenance";
 import { applyMigrations, type SqlRunner } from "./migrate";
+import { processState } from "@/lib/process-state";
 
 /**
  * One Prisma client per process: PGlite (embedded, migrated on open) when DATABASE_URL is unset,
- * PostgreSQL through @prisma/adapter-pg when it is set. Kept on globalThis so `next dev` hot reloads
+ * PostgreSQL through @prisma/adapter-pg when it is set. Kept as process state (lib/process-state.ts) so `next dev` hot reloads
  * never open the PGlite data directory twice (it has no cross-process lock).
  */
 export type Db = PrismaClient;
@@ -29,7 +30,7 @@ interface Handle {
   close: () => Promise<void>;
 }
 
-const state = globalThis as unknown as { __dbHandle?: Promise<Handle> };
+const state = processState("db", () => ({ handle: undefined as Promise<Handle> | undefined }));
 
 export function pgliteDataDir(): string {
   const e = env();
@@ -123,13 +124,13 @@ function open(): Promise<Handle> {
 }
 
 function handle(): Promise<Handle> {
-  if (!state.__dbHandle) {
-    state.__dbHandle = open().catch((error) => {
-      state.__dbHandle = undefined;
+  if (!state.handle) {
+    state.handle = open().catch((error) => {
+      state.handle = undefined;
       throw error;
     });
   }
-  return state.__dbHandle;
+  return state.handle;
 }
 
 /** The process's Prisma client (opens and, on the embedded database, migrates on first use). */
@@ -147,7 +148,7 @@ export async function dbRunner(): Promise<DbRunner> {
 
 /** Closes the client (tests, scripts). The next db() call opens a new one. */
 export async function closeDb(): Promise<void> {
-  const current = state.__dbHandle;
-  state.__dbHandle = undefined;
+  const current = state.handle;
+  state.handle = undefined;
   if (current) await (await current).close();
 }

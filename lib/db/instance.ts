@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { log } from "@/lib/log";
 import { db } from "./client";
+import { processState } from "@/lib/process-state";
 
 /**
  * This server process, as the database knows it (server_instances): registered at start, a
@@ -11,8 +12,7 @@ import { db } from "./client";
  */
 // One id per process: Next bundles this module into more than one chunk (the start-up hook's and the
 // routes'), each with its own module scope, so the id lives on the process's global object.
-const globalForInstance = globalThis as typeof globalThis & { __serverInstanceId?: string };
-export const INSTANCE_ID = (globalForInstance.__serverInstanceId ??= randomUUID());
+export const INSTANCE_ID = processState("serverInstanceId", () => randomUUID());
 export const HEARTBEAT_MS = 20_000;
 /** An instance whose heartbeat is older than this is gone (three heartbeats missed and then some). */
 export const LOST_AFTER_MS = 90_000;

@@ -18,6 +18,7 @@ import { isUnsafeId } from "./unsafe-text";
 import { unknownApiPath } from "./unknown-path";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { personalAccount, type ActingAccount } from "@/lib/organisations/roles";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 
 export type * from "./route-types";
 export { requestIdOf } from "./request-id";
@@ -115,7 +116,7 @@ export function createRoute<
     let callerId: string | null = null;
     const extraHeaders = new Headers();
     let rate: RateOutcome | null = null;
-    let slot: { release(): void; run<T>(fn: () => T): T } | null = null;
+    let slot: { release(): void; charge: ChargeSlot | null } | null = null;
     let aiUser: string | null = null;
     let response: Response;
     let form: { body: unknown } | null = null;
@@ -146,7 +147,7 @@ export function createRoute<
       // A malformed id is an id that names nothing (the same answer as another user's).
       if (Object.values(params).some(isUnsafeId)) throw new AppError("not_found", "Not found");
       // An AI call holds one of its user's slots from before its body is read to its answer's end (on
-      // PostgreSQL the count across instances joins at its reservation: lib/db/pending-slot.ts).
+      // PostgreSQL the count across instances is taken with its reservation: ctx.aiSlot to its charge).
       if (spec.concurrency === "ai" && user && runtime.aiGuard) {
         aiUser = user.id;
         runtime.aiGuard.refuseIfTooManyInvalid(user.id);
@@ -170,9 +171,9 @@ export function createRoute<
         ip,
         setHeader: (name: string, value: string) => extraHeaders.set(name, value),
         bodyFormat,
+        aiSlot: slot?.charge ?? null,
       };
-      const run = () => handler(context as unknown as Parameters<typeof handler>[0]);
-      const result: unknown = await (slot ? slot.run(run) : run());
+      const result: unknown = await handler(context as unknown as Parameters<typeof handler>[0]);
       response = result instanceof Response ? result : form && declared.formPost ? redirect(declared.formPost.next(result as never, form.body as never), 303) : json(result);
       if (response.ok && !response.headers.has("cache-control")) {
         response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);

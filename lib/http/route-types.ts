@@ -9,6 +9,7 @@ import type { FeatureFlags, FlagName } from "@/lib/config/flags";
 import type { Logger } from "@/lib/log";
 import type { ActingAccount, RequiredRole } from "@/lib/organisations/roles";
 import type { RateLimitCategory } from "@/lib/ratelimit/categories";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import type { CachePolicy } from "./cache";
 
 /** The route wrapper's declarations (lib/http/handler.ts): what a route declares, gets and returns. */
@@ -49,9 +50,9 @@ export interface RouteRuntime {
   resolveAccount?: (req: Request, userId: string, needed: RequiredRole) => Promise<ActingAccount>;
 }
 
-/** lib/ratelimit/ai-guard.ts, as the wrapper uses it. */
+/** lib/ratelimit/ai-slot, as the wrapper uses it. */
 export interface AiGuard {
-  acquire(userId: string): Promise<{ release(): void; run<T>(fn: () => T): T }>;
+  acquire(userId: string): Promise<{ release(): void; charge: ChargeSlot | null }>;
   refuseIfTooManyInvalid(userId: string): void;
   countInvalid(userId: string): Promise<void>;
 }
@@ -127,7 +128,8 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   /**
    * "ai": a charged AI call. The user holds one of their AI_MAX_CONCURRENT_PER_USER slots from before
    * the body is read until the answer is complete (a stream: its end), and their invalid requests
-   * (400, 413, 415) are counted, past a limit refused (lib/ratelimit/ai-guard.ts). "none": not.
+   * (400, 413, 415) are counted, past a limit refused (lib/ratelimit/ai-slot). "none": not. The part of
+   * the slot still to take across instances is the handler's ctx.aiSlot, which it passes to its charge.
    */
   concurrency?: "ai" | "none";
   /**
@@ -162,6 +164,11 @@ export interface RouteContext<Q, B, A extends AuthMode> {
   setHeader: (name: string, value: string) => void;
   /** How the body arrived ("form" only with bodyFormat "form" and a form content type). */
   bodyFormat: "json" | "form";
+  /**
+   * AI routes (concurrency "ai"): the request's AI slot still to take across instances, which the
+   * handler passes to its charge (openCharge({ slot })); null when there is none to take.
+   */
+  aiSlot: ChargeSlot | null;
 }
 
 /** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */

@@ -2,6 +2,7 @@ import { after } from "next/server";
 import type { ZodType } from "zod";
 import type { FeatureFlags } from "@/lib/config/flags";
 import type { Logger } from "@/lib/log";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { getSessionUser } from "@/lib/auth/session";
 import { simulatorEnabled } from "@/lib/billing/payment-provider/payment-provider";
 import { drainSettlements, pendingSettlements } from "@/lib/credits";
@@ -12,7 +13,8 @@ import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
-import { acquireAiSlot, countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-guard";
+import { acquireAiSlot } from "@/lib/ratelimit/ai-slot/acquire-ai-slot";
+import { countInvalidAiRequest, refuseIfTooManyInvalid } from "@/lib/ratelimit/ai-slot/invalid-ai-requests";
 import { ChargedAnswer, chargedResponse, V1_ERRORS, V1_HEADERS } from "@/lib/openai-api/route-spec";
 import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
 import { SSE_FRAMING } from "./sse";
@@ -174,7 +176,7 @@ export function v1Route<Q extends ZodType | undefined = undefined, B extends Zod
   });
 }
 
-/** What a streamed AI call takes from its request: the user, the account charged, the body, the client's signal, our SSE framing and the request's log. */
-export function streamedAiInput<B>(ctx: { user: { id: string }; account: { id: string; memberId: string | null }; body: B; req: Request; log: Logger }) {
-  return { userId: ctx.user.id, account: ctx.account, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log };
+/** What a streamed AI call takes from its request: the user, the account charged, the body, the client's signal, our SSE framing, the request's log and its AI slot to take with the charge. */
+export function streamedAiInput<B>(ctx: { user: { id: string }; account: { id: string; memberId: string | null }; body: B; req: Request; log: Logger; aiSlot: ChargeSlot | null }) {
+  return { userId: ctx.user.id, account: ctx.account, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log, slot: ctx.aiSlot };
 }

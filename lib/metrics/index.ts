@@ -1,4 +1,5 @@
 import client from "prom-client";
+import { processState } from "@/lib/process-state";
 
 /**
  * Prometheus metrics of this process (prom-client: the only file importing it). Every instance exposes
@@ -101,12 +102,12 @@ function create() {
 }
 
 type Metrics = ReturnType<typeof create>;
-const state = globalThis as unknown as { __metrics?: Metrics };
+const state = processState("metrics", () => ({ metrics: undefined as Metrics | undefined }));
 
 /** The process's metrics (one registry per process, kept across `next dev` reloads). */
 export function metrics(): Metrics {
-  state.__metrics ??= create();
-  return state.__metrics;
+  state.metrics ??= create();
+  return state.metrics;
 }
 
 /** Reports a PostgreSQL pool's connection counts on every scrape. */

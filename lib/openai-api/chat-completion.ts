@@ -1,4 +1,5 @@
 import type { RequestTags } from "./request-tags";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { randomUUID } from "node:crypto";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { openCharge, type AiCharge } from "@/lib/ai/pricing/ai-charge";
@@ -52,7 +53,7 @@ interface PreparedCompletion {
  * large; no credits or budget is a 429 insufficient_quota, both before any upstream call). Flat
  * prices: 15 credits, 20 streamed, 30 with an image (the session API's chat, stream and image-stream).
  */
-async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider: string, tags?: RequestTags): Promise<PreparedCompletion> {
+async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider: string, tags?: RequestTags, slot?: ChargeSlot | null): Promise<PreparedCompletion> {
   const model = requireKeyModel(key, body.model, "chat").id;
   const { messages, images } = toMessages(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -63,6 +64,7 @@ async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider:
   const charge = await openCharge({
     userId: key.userId,
     apiKey: chargeKey(key),
+    slot,
     operation,
     quote,
     metadata: { provider, api: "v1", ...(images > 0 ? { withImage: true } : {}), ...tags },
@@ -78,9 +80,9 @@ function finishReason(usage: TokenUsage | null, cap: number | undefined): "stop"
 const completionId = () => `chatcmpl-${randomUUID().replaceAll("-", "")}`;
 
 /** POST /v1/chat/completions without streaming: streamed upstream through the charged call engine, answered as one JSON completion. */
-export async function createChatCompletion(input: { key: ApiKeyPrincipal; body: ChatCompletionBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createChatCompletion(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ChatCompletionBody; signal?: AbortSignal; tags?: RequestTags }) {
   const provider = aiProvider();
-  const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags);
+  const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags, input.slot);
   const { result, settled } = await runChargedChat({ charge, provider, request, signal: input.signal });
   const usage = result.usage;
   return {
@@ -160,9 +162,9 @@ function openAiFraming(model: string, includeUsage: boolean, cap: number | undef
 }
 
 /** POST /v1/chat/completions with `stream: true`: the charged-stream engine in OpenAI's framing. */
-export async function streamChatCompletion(input: { key: ApiKeyPrincipal; body: ChatCompletionBody; signal: AbortSignal; log?: Logger; tags?: RequestTags }) {
+export async function streamChatCompletion(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ChatCompletionBody; signal: AbortSignal; log?: Logger; tags?: RequestTags }) {
   const provider = aiProvider();
-  const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags);
+  const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags, input.slot);
   const body = await startChargedStream({
     charge,
     provider,

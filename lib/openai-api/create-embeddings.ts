@@ -1,4 +1,5 @@
 import type { RequestTags } from "./request-tags";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { openCharge } from "@/lib/ai/pricing/ai-charge";
 import { oneShotFailure, runChargedCall } from "@/lib/ai/charged-call";
@@ -32,7 +33,7 @@ function toBase64(vector: number[]): string {
  * provider reports (ours when it reports none). Without a provider the offline one answers
  * deterministic vectors, labelled by an offline- model name.
  */
-export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: EmbeddingsBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createEmbeddings(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: EmbeddingsBody; signal?: AbortSignal; tags?: RequestTags }) {
   const { key, body } = input;
   const model = requireKeyModel(key, body.model, "embeddings");
   if (body.dimensions && model.dimensions && body.dimensions > model.dimensions) {
@@ -41,7 +42,7 @@ export async function createEmbeddings(input: { key: ApiKeyPrincipal; body: Embe
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const provider = aiProvider();
   const quote = await quoteEmbeddingsRoutes(model.id, { texts, operation: "embeddings" });
-  const charge = await openCharge({ userId: key.userId, apiKey: chargeKey(key), operation: "embeddings", quote, metadata: { provider: provider.name, api: "v1", inputs: texts.length, ...input.tags } });
+  const charge = await openCharge({ userId: key.userId, apiKey: chargeKey(key), slot: input.slot, operation: "embeddings", quote, metadata: { provider: provider.name, api: "v1", inputs: texts.length, ...input.tags } });
   const tokensOf = (r: EmbeddingResult) => r.promptTokens ?? quotedUsage(quote, findModel(r.route?.model ?? model.id) ?? quote.model).promptTokens ?? 0;
   const { value: result, settled } = await runChargedCall({
     charge,

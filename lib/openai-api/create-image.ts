@@ -1,4 +1,5 @@
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { renderImage } from "@/lib/ai/images/generate-image";
 import { aiSettings } from "@/lib/ai/settings";
 import { chargeKey, requireKeyModel } from "./key-models";
@@ -10,7 +11,7 @@ import type { RequestTags } from "./request-tags";
  * session API's image generation (flat 80 credits; metered: what was rendered). The model defaults to
  * the one behind image-model-1.
  */
-export async function createImage(input: { key: ApiKeyPrincipal; body: ImagesBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createImage(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ImagesBody; signal?: AbortSignal; tags?: RequestTags }) {
   const { key, body } = input;
   const model = requireKeyModel(key, body.model ?? aiSettings().imageModels["image-model-1"], "images");
   const size = body.size ?? "1024x1024";
@@ -19,6 +20,7 @@ export async function createImage(input: { key: ApiKeyPrincipal; body: ImagesBod
   const { result, credits, remaining } = await renderImage({
     userId: key.userId,
     apiKey: chargeKey(key),
+    slot: input.slot,
     model: model.id,
     prompt: body.prompt,
     size,

@@ -1,4 +1,5 @@
 import type { RequestTags } from "./request-tags";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import { readAudioUpload, transcribeUpload } from "@/lib/ai/speech/transcribe-audio";
 import { aiSettings } from "@/lib/ai/settings";
@@ -18,7 +19,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
  * content, charged like the session API's speech to text. `prompt` and `temperature` are accepted
  * and not used; response_format json, text or verbose_json.
  */
-export async function createTranscription(input: { key: ApiKeyPrincipal; req: Request; tags?: RequestTags }) {
+export async function createTranscription(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; req: Request; tags?: RequestTags }) {
   const upload = await readAudioUpload(input.req, { fileField: "file", textFields: TRANSCRIPTION_TEXT_FIELDS });
   const parsed = transcriptionFields.safeParse(upload.fields);
   if (!parsed.success) {
@@ -31,6 +32,7 @@ export async function createTranscription(input: { key: ApiKeyPrincipal; req: Re
   const { result, duration, credits, remaining } = await transcribeUpload({
     userId: input.key.userId,
     apiKey: chargeKey(input.key),
+    slot: input.slot,
     upload,
     model: model.id,
     metadata: { ...input.tags },

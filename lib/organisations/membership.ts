@@ -1,6 +1,7 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { roleAllows, type ActingAccount, type OrganisationRole, type RequiredRole } from "./roles";
+import { processState } from "@/lib/process-state";
 
 /**
  * Memberships by (organisation, person), remembered for MEMBERSHIP_TTL_MS per process so a request
@@ -10,8 +11,7 @@ import { roleAllows, type ActingAccount, type OrganisationRole, type RequiredRol
  */
 const MEMBERSHIP_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
-const shared = globalThis as unknown as { __memberships?: Map<string, { role: OrganisationRole | null; until: number }> };
-const known = (shared.__memberships ??= new Map());
+const known = processState("memberships", () => new Map<string, { role: OrganisationRole | null; until: number }>());
 const keyOf = (organisationId: string, userId: string) => `${organisationId}:${userId}`;
 
 /** The person's role in the organisation, or null when they are not a member (or it does not exist). */

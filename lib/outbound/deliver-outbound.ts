@@ -6,6 +6,7 @@ import { notifyEndpointDisabled } from "./notify-endpoint-disabled";
 import { postWebhook } from "./post-webhook";
 import { signedHeaders } from "./sign-payload";
 import { sendEmail } from "@/lib/email/send-email";
+import { processState } from "@/lib/process-state";
 
 /** How long an event is retried for, from its creation. */
 export const RETRY_WINDOW_MS = 24 * 60 * 60_000;
@@ -138,8 +139,7 @@ async function sendDueEmails(now: Date, run: DeliveryRun): Promise<void> {
   }
 }
 
-const shared = globalThis as unknown as { __outboundRunner?: { running: boolean; again: boolean } };
-const runner = (shared.__outboundRunner ??= { running: false, again: false });
+const runner = processState("outboundRunner", () => ({ running: false, again: false }));
 
 /** Sends what is due soon after a commit wrote events (off the request; one run at a time per process). */
 export function deliverSoon(): void {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { openCharge, refundCharge, type AiCharge, type ChargeAccount } from "@/lib/ai/pricing/ai-charge";
 import { pricedModel } from "@/lib/ai/catalog/models";
 import { aiProvider, type AiProvider, type ChatMessage } from "@/lib/ai/providers/provider";
@@ -29,6 +30,8 @@ export interface AskInput {
   userId: string;
   /** The wallet charged when not the user's own (an organisation's). */
   account?: ChargeAccount;
+  /** The request's AI slot still to take across instances (with the charge). */
+  slot?: ChargeSlot | null;
   question: string;
   conversationId?: string;
   /** The client's request signal: aborting it aborts the upstream call. */
@@ -135,7 +138,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   let retrieval: Awaited<ReturnType<typeof retrieveChunks>>;
   if (await retrievalUsesEmbeddings()) {
     const ceiling = await ceilingQuote(input.question, history, quoteEmbedding(embedding, [input.question]).micros);
-    charge = await openCharge({ userId: input.userId, account: input.account, operation, quote: ceiling, metadata });
+    charge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation, quote: ceiling, metadata });
     try {
       retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
     } catch (error) {
@@ -147,7 +150,7 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   }
   const contextTokens = retrieval.chunks.reduce((sum, c) => sum + c.tokens, 0) + history.tokens;
   const { messages, quote } = await quoteAnswer(input.question, retrieval.chunks, history, contextTokens);
-  charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, account: input.account, operation, quote, metadata });
+  charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation, quote, metadata });
   return {
     input,
     log,

@@ -9,7 +9,7 @@ import type { SlotRequest } from "./store";
  * turn, or while a statement is being written, go out in one `acquire_ai_slots` statement
  * (lib/db/group-commit.ts). Under load that is one round trip for many requests instead of one per
  * request (docs/BENCHMARKS.md "Gateway speed (issue 36)"); a request alone waits one turn
- * (setImmediate). A charged call's slot is usually taken by its reservation instead (lib/db/pending-slot.ts).
+ * (setImmediate). A charged call's slot is usually taken by its reservation instead (lib/credits reserveCredits({ slot })).
  */
 const ONE = "SELECT acquire_ai_slot($1::text, $2::text, $3::int, $4::int, $5::text, $6::int) AS ok";
 const MANY = "SELECT item, ok FROM acquire_ai_slots($1::text[], $2::text[], $3::int, $4::int, $5::text, $6::int)";

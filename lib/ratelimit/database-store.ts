@@ -1,5 +1,5 @@
 import { db, dbKind } from "@/lib/db/client";
-import { releaseSlotSoon } from "@/lib/db/pending-slot";
+import { releaseSlotSoon } from "@/lib/db/ai-slots";
 import { acquireDatabaseSlot } from "./database-slots";
 import { acquireProcessSlot, releaseProcessSlot } from "./process-slots";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";

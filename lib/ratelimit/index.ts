@@ -5,6 +5,7 @@ import { RATE_LIMIT_CATEGORIES, RATE_LIMIT_HEADER_NAMES, RATE_LIMIT_WINDOW_MS, t
 import { databaseStore } from "./database-store";
 import type { RateLimitStore } from "./store";
 import { createUpstashStore } from "./upstash-store";
+import { processState } from "@/lib/process-state";
 
 export { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from "./categories";
 
@@ -16,19 +17,19 @@ export interface RateLimitOutcome {
   reset: number;
 }
 
-const state = globalThis as unknown as { __rateLimitStore?: { key: string; store: RateLimitStore } };
+const state = processState("rateLimitStore", () => ({ current: undefined as { key: string; store: RateLimitStore } | undefined }));
 
 export function currentStore(): RateLimitStore {
   const e = env();
   const key = `${e.UPSTASH_REDIS_REST_URL ?? ""}|${e.UPSTASH_REDIS_REST_TOKEN ?? ""}|${e.RATE_LIMIT_TIMEOUT_MS}`;
-  if (state.__rateLimitStore?.key !== key) {
+  if (state.current?.key !== key) {
     const store =
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
         ? createUpstashStore({ url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN, timeoutMs: e.RATE_LIMIT_TIMEOUT_MS })
         : databaseStore;
-    state.__rateLimitStore = { key, store };
+    state.current = { key, store };
   }
-  return state.__rateLimitStore.store;
+  return state.current.store;
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

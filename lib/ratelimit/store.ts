@@ -33,7 +33,7 @@ export interface RateLimitStore {
   releaseSlot(key: string, id: string): Promise<void>;
   /**
    * Whether an AI request's slot is taken across instances by its credit reservation's own statement
-   * (the database store on PostgreSQL: lib/db/pending-slot.ts), this process counting it first.
+   * (the database store on PostgreSQL: lib/ratelimit/ai-slot), this process counting it first.
    */
   takesSlotsWithCharges?(): Promise<boolean>;
 }

@@ -2,6 +2,7 @@ import { env } from "@/lib/config/env";
 import { checkAiConfig } from "@/lib/ai/check-ai-config";
 import { configurationProblems, describeProblems } from "./check-configuration";
 import { log } from "@/lib/log";
+import { setAppShutdown } from "./app-shutdown";
 
 /**
  * What a Node server process does once at start (called by instrumentation.ts):
@@ -45,11 +46,11 @@ export async function startServer(options: { exit?: (code: number) => never } = 
 
   // What a stopping server does once its requests are done (scripts/preflight.ts calls it on SIGTERM):
   // the settlements queued after answers are written, then the database pool is closed.
-  (globalThis as { __appShutdown?: () => Promise<void> }).__appShutdown = async () => {
+  setAppShutdown(async () => {
     const { drainSettlements, pendingSettlements } = await import("@/lib/credits");
     const { closeDb } = await import("@/lib/db/client");
     const { stopInstance } = await import("@/lib/db/instance");
-    const { flushSlotReleases } = await import("@/lib/db/pending-slot");
+    const { flushSlotReleases } = await import("@/lib/db/ai-slots");
     const pending = pendingSettlements();
     await drainSettlements();
     // AI slots given back and not yet deleted (PostgreSQL); the others free a stopped instance's slots anyway.
@@ -57,7 +58,7 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     await stopInstance().catch((error) => log.warn("marking this instance stopped failed", { error: (error as Error).message }));
     await closeDb();
     log.info("settlements written and database closed", { settlementsPending: pending });
-  };
+  });
 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
   void sweepUploadsInBackground();

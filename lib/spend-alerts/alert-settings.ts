@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { processState } from "@/lib/process-state";
 
 /** An account's alert settings (docs/API-NOTES.md "Spend alerts and webhooks"). */
 export interface AlertSettings {
@@ -15,8 +16,7 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = { allocationThresholds: [80
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
-const shared = globalThis as unknown as { __alertSettings?: Map<string, { settings: AlertSettings; until: number }> };
-const known = (shared.__alertSettings ??= new Map());
+const known = processState("alertSettings", () => new Map<string, { settings: AlertSettings; until: number }>());
 
 /** An account's settings (the defaults without a row), remembered for 5 seconds per process. */
 export async function alertSettingsOf(accountId: string, nowMs = Date.now()): Promise<AlertSettings> {

@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { alertSettingsOf } from "./alert-settings";
 import { fireAlert, type Firing } from "./fire-alert";
+import { processState } from "@/lib/process-state";
 
 /**
  * Spend alerts from a charge's own result (docs/API-NOTES.md "Spend alerts and webhooks"): what the
@@ -13,10 +14,9 @@ import { fireAlert, type Firing } from "./fire-alert";
  * user past a threshold costs no query per call.
  */
 const MAX_MEMO = 20_000;
-const shared = globalThis as unknown as { __alertMemo?: Set<string>; __lowMarks?: Map<string, { balance: number; depleted: boolean }> };
-const fired = (shared.__alertMemo ??= new Set());
+const fired = processState("alertMemo", () => new Set<string>());
 /** Per account: the balance at which credits.low / depleted was last settled; a higher balance later means a top-up. */
-const lowMarks = (shared.__lowMarks ??= new Map());
+const lowMarks = processState("lowMarks", () => new Map<string, { balance: number; depleted: boolean }>());
 
 function remember(key: string): void {
   if (fired.size >= MAX_MEMO) fired.delete(fired.values().next().value as string);

@@ -1,9 +1,10 @@
 import { env } from "@/lib/config/env";
 import type { ObjectStore, StorageKind } from "./object-store-types";
+import { processState } from "@/lib/process-state";
 
 export type { ObjectStore, SignedUrlOptions, StorageKind } from "./object-store-types";
 
-const cache = globalThis as unknown as { __objectStores?: Map<string, Promise<ObjectStore>> };
+const stores = processState("objectStores", () => new Map<string, Promise<ObjectStore>>());
 
 function storeConfigKey(kind: StorageKind): string {
   const e = env();
@@ -19,17 +20,16 @@ export function activeStorageKind(): StorageKind {
 
 /** The store of a kind (a file record says which store holds it), built once per configuration. */
 export function objectStore(kind: StorageKind = activeStorageKind()): Promise<ObjectStore> {
-  cache.__objectStores ??= new Map();
   const key = storeConfigKey(kind);
-  let store = cache.__objectStores.get(key);
+  let store = stores.get(key);
   if (!store) {
     store = (kind === "s3" ? import("./s3-store").then((m) => m.s3Store()) : import("./local-store").then((m) => m.localStore())).catch(
       (error) => {
-        cache.__objectStores?.delete(key);
+        stores.delete(key);
         throw error;
       },
     );
-    cache.__objectStores.set(key, store);
+    stores.set(key, store);
   }
   return store;
 }

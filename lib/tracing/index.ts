@@ -1,4 +1,5 @@
 import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { processState } from "@/lib/process-state";
 
 /**
  * Spans of our own work (credit reservation and settlement, provider calls, webhook processing,
@@ -6,14 +7,14 @@ import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetr
  * when instrumentation.ts registered the OpenTelemetry SDK (OTEL_EXPORTER_OTLP_ENDPOINT); otherwise
  * withSpan calls the function directly, with no span object made at all.
  */
-const state = globalThis as unknown as { __tracingEnabled?: boolean };
+const state = processState("tracing", () => ({ enabled: false }));
 
 export function enableTracing(): void {
-  state.__tracingEnabled = true;
+  state.enabled = true;
 }
 
 export function tracingEnabled(): boolean {
-  return state.__tracingEnabled === true;
+  return state.enabled;
 }
 
 const tracer = () => trace.getTracer("subscription-ai-backend");

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { processState } from "@/lib/process-state";
 
 export type AccountState = "active" | "locked";
 
@@ -19,10 +20,9 @@ interface KnownState {
   revokedSessions: Set<string>;
   until: number;
 }
-// On globalThis: Next bundles pages and route handlers separately, each with its own copy of this
+// The process's one map (lib/process-state.ts): Next bundles pages and route handlers separately, each with its own copy of this
 // module; one map per process lets a lock through the API end the console's rendering at once.
-const shared = globalThis as unknown as { __accountStates?: Map<string, KnownState> };
-const known = (shared.__accountStates ??= new Map());
+const known = processState("accountStates", () => new Map<string, KnownState>());
 
 /** A session as its state is checked: when it signed in (epoch ms) and its id; unknown fields are not checked. */
 export interface SessionMark {

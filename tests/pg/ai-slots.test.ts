@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/v1/chat/completions/route";
 import { closeDb, db, dbKind } from "@/lib/db/client";
 import { reserveCredits } from "@/lib/credits";
-import { PendingSlot, releaseSlotSoon, withPendingSlot } from "@/lib/db/pending-slot";
+import { releaseSlotSoon, type ChargeSlot } from "@/lib/db/ai-slots";
 import { databaseStore } from "@/lib/ratelimit/database-store";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -174,8 +174,16 @@ describe("AI request slots (PostgreSQL)", () => {
   it("a slot given back is deleted by the next charge's own statement, before it counts (no DELETE of its own needed)", async () => {
     const { user } = await userWithKey({}, "slots-carried@example.com");
     const terms = (id: string) => ({ key: user.id, id, cap: 1, leaseMs: 60_000 });
-    const reserveHolding = (id: string) =>
-      withPendingSlot(new PendingSlot(terms(id), async () => false), () => reserveCredits({ userId: user.id, amount: 1, operation: "chat" }));
+    // A charge slot as the AI routes hand one to their charge: taken by the reservation's own statement.
+    const slotOf = (id: string): ChargeSlot => ({
+      terms: terms(id),
+      held: false,
+      holdAlone: async () => {
+        throw new Error("taken with the charge, never alone here");
+      },
+      refusal: () => Object.assign(new Error("too many AI requests"), { code: "rate_limited" }),
+    });
+    const reserveHolding = (id: string) => reserveCredits({ userId: user.id, amount: 1, operation: "chat", slot: slotOf(id) });
     const first = randomUUID();
     await reserveHolding(first);
     expect(await slotsOf(user.id)).toBe(1);

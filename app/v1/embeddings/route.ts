@@ -16,6 +16,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       description: "Text inputs (a string or up to 2048 strings); `encoding_format` float or base64; `dimensions` shortens text-embedding-3 vectors. Flat: 1 credit a call; metered: the tokens' cost.",
       response: embeddingsResponse,
     },
-    async ({ apiKey, body, req }) => charged(await createEmbeddings({ key: apiKey, body, signal: req.signal, tags: requestTags(req, body) })),
+    async ({ apiKey, aiSlot, body, req }) => charged(await createEmbeddings({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) })),
   ),
 });

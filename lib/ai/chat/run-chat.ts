@@ -1,4 +1,5 @@
 import { isAppError, type ErrorCode } from "@/lib/errors";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { log } from "@/lib/log";
 import { isAbortError } from "../providers/abort";
 import { openCharge, priceOutcome, refundCharge, settleCharge, type AiCharge, type CallOutcome, type ChargeAccount } from "../pricing/ai-charge";
@@ -67,10 +68,10 @@ async function answer(provider: AiProvider, userId: string, body: ChatBody, req:
  * usage's cost), refunded when the provider never had it, or charged what it used when it was cut
  * after the provider had it. `cost` is what was charged.
  */
-export async function runChat(input: { userId: string; account?: ChargeAccount; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
+export async function runChat(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
   const provider = aiProvider();
   const { req, quote } = await prepare(input.body);
-  const charge = await openCharge({ userId: input.userId, account: input.account, operation: "chat", quote, metadata: { provider: provider.name } });
+  const charge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation: "chat", quote, metadata: { provider: provider.name } });
   const meter = new ChatMeter(quote);
   const { value, settled } = await runChargedCall({
     charge,
@@ -93,7 +94,7 @@ export type BatchItem = { text: string; model: string; usage: ChatResult["usage"
  * the provider never had costs nothing, one cut after it had it costs what it used. `cost` is what
  * was finally charged.
  */
-export async function runChatBatch(input: { userId: string; account?: ChargeAccount; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
+export async function runChatBatch(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
   const provider = aiProvider();
   const prepared = await Promise.all(input.requests.map(async (body, i) => ({ body, ...(await prepare(body, `requests.${i}.messages`)) })));
   const batchQuote: Quote = {
@@ -101,7 +102,7 @@ export async function runChatBatch(input: { userId: string; account?: ChargeAcco
     reserve: prepared.reduce((sum, p) => sum + p.quote.reserve, 0),
     worstMicros: prepared.reduce((sum, p) => sum + p.quote.worstMicros, 0),
   };
-  const charge: AiCharge = await openCharge({ userId: input.userId, account: input.account, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
+  const charge: AiCharge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
   if (input.signal?.aborted) {
     await refundCharge(charge, "client_gone");
     throw clientGone();

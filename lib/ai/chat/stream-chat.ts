@@ -1,4 +1,5 @@
 import type { Logger } from "@/lib/log";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { openCharge, type ChargeAccount } from "../pricing/ai-charge";
 import { creditAllowanceHeaders } from "../pricing/credit-allowance";
 import { startChargedStream, type StreamFraming } from "../charged-stream";
@@ -17,7 +18,7 @@ export function hasImagePart(body: StreamBody): boolean {
  * the usage's cost). Answers the body and the X-RateLimit-* headers describing the user's credit
  * allowance after the reservation.
  */
-export async function streamChat(input: { userId: string; account?: ChargeAccount; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function streamChat(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   const provider = aiProvider();
   const withImage = hasImagePart(input.body);
   const messages: ChatMessage[] = [];
@@ -28,6 +29,7 @@ export async function streamChat(input: { userId: string; account?: ChargeAccoun
   const charge = await openCharge({
     userId: input.userId,
     account: input.account,
+    slot: input.slot,
     operation: withImage ? "stream_image" : "stream",
     quote,
     metadata: { provider: provider.name, withImage },

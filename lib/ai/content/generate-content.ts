@@ -1,4 +1,5 @@
 import type { Logger } from "@/lib/log";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { openCharge, type ChargeAccount } from "../pricing/ai-charge";
 import { startChargedStream, type StreamFraming } from "../charged-stream";
 import { buildContentPrompt, checkTemplateFields, type ContentBody } from "./content-templates";
@@ -11,7 +12,7 @@ import { aiSettings } from "../settings";
  * usage's cost): content chunks, then the meta event, then [DONE]. The upstream call is bounded by the
  * 60-second maximum duration.
  */
-export async function generateContent(input: { userId: string; account?: ChargeAccount; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function generateContent(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
   checkTemplateFields(input.body);
   const provider = aiProvider();
   const settings = aiSettings();
@@ -25,6 +26,7 @@ export async function generateContent(input: { userId: string; account?: ChargeA
   const charge = await openCharge({
     userId: input.userId,
     account: input.account,
+    slot: input.slot,
     operation: "content_generation",
     quote,
     metadata: { provider: provider.name, template: input.body.template, language: input.body.language },

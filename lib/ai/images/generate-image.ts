@@ -1,4 +1,5 @@
 import { openCharge, type ChargeAccount, type ChargeKey } from "../pricing/ai-charge";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { oneShotFailure, runChargedCall } from "../charged-call";
 import { billOneShot } from "../pricing/meter";
 import { findModel } from "../catalog/models";
@@ -27,6 +28,8 @@ export interface RenderImageInput {
   apiKey?: ChargeKey;
   /** The wallet charged when not the user's own (an organisation's). */
   account?: ChargeAccount;
+  /** The request's AI slot still to take across instances (with the charge). */
+  slot?: ChargeSlot | null;
   /** The provider (catalog) model. */
   model: string;
   prompt: string;
@@ -52,6 +55,7 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
     userId: input.userId,
     apiKey: input.apiKey,
     account: input.account,
+    slot: input.slot,
     operation: "image_generation",
     quote,
     metadata: { ...input.metadata, provider: provider.name },
@@ -86,12 +90,13 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
 }
 
 /** POST /api/ai/image-gen: one image of a public model (image-model-1, ...), as a data URL. */
-export async function generateImage(input: { userId: string; account?: ChargeAccount; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
+export async function generateImage(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
   const { body } = input;
   const provider = aiProvider();
   const { result, credits, remaining } = await renderImage({
     userId: input.userId,
     account: input.account,
+    slot: input.slot,
     model: aiSettings().imageModels[body.model],
     prompt: body.prompt,
     size: body.size,

@@ -1,4 +1,5 @@
 import { refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { noteCharge, noteRefusal } from "@/lib/spend-alerts/note-charge";
@@ -34,6 +35,8 @@ export interface OpenChargeInput {
    * account), with the member making the call, whose caps the charge checks.
    */
   account?: ChargeAccount;
+  /** The request's AI slot still to take across instances: taken with the reservation (reserveCredits). */
+  slot?: ChargeSlot | null;
 }
 
 /** An API key as a charge sees it: its id, whether it has a budget to check, and (an organisation's key) the member who made it. */
@@ -64,6 +67,7 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
       idempotencyKey: input.idempotencyKey,
       metadata: { ...metadata, reserved: quote.reserve },
       apiKey: input.apiKey,
+      slot: input.slot,
     });
     // Spend alerts from the statement's own result, evaluated off this request's path.
     noteCharge(reservation, input.apiKey?.alertThresholds);

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import type { ChargeSlot } from "@/lib/db/ai-slots";
 import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import busboy from "busboy";
 import { AppError } from "@/lib/errors";
@@ -142,6 +143,7 @@ export async function transcribeUpload(input: {
   userId: string;
   apiKey?: ChargeKey;
   account?: ChargeAccount;
+  slot?: ChargeSlot | null;
   upload: AudioUpload;
   /** Ledger metadata the caller adds (a /v1 request's tags). */
   metadata?: Record<string, unknown>;
@@ -159,6 +161,7 @@ export async function transcribeUpload(input: {
     userId: input.userId,
     apiKey: input.apiKey,
     account: input.account,
+    slot: input.slot,
     operation: "speech_to_text",
     quote,
     metadata: { ...input.metadata, format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
@@ -180,8 +183,8 @@ export async function transcribeUpload(input: {
 }
 
 /** POST /api/ai/speech-to-text: the upload is validated first (a bad request is a 400 whatever the provider's state). */
-export async function transcribeAudio(input: { userId: string; account?: ChargeAccount; req: Request }): Promise<{ text: string; language: string; duration: number }> {
+export async function transcribeAudio(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; req: Request }): Promise<{ text: string; language: string; duration: number }> {
   const upload = await readAudioUpload(input.req);
-  const { result, duration } = await transcribeUpload({ userId: input.userId, account: input.account, upload, signal: input.req.signal });
+  const { result, duration } = await transcribeUpload({ userId: input.userId, account: input.account, slot: input.slot, upload, signal: input.req.signal });
   return { text: result.text, language: result.language, duration };
 }

@@ -5,7 +5,7 @@ import * as stream from "@/app/api/ai/stream/route";
 import { chatTextLimitBytes } from "@/lib/ai/pricing/chat-text-limit";
 import { bytesBesideBase64 } from "@/lib/http/read-body";
 import { db } from "@/lib/db/client";
-import { INVALID_AI_REQUESTS } from "@/lib/ratelimit/ai-guard";
+import { INVALID_AI_REQUESTS } from "@/lib/ratelimit/ai-slot/invalid-ai-requests";
 import { databaseStore } from "@/lib/ratelimit/database-store";
 import { setEnv } from "@/tests/helpers/env";
 import { call, send, signIn } from "@/tests/helpers/http";

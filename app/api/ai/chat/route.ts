@@ -19,9 +19,9 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         "Single: { messages, model?, temperature?, maxTokens?, systemPrompt?, context?, cache?, cacheTTL? }. Batch: { requests: [single, ...] } answers { results: [answer | { error }], cost }.",
       response: chatResponse,
     },
-    async ({ user, account, body, req, setHeader }) => {
-      if (body.batch) return runChatBatch({ userId: user.id, account, requests: body.requests, signal: req.signal });
-      const { cached, ...result } = await runChat({ userId: user.id, account, body: body.request, signal: req.signal });
+    async ({ user, account, aiSlot, body, req, setHeader }) => {
+      if (body.batch) return runChatBatch({ userId: user.id, account, slot: aiSlot, requests: body.requests, signal: req.signal });
+      const { cached, ...result } = await runChat({ userId: user.id, account, slot: aiSlot, body: body.request, signal: req.signal });
       setHeader("X-Cache", cached ? "HIT" : "MISS");
       return result;
     },

@@ -13,6 +13,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       summary: "Image generation (80 credits)",
       response: imageGenResponse,
     },
-    ({ user, account, body, req }) => generateImage({ userId: user.id, account, body, signal: req.signal }),
+    ({ user, account, aiSlot, body, req }) => generateImage({ userId: user.id, account, slot: aiSlot, body, signal: req.signal }),
   ),
 });

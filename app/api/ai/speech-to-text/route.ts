@@ -19,6 +19,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       }),
       response: transcriptionResponse,
     },
-    ({ user, account, req }) => transcribeAudio({ userId: user.id, account, req }),
+    ({ user, account, aiSlot, req }) => transcribeAudio({ userId: user.id, account, slot: aiSlot, req }),
   ),
 });

@@ -26,6 +26,6 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: transcriptionResponse,
       produces: ["application/json", "text/plain"],
     },
-    async ({ apiKey, req }) => charged(await createTranscription({ key: apiKey, req, tags: requestTags(req) })),
+    async ({ apiKey, aiSlot, req }) => charged(await createTranscription({ key: apiKey, slot: aiSlot, req, tags: requestTags(req) })),
   ),
 });
