@@ -15,6 +15,7 @@ export { monthlyBonusPurchased } from "./monthly-bonus-purchased";
 export { expireBonusPurchases } from "./expire-bonus-purchases";
 export { initializeCredits } from "./initialize-credits";
 export { getAiUsage, type AiUsage } from "./get-ai-usage";
+export { observeCharges, type ChargeObserver, type SettledCharge } from "./charge-observers";
 export { accountPeriodEnd, allocationPeriodEnd } from "./allocation-period";
 export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
 export { exportCreditHistory } from "./export-credit-history";

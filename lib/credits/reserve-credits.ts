@@ -6,6 +6,7 @@ import { INSTANCE_ID } from "@/lib/db/instance";
 import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
+import { chargeRefused } from "./charge-observers";
 import { bonusSpendable, insufficientCredits, monthStart, queryPrepared } from "./ledger";
 import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
 import { UNLIMITED_CREDITS, type CreditAllowance, type Reservation } from "./types";
@@ -24,7 +25,7 @@ export interface ReserveInput {
    * The API key the call is made with: the charge is recorded on it, and a key with a budget is checked
    * and counted in the same statement (never past its budget, in-flight reservations included).
    */
-  apiKey?: { id: string; budgeted: boolean };
+  apiKey?: { id: string; budgeted: boolean; alertThresholds?: number[] };
   /**
    * A charge to an organisation's wallet (`userId` is the organisation's account): the member making
    * it. Their membership and their daily and monthly caps are checked and counted in the same
@@ -124,7 +125,14 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         const k = row as Partial<KeyReserveRow>;
         const key =
           input.apiKey && k.key_budget !== null && k.key_budget !== undefined
-            ? { id: input.apiKey.id, spent: Number(k.key_spent), budget: Number(k.key_budget), period: k.key_period ?? null, windowStart: k.key_window_start ? new Date(k.key_window_start) : null }
+            ? {
+                id: input.apiKey.id,
+                spent: Number(k.key_spent),
+                budget: Number(k.key_budget),
+                period: k.key_period ?? null,
+                windowStart: k.key_window_start ? new Date(k.key_window_start) : null,
+                alertThresholds: input.apiKey.alertThresholds,
+              }
             : undefined;
         return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance, ...(key ? { key } : {}) };
       }
@@ -135,6 +143,7 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         throw new AppError("conflict", "Idempotency key already used for another operation");
       case "insufficient":
         metrics().reservationFailures.inc({ reason: "insufficient" });
+        chargeRefused(userId, remaining);
         throw insufficientCredits(amount, remaining);
       case "rollover_due":
         if (attempt > 1) throw new AppError("internal", "The free monthly allocation could not be applied");

@@ -3,6 +3,7 @@ import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { bonusSpendable, queryPrepared } from "./ledger";
+import { chargeSettled } from "./charge-observers";
 import { UNLIMITED_CREDITS, type Reservation } from "./types";
 
 export interface SettleInput {
@@ -25,6 +26,8 @@ export interface Settlement {
   charged: number;
   /** Usable credits after the settlement. */
   remaining: number;
+  /** The account's subscription credits after it (absent when nothing was settled). */
+  subscriptionCredits?: number;
 }
 
 interface SettleRow {
@@ -79,7 +82,10 @@ function settle(reservation: Reservation, input: SettleInput, background: boolea
     // In the background at the amount reserved (a flat price): nothing moves between buckets and the
     // remaining balance is read by nobody, so the lighter statement does (settle_exact_charges).
     const exact = background && (input.amount === undefined || input.amount === reservation.amount);
-    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject }));
+    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject })).then((s) => {
+      if (s.settled) tellSettled(reservation, s);
+      return s;
+    });
     if (!writing) {
       writing = true;
       current = new Promise<void>((started) => setImmediate(started)).then(writeWaiting);
@@ -167,7 +173,11 @@ async function writeExact(batch: Waiting[]): Promise<void> {
     return;
   }
   batch.forEach((w, i) =>
-    w.resolve(settled.has(i + 1) ? { settled: true, charged: w.reservation.amount, remaining: w.reservation.remaining } : { settled: false, charged: 0, remaining: w.reservation.remaining }),
+    w.resolve(
+      settled.has(i + 1)
+        ? { settled: true, charged: w.reservation.amount, remaining: w.reservation.remaining, subscriptionCredits: w.reservation.remaining - (w.reservation.allowance?.usableBonusCredits ?? 0) }
+        : { settled: false, charged: 0, remaining: w.reservation.remaining },
+    ),
   );
 }
 
@@ -204,6 +214,21 @@ function deliver(batch: Waiting[], rows: SettleRow[]): void {
     }
     if (returned > 0) metrics().creditsRefunded.inc({ operation: w.reservation.operation ?? "unknown" }, returned);
     else if (returned < 0) metrics().creditsCharged.inc({ operation: w.reservation.operation ?? "unknown" }, -returned);
-    w.resolve({ settled: true, charged, remaining });
+    w.resolve({ settled: true, charged, remaining, subscriptionCredits: Number(row.subscription_credits ?? 0) });
+  });
+}
+
+/** What a settled charge did, for its observers (lib/credits/charge-observers.ts): the buckets and the key's window after it. */
+function tellSettled(reservation: Reservation, s: Settlement): void {
+  if (!reservation.allowance) return;
+  const key = reservation.key ? { ...reservation.key, spent: reservation.key.spent - reservation.amount + s.charged } : undefined;
+  chargeSettled({
+    accountId: reservation.userId,
+    operation: reservation.operation,
+    charged: s.charged,
+    subscriptionCredits: s.subscriptionCredits ?? s.remaining - reservation.allowance.usableBonusCredits,
+    remaining: s.remaining,
+    allowance: reservation.allowance,
+    key,
   });
 }

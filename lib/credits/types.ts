@@ -13,7 +13,7 @@ export interface Reservation {
   /** The user's allowance as the charge saw it (absent when nothing was charged). */
   allowance?: CreditAllowance;
   /** A charge made with an API key that has a budget: the key's window as the charge left it (spend alerts read it). */
-  key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null };
+  key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null; alertThresholds?: number[] };
 }
 
 /** What a charge read under its lock besides the buckets: the allocation and when it was last reset. */

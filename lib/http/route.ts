@@ -11,6 +11,7 @@ import { env } from "@/lib/config/env";
 import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { resolveOperator } from "@/lib/auth/resolve-operator";
+import { watchCharges } from "@/lib/spend-alerts/watch-charges";
 import { checkKeyRate, resolveKeyRequest } from "@/lib/api-keys/resolve-key-request";
 import { accountState } from "@/lib/users/account-state";
 import { acquireAiSlot } from "@/lib/ratelimit/ai-slot/acquire-ai-slot";
@@ -68,6 +69,9 @@ function afterResponse(): void {
 }
 
 const aiGuard = { acquire: (userId: string) => acquireAiSlot(userId), refuseIfTooManyInvalid: (userId: string) => refuseIfTooManyInvalid(userId), countInvalid: (userId: string) => countInvalidAiRequest(userId) };
+
+// Spend alerts watch the charges every route makes (lib/spend-alerts: an observer of lib/credits).
+watchCharges();
 
 const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse, aiGuard, resolveAccount: resolveActingAccount };
 

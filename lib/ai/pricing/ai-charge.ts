@@ -2,7 +2,6 @@ import { refundReservation, reserveCredits, settleInBackground, settleReservatio
 import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { noteCharge, noteRefusal } from "@/lib/spend-alerts/note-charge";
 import type { BilledAttempt } from "./meter";
 import { costMicros, creditsForCost, wholeMicros, type CallUsage } from "./price-call";
 import { pricingSettings } from "./pricing-settings";
@@ -69,11 +68,8 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
       apiKey: input.apiKey,
       slot: input.slot,
     });
-    // Spend alerts from the statement's own result, evaluated off this request's path.
-    noteCharge(reservation, input.apiKey?.alertThresholds);
     return { reservation, quote, operation: input.operation, metadata };
   } catch (error) {
-    if (isAppError(error) && error.code === "insufficient_credits") noteRefusal(input.account?.id ?? input.userId, Number(error.details?.available ?? 0));
     if (isAppError(error) && error.code === "insufficient_credits" && quote.flatCredits === null) throw meteredShortfall(quote, error);
     throw error;
   }

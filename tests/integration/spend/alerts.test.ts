@@ -14,7 +14,7 @@ import { stubProviderForFile } from "../ai/ai-test-kit";
 import { userWithKey, v1 } from "../api-keys/key-test-kit";
 import { actingAs, grant, operatorCookie, team } from "../organisations/org-test-kit";
 
-await stubProviderForFile();
+const stub = await stubProviderForFile();
 
 let receiver: WebhookReceiver;
 let restore: () => void;
@@ -74,6 +74,21 @@ describe("spend alerts", () => {
     await fired(user.id, 4);
     await waitUntil("the second credits.low", async () => events(user.id, "credits.low").length === 2);
     expect(await prisma.alertFiring.count({ where: { accountId: user.id, alert: "allocation:80" } })).toBe(1);
+  });
+
+  it("fires on settled spend: a call the provider failed (refunded) fires nothing; the next one that settles does", async () => {
+    const { user, cookie } = await signIn();
+    // 10 chats of 15 use 150 of 200 (75%); the 11th would reach 165 (82.5%).
+    for (let i = 0; i < 10; i++) expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    // The JSON chat goes upstream streamed: its provider call fails, nothing is billed, the charge is refunded.
+    stub.next("stream", { kind: "error", status: 500 });
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 100));
+    const prisma = await db();
+    expect(await prisma.alertFiring.count({ where: { accountId: user.id } })).toBe(0);
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    await fired(user.id, 1);
+    expect((await prisma.alertFiring.findFirstOrThrow({ where: { accountId: user.id } })).alert).toBe("allocation:80");
   });
 
   it("changes its thresholds; 100% of a key's budget fires once for the key; an organisation's member may not change them", async () => {

@@ -1,17 +1,17 @@
-import { accountPeriodEnd, type Reservation } from "@/lib/credits";
+import { accountPeriodEnd, observeCharges, type SettledCharge } from "@/lib/credits";
 import { db } from "@/lib/db/client";
-import { log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 import { alertSettingsOf } from "./alert-settings";
 import { fireAlert, type Firing } from "./fire-alert";
-import { processState } from "@/lib/process-state";
 
 /**
- * Spend alerts from a charge's own result (docs/API-NOTES.md "Spend alerts and webhooks"): what the
- * reservation statement returned (the balance after it, the allocation and its cycle, the key's
- * window) is compared with the account's thresholds after the answer's work has been handed on (a
- * setImmediate: nothing on the request's path but this call). A level reached fires once per period:
- * the firing row is unique (fire-alert.ts), and each process remembers what it already fired so a
- * user past a threshold costs no query per call.
+ * Spend alerts as an observer of charges (docs/API-NOTES.md "Spend alerts and webhooks"): lib/credits
+ * tells what each charge did once it is settled (a refunded call, whose work failed, fires nothing),
+ * and each refusal for want of credits; the charge itself knows nothing of alerts. What the settlement
+ * left (the buckets after it, the allocation and its cycle, the key's window) is compared with the
+ * account's thresholds, off the request's path. A level reached fires once per period: the firing row
+ * is unique (fire-alert.ts), and each process remembers what it already fired so an account past a
+ * threshold costs no query per call. The route wrapper's runtime (lib/http/route.ts) starts watching.
  */
 const MAX_MEMO = 20_000;
 const fired = processState("alertMemo", () => new Set<string>());
@@ -23,53 +23,51 @@ function remember(key: string): void {
   fired.add(key);
 }
 
-/** A charge was reserved: evaluate its alerts off the request's path. */
-export function noteCharge(reservation: Reservation, keyThresholds?: number[]): void {
-  if (!reservation.charged || !reservation.allowance) return;
-  setImmediate(() => void evaluate(reservation, keyThresholds).catch((error) => log.error("spend alerts not evaluated", { accountId: reservation.userId, error: (error as Error).message })));
+/** Starts watching charges (idempotent: one observer per process, whichever bundle calls it). */
+export function watchCharges(): void {
+  observeCharges("spend-alerts", {
+    settled: (charge) => evaluate(charge),
+    // A charge refused for want of credits: the account is out of them (credits.depleted, once per top-up period).
+    refused: (accountId, available) => lowAlerts(accountId, available, true),
+  });
 }
 
-/** A charge was refused for want of credits: the account is out of them (credits.depleted, once per top-up period). */
-export function noteRefusal(accountId: string, available: number): void {
-  setImmediate(() => void lowAlerts(accountId, available, true).catch((error) => log.error("spend alerts not evaluated", { accountId, error: (error as Error).message })));
-}
-
-async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void> {
-  const a = r.allowance!;
-  const settings = await alertSettingsOf(r.userId);
+async function evaluate(c: SettledCharge): Promise<void> {
+  const a = c.allowance;
+  const settings = await alertSettingsOf(c.accountId);
   const cycle = a.resetAt ? a.resetAt.toISOString() : "none";
-  const subscription = r.remaining - a.usableBonusCredits;
   const firings: Firing[] = [];
   if (a.monthlyAllocation > 0) {
-    const used = Math.max(0, a.monthlyAllocation - subscription);
+    const used = Math.max(0, a.monthlyAllocation - c.subscriptionCredits);
     let resetsAt: string | undefined;
     for (const t of settings.allocationThresholds) {
       if (used < Math.ceil((a.monthlyAllocation * t) / 100)) continue;
-      resetsAt ??= (await accountPeriodEnd(r.userId)).toISOString();
+      resetsAt ??= (await accountPeriodEnd(c.accountId)).toISOString();
       firings.push({
-        accountId: r.userId,
+        accountId: c.accountId,
         alert: `allocation:${t}`,
         period: cycle,
         type: "budget.threshold",
-        data: { scope: "allocation", threshold: t, used, allocation: a.monthlyAllocation, balance: r.remaining, resetsAt },
+        data: { scope: "allocation", threshold: t, used, allocation: a.monthlyAllocation, balance: c.remaining, resetsAt },
         email: settings.email,
       });
     }
   }
-  if (r.key && keyThresholds?.length) {
-    const period = r.key.period === "total" || !r.key.windowStart ? "total" : r.key.windowStart.toISOString();
+  const key = c.key;
+  if (key?.alertThresholds?.length) {
+    const period = key.period === "total" || !key.windowStart ? "total" : key.windowStart.toISOString();
     let name: string | null | undefined;
-    for (const t of keyThresholds) {
-      if (r.key.spent < Math.ceil((r.key.budget * t) / 100)) continue;
+    for (const t of key.alertThresholds) {
+      if (key.spent < Math.ceil((key.budget * t) / 100)) continue;
       // Already fired here: no query for the key's name on every later charge.
-      if (fired.has(`${r.userId}|key:${r.key.id}:${t}|${period}`)) continue;
-      name ??= await keyName(r.key.id);
+      if (fired.has(`${c.accountId}|key:${key.id}:${t}|${period}`)) continue;
+      name ??= await keyName(key.id);
       firings.push({
-        accountId: r.userId,
-        alert: `key:${r.key.id}:${t}`,
+        accountId: c.accountId,
+        alert: `key:${key.id}:${t}`,
         period,
         type: "budget.threshold",
-        data: { scope: "key", keyId: r.key.id, keyName: name, threshold: t, spent: r.key.spent, budget: r.key.budget, period: r.key.period },
+        data: { scope: "key", keyId: key.id, keyName: name, threshold: t, spent: key.spent, budget: key.budget, period: key.period },
         email: settings.email,
       });
     }
@@ -80,7 +78,7 @@ async function evaluate(r: Reservation, keyThresholds?: number[]): Promise<void>
     await fireAlert(f);
     remember(memo);
   }
-  await lowAlerts(r.userId, r.remaining, false, settings.lowBalance, settings.email);
+  await lowAlerts(c.accountId, c.remaining, false, settings.lowBalance, settings.email);
 }
 
 /** credits.low under the account's level, credits.depleted at 0 (or a refusal): once per top-up period. */
