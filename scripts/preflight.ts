@@ -14,13 +14,12 @@
  *      then the app's own shutdown (settlements written, database pool closed), then exit 0.
  */
 import { randomBytes } from "node:crypto";
-import http from "node:http";
-import path from "node:path";
 import { loadEnvConfig } from "@next/env";
 import { configurationProblems, describeProblems } from "@/lib/server/check-configuration";
 import { appStarted, runAppShutdown } from "@/lib/server/app-shutdown";
 import { PEER_HEADER, PEER_TOKEN_VARIABLE } from "@/lib/http/client-ip";
-import { createGatewayLane, gatewayLaneEnabled, type GatewayLane, type LaneRouteHandler } from "@/lib/server/gateway-lane";
+import { createGatewayLane, gatewayLaneEnabled, type GatewayLane } from "@/lib/server/gateway-lane";
+import { interceptRequestListeners, loadRouteHandler } from "@/lib/server/next-internals";
 
 loadEnvConfig(__dirname, false, { info: () => {}, error: console.error });
 const problems = configurationProblems(process.env);
@@ -31,7 +30,6 @@ if (problems.length > 0) {
 
 // Next's own signal handling would exit as soon as its server closed; ours also drains the app.
 process.env.NEXT_MANUAL_SIG_HANDLE = "true";
-const servers: http.Server[] = [];
 const SHUTDOWN_TIMEOUT_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS) > 0 ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : 25_000;
 let stopping = false;
 function logLine(level: "info" | "error", msg: string, fields: Record<string, unknown> = {}): void {
@@ -46,56 +44,41 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
     logLine("error", "shutdown deadline passed; exiting with requests still open", { signal });
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS).unref();
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  await Promise.all(intercepted.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   await runAppShutdown().catch((error: unknown) => logLine("error", "app shutdown failed", { error: String(error) }));
   logLine("info", "stopped", { signal, ms: Date.now() - started });
   process.exit(0);
 }
-process.on("SIGTERM", () => void stop("SIGTERM"));
-process.on("SIGINT", () => void stop("SIGINT"));
 
 const token = randomBytes(24).toString("hex");
 process.env[PEER_TOKEN_VARIABLE] = token;
 
-/**
- * A laned route's POST handler: the route's compiled module as Next itself loads it (<distDir>/server/…,
- * required after next-server.js moved into this directory and published its configuration), so the
- * handler shares every module instance with the routes Next answers.
- */
-async function loadRouteHandler(modulePath: string): Promise<LaneRouteHandler | null> {
-  const config = JSON.parse(process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ?? "{}") as { distDir?: string };
-  // Node's own require, the one Next loads route modules with: one module cache, one set of instances.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const compiled = require(path.join(process.cwd(), config.distDir ?? ".next", "server", modulePath)) as {
-    routeModule?: { ensureUserland?: () => Promise<void>; userland?: { POST?: LaneRouteHandler } };
-  };
-  // Next loads a route's own code lazily; its userland may be read once loaded.
-  await compiled.routeModule?.ensureUserland?.();
-  return compiled.routeModule?.userland?.POST ?? null;
-}
 const lane: GatewayLane | null = gatewayLaneEnabled()
   ? createGatewayLane({
       loadHandler: loadRouteHandler,
-      // instrumentation.ts has run (configuration checked, database open) once the app's shutdown exists.
       ready: appStarted,
       hostname: process.env.HOSTNAME || "0.0.0.0",
       logLine,
     })
   : null;
 
-const createServer = http.createServer;
-http.createServer = function (this: unknown, ...args: unknown[]) {
-  // Next's request listener, behind the peer header and the lane: every request carries its real
-  // peer, whatever the client sent, and a laned route never reaches Next's router.
-  const at = args.findIndex((a) => typeof a === "function");
-  if (at >= 0) {
-    const next = args[at] as http.RequestListener;
-    args[at] = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
-      if (!lane?.serve(req, res)) void next(req, res);
-    };
+// Next's request listener, behind the peer header and the lane (lib/server/next-internals.ts): every
+// request carries its real peer, whatever the client sent, and a laned route never reaches Next's router.
+const intercepted = interceptRequestListeners((req, res, next) => {
+  req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
+  if (!lane?.serve(req, res)) void next(req, res);
+});
+const noticeWhenStarted = setInterval(() => {
+  if (!appStarted()) return;
+  clearInterval(noticeWhenStarted);
+  // Next no longer reaching node:http through http.createServer: neither the peer header nor the lane
+  // sees its requests. Said once, loudly.
+  if (intercepted.servers.length === 0) {
+    logLine("error", "Next.js internals changed: its server was not created through http.createServer; the gateway lane and the client address header are off");
   }
-  const server = (createServer as (...a: unknown[]) => http.Server).apply(this, args);
-  servers.push(server);
-  return server;
-} as typeof http.createServer;
+}, 200);
+noticeWhenStarted.unref();
+
+// Registered once the servers' list exists (stop closes them).
+process.on("SIGTERM", () => void stop("SIGTERM"));
+process.on("SIGINT", () => void stop("SIGINT"));

@@ -23,7 +23,9 @@ import { tracingEnabled } from "@/lib/tracing";
  *   - the route span, when tracing is on: a server span named "POST <route>", child of the caller's
  *     traceparent, active while the handler runs (the wrapper tags it with the request id; the credit
  *     and provider spans are its children).
- * Anything else (another method, path or a route whose module cannot be loaded) goes on to Next.
+ * Anything else (another method or path) goes on to Next, and so does everything when a laned route's
+ * module cannot be loaded as the lane expects (lib/server/next-internals.ts checks it): the lane turns
+ * itself off, loudly.
  * `next dev` has no lane: the route handlers answer there. GATEWAY_LANE=false turns it off.
  */
 export type LaneRouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -36,7 +38,10 @@ export const LANE_ROUTES: Readonly<Record<string, string>> = {
 };
 
 export interface GatewayLaneOptions {
-  /** The route's POST handler, or null when its module has none (a failure or null: the route stays Next's). */
+  /**
+   * The route's POST handler (lib/server/next-internals.ts loadRouteHandler). A failure or null for any
+   * laned route turns the lane off as a whole, with one error line: Next answers every route then.
+   */
   loadHandler: (modulePath: string) => Promise<LaneRouteHandler | null>;
   /** Whether the app has started (instrumentation ran: configuration checked, database open). */
   ready: () => boolean;
@@ -79,46 +84,43 @@ const DRAIN_LIMIT_BYTES = 1024 * 1024;
 const formatHostname = (host: string) => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host);
 
 export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
-  // A route's handler: undefined until asked for, then the load in progress, then the handler or null.
-  const handlers = new Map<string, LaneRouteHandler | null | Promise<void>>();
+  // Loaded once the app has started: until then, and for good if any route fails to load, Next answers.
+  let handlers: Map<string, LaneRouteHandler> | null = null;
+  let state: "cold" | "loading" | "on" | "off" = "cold";
   // Read once the app has started: the lane is created before Next's server.js sets NODE_ENV, on
   // which HSTS depends (lib/config/security-headers.ts).
   let security: { key: string; value: string }[] | null = null;
-  const handlerFor = (route: string): LaneRouteHandler | null => {
-    const known = handlers.get(route);
-    if (known === undefined) {
-      // Loaded once, in the background: until then Next answers the route.
-      handlers.set(
-        route,
-        options.loadHandler(LANE_ROUTES[route]).then(
-          (handler) => {
-            handlers.set(route, handler);
-            if (!handler) options.logLine("error", "gateway lane: the route module has no POST handler; Next.js answers the route", { route });
-          },
-          (error: unknown) => {
-            handlers.set(route, null);
-            options.logLine("error", "gateway lane: route module not loaded; Next.js answers the route", { route, error: String(error) });
-          },
-        ),
-      );
-      return null;
+
+  const load = async () => {
+    const loaded = new Map<string, LaneRouteHandler>();
+    try {
+      for (const [route, modulePath] of Object.entries(LANE_ROUTES)) {
+        const handler = await options.loadHandler(modulePath);
+        if (!handler) throw new Error(`${route}: the route module has no POST handler`);
+        loaded.set(route, handler);
+      }
+    } catch (error) {
+      state = "off";
+      options.logLine("error", "gateway lane is off: Next.js answers every route (as with GATEWAY_LANE=false)", { reason: (error as Error).message });
+      return;
     }
-    return known instanceof Promise ? null : known;
+    handlers = loaded;
+    state = "on";
   };
 
-  let warmed = false;
   return {
     serve(req, res) {
-      if (!warmed && options.ready()) {
+      if (state === "cold") {
+        if (!options.ready()) return false;
         // The app is up: load every laned route now, so the first AI calls already take the lane.
-        warmed = true;
-        for (const route of Object.keys(LANE_ROUTES)) handlerFor(route);
+        state = "loading";
+        void load();
+        return false;
       }
-      if (req.method !== "POST") return false;
+      if (state !== "on" || req.method !== "POST") return false;
       const route = routeOf(req.url);
-      if (!route || !warmed) return false;
-      const handler = handlerFor(route);
-      if (!handler) return false;
+      const handler = route ? handlers?.get(route) : undefined;
+      if (!route || !handler) return false;
       security ??= securityHeaders();
       answer(req, res, route, handler, options, security).catch((error: unknown) => {
         options.logLine("error", "gateway lane: request failed", { route, error: String(error) });
