@@ -1,5 +1,6 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
+import prettier from "eslint-config-prettier";
 
 const config = [
   ...nextCoreWebVitals,
@@ -22,6 +23,8 @@ const config = [
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // Formatting is Prettier's (npm run format; checked by npm run lint): no stylistic rule competes with it.
+  prettier,
 ];
 
 export default config;
