@@ -23,7 +23,11 @@ const VENDOR_ADAPTERS = [
   { name: "prom-client", pkg: "prom-client", adapters: ["lib/metrics/index\\.ts"] },
   { name: "pino", pkg: "pino", adapters: ["lib/log\\.ts"] },
   { name: "opentelemetry", pkg: "(@opentelemetry/[^/]+|@vercel/otel)", adapters: ["lib/tracing/[^/]+\\.ts"] },
-  { name: "next-auth", pkg: "next-auth", adapters: ["lib/auth/[^/]+\\.ts", "app/api/auth/\\[\\.\\.\\.nextauth\\]/route\\.ts", "proxy\\.ts"] },
+  {
+    name: "next-auth",
+    pkg: "next-auth",
+    adapters: ["lib/auth/[^/]+\\.ts", "app/api/auth/\\[\\.\\.\\.nextauth\\]/route\\.ts", "proxy\\.ts"],
+  },
 ];
 
 const vendorRules = VENDOR_ADAPTERS.map(({ name, pkg, adapters }) => ({
@@ -70,7 +74,9 @@ const layerRules = LIB_LAYERS.flatMap((layer, i) =>
     return {
       name: "lib-layer-order",
       severity: "error",
-      comment: `lib/${name} imports only the layers below its own (${LIB_LAYERS.slice(i + 1).map((l) => l.join(", ")).join(" | ")}); never ${notBelow.join(", ")}.`,
+      comment: `lib/${name} imports only the layers below its own (${LIB_LAYERS.slice(i + 1)
+        .map((l) => l.join(", "))
+        .join(" | ")}); never ${notBelow.join(", ")}.`,
       from: { path: libPath(name) },
       to: { path: notBelow.map(libPath) },
     };
@@ -90,12 +96,20 @@ const ROOMS = {
 const roomRules = Object.entries(ROOMS).flatMap(([domain, layers]) =>
   layers.flatMap((layer, i) =>
     layer.flatMap((room) => {
-      const notBelow = layers.slice(0, i + 1).flat().filter((other) => other !== room);
+      const notBelow = layers
+        .slice(0, i + 1)
+        .flat()
+        .filter((other) => other !== room);
       if (notBelow.length === 0) return [];
       return {
         name: "lib-room-order",
         severity: "error",
-        comment: `lib/${domain}/${room} imports only the rooms below its own (${layers.slice(i + 1).map((l) => l.join(", ")).join(" | ") || "none"}); never ${notBelow.join(", ")}.`,
+        comment: `lib/${domain}/${room} imports only the rooms below its own (${
+          layers
+            .slice(i + 1)
+            .map((l) => l.join(", "))
+            .join(" | ") || "none"
+        }); never ${notBelow.join(", ")}.`,
         from: { path: `^lib/${domain}/${room}/` },
         to: { path: notBelow.map((other) => `^lib/${domain}/${other}/`), dependencyTypesNot: ["type-only"] },
       };
@@ -121,14 +135,16 @@ module.exports = {
     {
       name: "prisma-client-only-in-db",
       severity: "error",
-      comment: "The generated Prisma client is constructed in lib/db/client.ts only; other code imports its types (import type) and gets the client from db().",
+      comment:
+        "The generated Prisma client is constructed in lib/db/client.ts only; other code imports its types (import type) and gets the client from db().",
       from: { pathNot: ["^lib/db/client\\.ts$", "^lib/generated/"] },
       to: { path: "^lib/generated/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "domain-not-above-its-layer",
       severity: "error",
-      comment: "lib/ code never imports the HTTP layer (lib/http), pages or routes (app/) or dashboard components; it throws AppError and lib/http maps it.",
+      comment:
+        "lib/ code never imports the HTTP layer (lib/http), pages or routes (app/) or dashboard components; it throws AppError and lib/http maps it.",
       from: { path: "^lib/", pathNot: "^lib/http/" },
       to: { path: ["^lib/http/", "^app/", "^components/"] },
     },

@@ -6,7 +6,19 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ["node_modules/**", ".next/**", ".next-*/**", ".data/**", "lib/generated/**", "next-env.d.ts", "docs/**", "coverage/**", "bench/results/**", "tests/unit/architecture/fixture/**", "tmp/**"],
+    ignores: [
+      "node_modules/**",
+      ".next/**",
+      ".next-*/**",
+      ".data/**",
+      "lib/generated/**",
+      "next-env.d.ts",
+      "docs/**",
+      "coverage/**",
+      "bench/results/**",
+      "tests/unit/architecture/fixture/**",
+      "tmp/**",
+    ],
   },
   {
     // Test helpers such as useFreshPostgres() are not React hooks; tests read free-form JSON bodies.

@@ -95,7 +95,9 @@ export async function proxy(req: NextRequest) {
   if (isApi && !decodesCleanly(req.nextUrl.pathname)) {
     const message = "Not found: the path is not validly encoded";
     // The /v1 API answers in OpenAI's error shape (lib/http/openai-error.ts).
-    const body = req.nextUrl.pathname.startsWith("/v1/") ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } } : { error: message, code: "not_found" };
+    const body = req.nextUrl.pathname.startsWith("/v1/")
+      ? { error: { message, type: "invalid_request_error", code: "unknown_url", param: null } }
+      : { error: message, code: "not_found" };
     const notFound = withSecurityHeaders(NextResponse.json(body, { status: 404 }));
     notFound.headers.set("cache-control", "no-store");
     notFound.headers.set("x-request-id", requestId);
@@ -131,7 +133,9 @@ export async function proxy(req: NextRequest) {
     rewrite = req.nextUrl.clone();
     rewrite.pathname = CONSOLE_PATH + path.slice("/admin".length);
   }
-  const response = withSecurityHeaders(rewrite ? NextResponse.rewrite(rewrite, { request: { headers } }) : NextResponse.next({ request: { headers } }));
+  const response = withSecurityHeaders(
+    rewrite ? NextResponse.rewrite(rewrite, { request: { headers } }) : NextResponse.next({ request: { headers } }),
+  );
   response.headers.set("x-request-id", requestId);
   if (csp) response.headers.set("content-security-policy", csp);
   return response;

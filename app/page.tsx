@@ -13,8 +13,8 @@ export default function Home() {
       <p className="text-sm font-semibold uppercase tracking-wider text-brand-600">Subscription AI Service</p>
       <h1 className="mt-2 text-4xl font-bold tracking-tight">Subscriptions, credits and AI features behind one API</h1>
       <p className="mt-4 text-lg text-slate-600">
-        Sign in to the dashboard to manage your plan and credits, chat with the AI, generate images and content,
-        transcribe audio, upload files and ask questions about your documents.
+        Sign in to the dashboard to manage your plan and credits, chat with the AI, generate images and content, transcribe audio, upload
+        files and ask questions about your documents.
       </p>
       <div className="mt-8 flex flex-wrap gap-3">
         <Link href="/dashboard" className="btn-primary">

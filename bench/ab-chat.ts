@@ -54,11 +54,16 @@ async function main(): Promise<void> {
     PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
   };
   const admin = process.env.TEST_DATABASE_URL;
-  if (DATABASE === "postgres" && !admin) throw new Error('BENCH_AB_DATABASE=postgres needs TEST_DATABASE_URL (eval "$(scripts/test-services.sh env)")');
-  const databases = DATABASE === "postgres" ? [await freshPostgres(admin as string, "bench_ab"), await freshPostgres(admin as string, "bench_ab")] : [];
+  if (DATABASE === "postgres" && !admin)
+    throw new Error('BENCH_AB_DATABASE=postgres needs TEST_DATABASE_URL (eval "$(scripts/test-services.sh env)")');
+  const databases =
+    DATABASE === "postgres" ? [await freshPostgres(admin as string, "bench_ab"), await freshPostgres(admin as string, "bench_ab")] : [];
   const servers: Record<"baseline" | "current", RunningServer> = {
     current: await startBenchServer({ ...env, DATABASE_URL: databases[0]?.url }),
-    baseline: await startServer({ ...env, DATABASE_URL: databases[1]?.url, NEXT_DIST_DIR: BASELINE_DIST }, { serverDir: baselineServerDir, readyTimeoutMs: 180_000 }),
+    baseline: await startServer(
+      { ...env, DATABASE_URL: databases[1]?.url, NEXT_DIST_DIR: BASELINE_DIST },
+      { serverDir: baselineServerDir, readyTimeoutMs: 180_000 },
+    ),
   };
   try {
     const cookies = {
@@ -67,7 +72,8 @@ async function main(): Promise<void> {
     };
     const agent = keepAliveAgent(1);
     const sizes = { "1k": prompt(1024), "100k": prompt(100 * 1024) } as const;
-    const body = (size: keyof typeof sizes) => JSON.stringify({ messages: (sizes[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content })) });
+    const body = (size: keyof typeof sizes) =>
+      JSON.stringify({ messages: (sizes[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content })) });
     const one = async (who: "baseline" | "current", size: keyof typeof sizes) => {
       const r = await timedPost(agent, `${servers[who].baseUrl}/api/ai/chat`, { cookie: cookies[who] }, body(size));
       if (r.status !== 200) throw new Error(`${who} ${size}: ${r.status} ${r.body.slice(0, 200)}`);
@@ -76,7 +82,11 @@ async function main(): Promise<void> {
     // The stub asked directly as each build asks it: the baseline for one JSON answer, this build
     // streamed with its usage chunk (what the provider's own side of the change costs).
     const direct = async (stream: boolean, size: keyof typeof sizes) => {
-      const payload = JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: sizes[size] }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+      const payload = JSON.stringify({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: sizes[size] }],
+        ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+      });
       const r = await timedPost(agent, `${stub.info.url}/chat/completions`, { authorization: "Bearer sk-bench" }, payload);
       if (r.status !== 200) throw new Error(`stub ${size}: ${r.status}`);
       return r.ms;
@@ -89,7 +99,12 @@ async function main(): Promise<void> {
         await one("baseline", size);
         await one("current", size);
       }
-      const r = (result[size] = { baseline: [] as number[], current: [] as number[], difference: [] as number[], stubStreamedOverJson: [] as number[] });
+      const r = (result[size] = {
+        baseline: [] as number[],
+        current: [] as number[],
+        difference: [] as number[],
+        stubStreamedOverJson: [] as number[],
+      });
       for (let round = 0; round < ROUNDS; round++) {
         const b: number[] = [];
         const c: number[] = [];
@@ -125,7 +140,14 @@ async function main(): Promise<void> {
         baseline: await signInUsers(servers.baseline.baseUrl, CONCURRENCY, "ab-load-baseline"),
       };
       const load = async (who: "baseline" | "current") => {
-        const r = await runPostLoad({ url: `${servers[who].baseUrl}/api/ai/chat`, concurrency: CONCURRENCY, maxRequests: 1e9, maxMs: SECONDS * 1000, headers: (w) => ({ cookie: users[who][w] }), body: body("1k") });
+        const r = await runPostLoad({
+          url: `${servers[who].baseUrl}/api/ai/chat`,
+          concurrency: CONCURRENCY,
+          maxRequests: 1e9,
+          maxMs: SECONDS * 1000,
+          headers: (w) => ({ cookie: users[who][w] }),
+          body: body("1k"),
+        });
         if (r.errors > 0) throw new Error(`${who} under load: ${JSON.stringify(r.statuses)}`);
         return r.rps;
       };
@@ -140,13 +162,34 @@ async function main(): Promise<void> {
         throughput.baseline.push(rps.baseline);
         throughput.current.push(rps.current);
         throughput.ratio.push(rps.current / rps.baseline);
-        console.log(`  c=${CONCURRENCY} round ${round + 1}: baseline ${fmt(rps.baseline, 0)} req/s | current ${fmt(rps.current, 0)} req/s | current ÷ baseline ${fmt(rps.current / rps.baseline, 2)}`);
+        console.log(
+          `  c=${CONCURRENCY} round ${round + 1}: baseline ${fmt(rps.baseline, 0)} req/s | current ${fmt(rps.current, 0)} req/s | current ÷ baseline ${fmt(rps.current / rps.baseline, 2)}`,
+        );
       }
-      console.log(`  c=${CONCURRENCY}: median current ÷ baseline ${fmt(median(throughput.ratio), 2)} (current ${fmt(median(throughput.current), 0)} / baseline ${fmt(median(throughput.baseline), 0)} req/s)`);
+      console.log(
+        `  c=${CONCURRENCY}: median current ÷ baseline ${fmt(median(throughput.ratio), 2)} (current ${fmt(median(throughput.current), 0)} / baseline ${fmt(median(throughput.baseline), 0)} req/s)`,
+      );
     }
     mkdirSync("bench/results", { recursive: true });
     const file = path.join("bench/results", `ab-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-    writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), baseline: BASELINE, database: DATABASE, rounds: ROUNDS, n: N, warmup: WARMUP, result, concurrency: CONCURRENCY, throughput }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          at: new Date().toISOString(),
+          baseline: BASELINE,
+          database: DATABASE,
+          rounds: ROUNDS,
+          n: N,
+          warmup: WARMUP,
+          result,
+          concurrency: CONCURRENCY,
+          throughput,
+        },
+        null,
+        2,
+      ),
+    );
     console.log(`wrote ${file}`);
   } finally {
     for (const s of Object.values(servers)) {

@@ -47,8 +47,27 @@ import { request } from "node:http";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { creditsOf, ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper, type HelperProcess, type RunningServer } from "./lib/ai-server";
-import { keepAliveAgent, mean, median, percentile, runPostLoad, timedPost, timedStream, type PostLoadResult, type TimedStream } from "./lib/ai-http";
+import {
+  creditsOf,
+  ensureBenchBuild,
+  freshPostgres,
+  signInUsers,
+  startBenchServer,
+  startHelper,
+  type HelperProcess,
+  type RunningServer,
+} from "./lib/ai-server";
+import {
+  keepAliveAgent,
+  mean,
+  median,
+  percentile,
+  runPostLoad,
+  timedPost,
+  timedStream,
+  type PostLoadResult,
+  type TimedStream,
+} from "./lib/ai-http";
 import { portkeyHeaders, startPortkey, type PortkeyProcess } from "./lib/portkey-process";
 import { fmt, writeSection } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
@@ -90,7 +109,13 @@ interface Dist {
   p99: number;
   mean: number;
 }
-const dist = (values: number[]): Dist => ({ n: values.length, p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99), mean: mean(values) });
+const dist = (values: number[]): Dist => ({
+  n: values.length,
+  p50: percentile(values, 50),
+  p90: percentile(values, 90),
+  p99: percentile(values, 99),
+  mean: mean(values),
+});
 
 /** The kinds measured at concurrency 1, interleaved request by request. */
 const LATENCY_KINDS = ["direct", "portkey", "noop", "chat", "chatBonus"] as const;
@@ -127,7 +152,9 @@ interface ScenarioResult {
     /** Charged chat requests of the warm-up (answered 200). */
     chatWarmUp: number;
   };
-  stream?: Record<"paced" | "unpaced", { direct: StreamSummary; gateway: StreamSummary; portkey?: StreamSummary; chunks: number }> & { portkeyError?: string };
+  stream?: Record<"paced" | "unpaced", { direct: StreamSummary; gateway: StreamSummary; portkey?: StreamSummary; chunks: number }> & {
+    portkeyError?: string;
+  };
   concurrent?: {
     streams: number;
     ok: number;
@@ -157,7 +184,12 @@ function directChatBody(): string {
 }
 const streamBody = () => JSON.stringify({ messages: [{ role: "user", content: STREAM_PROMPT }] });
 const directStreamBody = () =>
-  JSON.stringify({ model: MODEL, messages: [{ role: "user", content: STREAM_PROMPT }], stream: true, stream_options: { include_usage: true } });
+  JSON.stringify({
+    model: MODEL,
+    messages: [{ role: "user", content: STREAM_PROMPT }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
 
 const STUB_AUTH = { authorization: "Bearer x" };
 
@@ -167,17 +199,30 @@ interface Target {
   body?: string;
 }
 
-function latencyTargets(server: RunningServer, stub: Stub, portkey: PortkeyProcess | null, users: BenchUsers): Partial<Record<LatencyKind, Target>> {
+function latencyTargets(
+  server: RunningServer,
+  stub: Stub,
+  portkey: PortkeyProcess | null,
+  users: BenchUsers,
+): Partial<Record<LatencyKind, Target>> {
   return {
     direct: { url: `${stub.info.url}/chat/completions`, headers: STUB_AUTH, body: directChatBody() },
-    ...(portkey ? { portkey: { url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders(stub.info.url), body: directChatBody() } } : {}),
+    ...(portkey
+      ? { portkey: { url: `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders(stub.info.url), body: directChatBody() } }
+      : {}),
     noop: { url: `${server.baseUrl}/api/bench/noop`, headers: {} },
     chat: { url: `${server.baseUrl}/api/ai/chat`, headers: { cookie: users.cookies[0] }, body: chatBody() },
     chatBonus: { url: `${server.baseUrl}/api/ai/chat`, headers: { cookie: users.bonusCookie }, body: chatBody() },
   };
 }
 
-async function latencyPhase(server: RunningServer, stub: Stub, portkey: PortkeyProcess | null, users: BenchUsers, label: string): Promise<NonNullable<ScenarioResult["latency"]>> {
+async function latencyPhase(
+  server: RunningServer,
+  stub: Stub,
+  portkey: PortkeyProcess | null,
+  users: BenchUsers,
+  label: string,
+): Promise<NonNullable<ScenarioResult["latency"]>> {
   const agent = keepAliveAgent(1);
   const targets = latencyTargets(server, stub, portkey, users);
   const kinds = LATENCY_KINDS.filter((k) => targets[k]);
@@ -209,7 +254,12 @@ async function latencyPhase(server: RunningServer, stub: Stub, portkey: PortkeyP
     console.log(`  ${label} latency round ${round + 1}: ${kinds.map((k) => `${k} p50 ${fmt(median(r[k]), 2)}`).join(" | ")} ms`);
   }
   // CPU accounting: the process's CPU time over CPU_PASS requests of one kind at a time.
-  const cpuOf: Partial<Record<LatencyKind, number>> = { noop: server.pid, chat: server.pid, chatBonus: server.pid, ...(portkey ? { portkey: portkey.pid } : {}) };
+  const cpuOf: Partial<Record<LatencyKind, number>> = {
+    noop: server.pid,
+    chat: server.pid,
+    chatBonus: server.pid,
+    ...(portkey ? { portkey: portkey.pid } : {}),
+  };
   const cpu: Partial<Record<LatencyKind, number[]>> = {};
   for (const pass of [0, 1]) {
     for (const k of kinds) {
@@ -223,7 +273,11 @@ async function latencyPhase(server: RunningServer, stub: Stub, portkey: PortkeyP
   }
   agent.destroy();
   const cpuMsPerRequest = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, mean(v as number[])]));
-  console.log(`  ${label} CPU per request: ${Object.entries(cpuMsPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)} ms`).join(", ")}`);
+  console.log(
+    `  ${label} CPU per request: ${Object.entries(cpuMsPerRequest)
+      .map(([k, v]) => `${k} ${fmt(v, 2)} ms`)
+      .join(", ")}`,
+  );
   return { kinds: Object.fromEntries(kinds.map((k) => [k, dist(all[k])])), roundAddedP50, cpuMsPerRequest };
 }
 
@@ -245,18 +299,34 @@ function fetchGet(agent: ReturnType<typeof keepAliveAgent>, url: string): Promis
   });
 }
 
-async function throughputPhase(server: RunningServer, stub: Stub, portkey: PortkeyProcess | null, users: BenchUsers, label: string): Promise<NonNullable<ScenarioResult["throughput"]>> {
+async function throughputPhase(
+  server: RunningServer,
+  stub: Stub,
+  portkey: PortkeyProcess | null,
+  users: BenchUsers,
+  label: string,
+): Promise<NonNullable<ScenarioResult["throughput"]>> {
   const load = (kind: ThroughputKind, max: number): Promise<PostLoadResult> => {
     const base = { concurrency: CONCURRENCY, maxRequests: max, maxMs: SECONDS * 1000 };
     switch (kind) {
       case "direct":
         return runPostLoad({ ...base, url: `${stub.info.url}/chat/completions`, headers: () => STUB_AUTH, body: directChatBody() });
       case "portkey":
-        return runPostLoad({ ...base, url: `${(portkey as PortkeyProcess).url}/v1/chat/completions`, headers: () => portkeyHeaders(stub.info.url), body: directChatBody() });
+        return runPostLoad({
+          ...base,
+          url: `${(portkey as PortkeyProcess).url}/v1/chat/completions`,
+          headers: () => portkeyHeaders(stub.info.url),
+          body: directChatBody(),
+        });
       case "noop":
         return runPostLoad({ ...base, url: `${server.baseUrl}/api/bench/noop` });
       case "chat":
-        return runPostLoad({ ...base, url: `${server.baseUrl}/api/ai/chat`, headers: (w) => ({ cookie: users.cookies[w % users.cookies.length] }), body: chatBody() });
+        return runPostLoad({
+          ...base,
+          url: `${server.baseUrl}/api/ai/chat`,
+          headers: (w) => ({ cookie: users.cookies[w % users.cookies.length] }),
+          body: chatBody(),
+        });
     }
   };
   const kinds = THROUGHPUT_KINDS.filter((k) => k !== "portkey" || portkey);
@@ -273,13 +343,23 @@ async function throughputPhase(server: RunningServer, stub: Stub, portkey: Portk
       if (r.errors) throw new Error(`${label} throughput ${k}: errors ${JSON.stringify(r.statuses)}`);
       rounds[k].push(r);
     }
-    console.log(`  ${label} c=${CONCURRENCY} round ${round + 1}: ${kinds.map((k) => `${k} ${fmt(rounds[k][round].rps, 0)} req/s`).join(" | ")}`);
+    console.log(
+      `  ${label} c=${CONCURRENCY} round ${round + 1}: ${kinds.map((k) => `${k} ${fmt(rounds[k][round].rps, 0)} req/s`).join(" | ")}`,
+    );
   }
   const chatRatio = Object.fromEntries(kinds.map((k) => [k, median(rounds.chat.map((c, i) => c.rps / rounds[k][i].rps))]));
   return {
     rps: Object.fromEntries(kinds.map((k) => [k, median(rounds[k].map((r) => r.rps))])),
     p50: Object.fromEntries(kinds.map((k) => [k, median(rounds[k].flatMap((r) => r.latencies))])),
-    p99: Object.fromEntries(kinds.map((k) => [k, percentile(rounds[k].flatMap((r) => r.latencies), 99)])),
+    p99: Object.fromEntries(
+      kinds.map((k) => [
+        k,
+        percentile(
+          rounds[k].flatMap((r) => r.latencies),
+          99,
+        ),
+      ]),
+    ),
     chatRatio,
     roundChatNoopRatios: rounds.chat.map((c, i) => c.rps / rounds.noop[i].rps),
     chatRequests: rounds.chat.reduce((a, r) => a + r.requests, 0),
@@ -302,7 +382,13 @@ function checkStream(s: TimedStream, kind: string, exactChunks = true): void {
 
 const gaps = (s: TimedStream) => s.chunkAt.slice(1).map((t, i) => t - s.chunkAt[i]);
 
-async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyProcess | null, cookie: string, label: string): Promise<NonNullable<ScenarioResult["stream"]>> {
+async function streamPhase(
+  server: RunningServer,
+  stub: Stub,
+  portkey: PortkeyProcess | null,
+  cookie: string,
+  label: string,
+): Promise<NonNullable<ScenarioResult["stream"]>> {
   const out = {} as NonNullable<ScenarioResult["stream"]>;
   const agent = keepAliveAgent(1);
   type StreamKind = "direct" | "gateway" | "portkey";
@@ -312,7 +398,13 @@ async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyPr
     // to the upstream fetch Response's immutable headers: 500); bench/lib/portkey-node-streams.mjs
     // works around it. Measured when it can, left out (and said so) when it cannot. Its stream reader
     // waits 25 ms before relaying the first event (by design): its TTFT includes that.
-    const probe = await timedStream(agent, `${portkey.url}/v1/chat/completions`, portkeyHeaders(stub.info.url), directStreamBody(), "openai");
+    const probe = await timedStream(
+      agent,
+      `${portkey.url}/v1/chat/completions`,
+      portkeyHeaders(stub.info.url),
+      directStreamBody(),
+      "openai",
+    );
     if (probe.status !== 200) {
       kinds = ["direct", "gateway"];
       out.portkeyError = `Portkey answered a streamed request with ${probe.status} (${(probe.errors[0] ?? "").slice(0, 120)})`;
@@ -326,7 +418,13 @@ async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyPr
         kind === "direct"
           ? await timedStream(agent, `${stub.info.url}/chat/completions`, STUB_AUTH, directStreamBody(), "openai")
           : kind === "portkey"
-            ? await timedStream(agent, `${(portkey as PortkeyProcess).url}/v1/chat/completions`, portkeyHeaders(stub.info.url), directStreamBody(), "openai")
+            ? await timedStream(
+                agent,
+                `${(portkey as PortkeyProcess).url}/v1/chat/completions`,
+                portkeyHeaders(stub.info.url),
+                directStreamBody(),
+                "openai",
+              )
             : await timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie }, streamBody(), "gateway");
       checkStream(s, `${label} ${kind}`, kind === "direct");
       return s;
@@ -342,7 +440,12 @@ async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyPr
       gap: dist(list.flatMap(gaps)),
       total: dist(list.map((s) => s.chunkAt[s.chunkAt.length - 1])),
     });
-    out[mode] = { direct: summary(acc.direct), gateway: summary(acc.gateway), ...(kinds.includes("portkey") ? { portkey: summary(acc.portkey) } : {}), chunks: expectedPieces(STREAM_PROMPT).length };
+    out[mode] = {
+      direct: summary(acc.direct),
+      gateway: summary(acc.gateway),
+      ...(kinds.includes("portkey") ? { portkey: summary(acc.portkey) } : {}),
+      chunks: expectedPieces(STREAM_PROMPT).length,
+    };
     const pk = out[mode].portkey;
     console.log(
       `  ${label} stream ${mode}: ttft direct ${fmt(out[mode].direct.ttft.p50, 2)} gateway ${fmt(out[mode].gateway.ttft.p50, 2)}${pk ? ` portkey ${fmt(pk.ttft.p50, 2)}` : ""} ms | gap direct ${fmt(out[mode].direct.gap.p50, 2)} gateway ${fmt(out[mode].gateway.gap.p50, 2)} ms`,
@@ -352,7 +455,12 @@ async function streamPhase(server: RunningServer, stub: Stub, portkey: PortkeyPr
   return out;
 }
 
-async function concurrentPhase(server: RunningServer, stub: Stub, cookies: string[], label: string): Promise<NonNullable<ScenarioResult["concurrent"]>> {
+async function concurrentPhase(
+  server: RunningServer,
+  stub: Stub,
+  cookies: string[],
+  label: string,
+): Promise<NonNullable<ScenarioResult["concurrent"]>> {
   await stub.ask({ chunkDelayMs: CHUNK_DELAY_MS });
   try {
     return await concurrentStreams(server, stub, cookies, label);
@@ -361,7 +469,12 @@ async function concurrentPhase(server: RunningServer, stub: Stub, cookies: strin
   }
 }
 
-async function concurrentStreams(server: RunningServer, stub: Stub, cookies: string[], label: string): Promise<NonNullable<ScenarioResult["concurrent"]>> {
+async function concurrentStreams(
+  server: RunningServer,
+  stub: Stub,
+  cookies: string[],
+  label: string,
+): Promise<NonNullable<ScenarioResult["concurrent"]>> {
   const pieces = expectedPieces(STREAM_PROMPT);
   const problems: string[] = [];
 
@@ -369,7 +482,9 @@ async function concurrentStreams(server: RunningServer, stub: Stub, cookies: str
   const directAgent = keepAliveAgent(STREAMS);
   let t0 = performance.now();
   const direct = await Promise.all(
-    Array.from({ length: STREAMS }, () => timedStream(directAgent, `${stub.info.url}/chat/completions`, STUB_AUTH, directStreamBody(), "openai")),
+    Array.from({ length: STREAMS }, () =>
+      timedStream(directAgent, `${stub.info.url}/chat/completions`, STUB_AUTH, directStreamBody(), "openai"),
+    ),
   );
   const directWallMs = performance.now() - t0;
   directAgent.destroy();
@@ -379,7 +494,9 @@ async function concurrentStreams(server: RunningServer, stub: Stub, cookies: str
   const agent = keepAliveAgent(STREAMS);
   t0 = performance.now();
   const results = await Promise.all(
-    Array.from({ length: STREAMS }, (_, i) => timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie: cookies[i % cookies.length] }, streamBody(), "gateway", 120_000)),
+    Array.from({ length: STREAMS }, (_, i) =>
+      timedStream(agent, `${server.baseUrl}/api/ai/stream`, { cookie: cookies[i % cookies.length] }, streamBody(), "gateway", 120_000),
+    ),
   );
   const gatewayWallMs = performance.now() - t0;
   agent.destroy();
@@ -398,10 +515,18 @@ async function concurrentStreams(server: RunningServer, stub: Stub, cookies: str
     if (meta && s.done) withMetaAndDone++;
     creditsCharged += meta?.creditsUsed ?? 0;
     // Every piece's text, in order (pieces the provider client read together arrive as one event).
-    const intact = s.status === 200 && s.errors.length === 0 && s.texts.length >= 1 && s.texts.length <= pieces.length && s.texts.join("") === expectedReply(STREAM_PROMPT);
+    const intact =
+      s.status === 200 &&
+      s.errors.length === 0 &&
+      s.texts.length >= 1 &&
+      s.texts.length <= pieces.length &&
+      s.texts.join("") === expectedReply(STREAM_PROMPT);
     if (!intact) textMissing++;
     if (intact && meta && s.done) ok++;
-    else if (problems.length < 10) problems.push(`stream ${i}: status ${s.status}, ${s.texts.length}/${pieces.length} chunks, meta ${Boolean(meta)}, done ${s.done}, errors ${s.errors.join("; ")}`);
+    else if (problems.length < 10)
+      problems.push(
+        `stream ${i}: status ${s.status}, ${s.texts.length}/${pieces.length} chunks, meta ${Boolean(meta)}, done ${s.done}, errors ${s.errors.join("; ")}`,
+      );
   });
   if (counters.opened !== STREAMS || counters.completed !== STREAMS || counters.clientClosed !== 0) {
     problems.push(`stub counters: ${JSON.stringify(counters)}`);
@@ -446,7 +571,13 @@ function runSteps(): Steps | null {
     console.log(`[steps] failed (exit ${r.status}): ${(r.stderr ?? "").slice(-1000)}`);
     return null;
   }
-  process.stdout.write((r.stdout ?? "").split("\n").filter((l) => l && !l.startsWith("STEPS_JSON")).map((l) => `  [steps] ${l}\n`).join(""));
+  process.stdout.write(
+    (r.stdout ?? "")
+      .split("\n")
+      .filter((l) => l && !l.startsWith("STEPS_JSON"))
+      .map((l) => `  [steps] ${l}\n`)
+      .join(""),
+  );
   return JSON.parse(line.slice("STEPS_JSON ".length)) as Steps;
 }
 
@@ -474,7 +605,9 @@ interface BenchUsers {
 async function prepareUsers(baseUrl: string): Promise<BenchUsers> {
   const all = await signInUsers(baseUrl, Math.max(CONCURRENCY, STREAM_USERS) + 1, "ai-bench");
   const bonusCookie = all[all.length - 1];
-  const session = (await (await fetch(`${baseUrl}/api/auth/session`, { headers: { cookie: bonusCookie } })).json()) as { user: { id: string } };
+  const session = (await (await fetch(`${baseUrl}/api/auth/session`, { headers: { cookie: bonusCookie } })).json()) as {
+    user: { id: string };
+  };
   const admin = (body: unknown) =>
     fetch(`${baseUrl}/api/admin/users/${session.user.id}/credits`, {
       method: "POST",
@@ -483,22 +616,40 @@ async function prepareUsers(baseUrl: string): Promise<BenchUsers> {
     }).then(async (r) => {
       if (r.status !== 200) throw new Error(`operator adjustment: ${r.status} ${await r.text()}`);
     });
-  await admin({ amount: -CREDITS, bucket: "subscription", reason: "bench: charges come from bonus credits", idempotencyKey: "bench-bonus-sub" });
+  await admin({
+    amount: -CREDITS,
+    bucket: "subscription",
+    reason: "bench: charges come from bonus credits",
+    idempotencyKey: "bench-bonus-sub",
+  });
   await admin({ amount: CREDITS, bucket: "bonus", reason: "bench: charges come from bonus credits", idempotencyKey: "bench-bonus-bonus" });
-  const prefs = await fetch(`${baseUrl}/api/credits/preferences`, { method: "PATCH", headers: { cookie: bonusCookie, "content-type": "application/json" }, body: JSON.stringify({ bonusCreditsAutoUse: true }) });
+  const prefs = await fetch(`${baseUrl}/api/credits/preferences`, {
+    method: "PATCH",
+    headers: { cookie: bonusCookie, "content-type": "application/json" },
+    body: JSON.stringify({ bonusCreditsAutoUse: true }),
+  });
   if (prefs.status !== 200) throw new Error(`auto-use: ${prefs.status} ${await prefs.text()}`);
   return { cookies: all.slice(0, -1), bonusCookie };
 }
 
 /** Runs a phase and checks its charges: credits consumed across every bench user = successful charged requests × cost. */
-async function charged<T>(baseUrl: string, users: BenchUsers, phase: string, charges: ScenarioResult["charges"], run: () => Promise<T>, count: (result: T) => { requests: number; cost: number }): Promise<T> {
+async function charged<T>(
+  baseUrl: string,
+  users: BenchUsers,
+  phase: string,
+  charges: ScenarioResult["charges"],
+  run: () => Promise<T>,
+  count: (result: T) => { requests: number; cost: number },
+): Promise<T> {
   const cookies = [...users.cookies, users.bonusCookie];
   const before = await creditsOf(baseUrl, cookies);
   const result = await run();
   const consumed = before - (await creditsOf(baseUrl, cookies));
   const { requests, cost } = count(result);
   charges.push({ phase, requests, expected: cost, consumed, exact: consumed === cost });
-  console.log(`  charges ${phase}: ${requests} charged requests, ${cost} credits expected, ${consumed} consumed${consumed === cost ? "" : "  <-- MISMATCH"}`);
+  console.log(
+    `  charges ${phase}: ${requests} charged requests, ${cost} credits expected, ${consumed} consumed${consumed === cost ? "" : "  <-- MISMATCH"}`,
+  );
   return result;
 }
 
@@ -523,16 +674,30 @@ async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | 
     const base = server.baseUrl;
     if (PHASES.includes("latency")) {
       const chatsPerKind = WARMUP + ROUNDS * LATENCY_N + 2 * CPU_PASS;
-      result.latency = await charged(base, users, "latency", result.charges, () => latencyPhase(server, stub, portkey, users, label), () => ({
-        requests: 2 * chatsPerKind,
-        cost: 2 * chatsPerKind * CHAT_COST,
-      }));
+      result.latency = await charged(
+        base,
+        users,
+        "latency",
+        result.charges,
+        () => latencyPhase(server, stub, portkey, users, label),
+        () => ({
+          requests: 2 * chatsPerKind,
+          cost: 2 * chatsPerKind * CHAT_COST,
+        }),
+      );
     }
     if (PHASES.includes("throughput")) {
-      result.throughput = await charged(base, users, "throughput", result.charges, () => throughputPhase(server, stub, portkey, users, label), (t) => ({
-        requests: t.chatRequests + t.chatWarmUp,
-        cost: (t.chatRequests + t.chatWarmUp) * CHAT_COST,
-      }));
+      result.throughput = await charged(
+        base,
+        users,
+        "throughput",
+        result.charges,
+        () => throughputPhase(server, stub, portkey, users, label),
+        (t) => ({
+          requests: t.chatRequests + t.chatWarmUp,
+          cost: (t.chatRequests + t.chatWarmUp) * CHAT_COST,
+        }),
+      );
     }
     if (PHASES.includes("stream")) result.stream = await streamPhase(server, stub, portkey, users.cookies[0], label);
     if (PHASES.includes("concurrent")) {
@@ -540,7 +705,9 @@ async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | 
       result.concurrent = await concurrentPhase(server, stub, users.cookies.slice(0, STREAM_USERS), label);
       const after = await creditBalance(databaseUrl);
       if (before !== null && after !== null && before - after !== result.concurrent.creditsCharged) {
-        result.concurrent.problems.push(`balances moved by ${before - after} credits but the streams report ${result.concurrent.creditsCharged}`);
+        result.concurrent.problems.push(
+          `balances moved by ${before - after} credits but the streams report ${result.concurrent.creditsCharged}`,
+        );
       }
     }
     result.loadAvg = { start: loadStart, end: loadavg()[0] };
@@ -612,13 +779,25 @@ function targetLines(r: ScenarioResult): string[] {
     );
   }
   const c = r.concurrent;
-  if (c) out.push(`${r.database}: ${c.streams} concurrent stream starts, TTFT p50 ${fmt(c.gatewayTtft.p50, 1)} ms vs ${fmt(c.directTtft.p50, 1)} direct = ${fmt(c.gatewayTtft.p50 / c.directTtft.p50, 2)}× (≤ 3: ${met(c.gatewayTtft.p50 <= 3 * c.directTtft.p50)})`);
+  if (c)
+    out.push(
+      `${r.database}: ${c.streams} concurrent stream starts, TTFT p50 ${fmt(c.gatewayTtft.p50, 1)} ms vs ${fmt(c.directTtft.p50, 1)} direct = ${fmt(c.gatewayTtft.p50 / c.directTtft.p50, 2)}× (≤ 3: ${met(c.gatewayTtft.p50 <= 3 * c.directTtft.p50)})`,
+    );
   if (r.throughput) {
     const t = r.throughput;
-    if (t.chatRatio.portkey !== undefined) out.push(`${r.database}: c=${CONCURRENCY} charged chat req/s ÷ Portkey's ${fmt(t.chatRatio.portkey, 2)} (≥ 1: ${met(t.chatRatio.portkey >= 1)})`);
-    if (t.chatRatio.noop !== undefined) out.push(`${r.database}: c=${CONCURRENCY} charged chat req/s ÷ our noop ${fmt(t.chatRatio.noop, 2)} (≥ 0.8: ${met(t.chatRatio.noop >= 0.8)})`);
+    if (t.chatRatio.portkey !== undefined)
+      out.push(
+        `${r.database}: c=${CONCURRENCY} charged chat req/s ÷ Portkey's ${fmt(t.chatRatio.portkey, 2)} (≥ 1: ${met(t.chatRatio.portkey >= 1)})`,
+      );
+    if (t.chatRatio.noop !== undefined)
+      out.push(
+        `${r.database}: c=${CONCURRENCY} charged chat req/s ÷ our noop ${fmt(t.chatRatio.noop, 2)} (≥ 0.8: ${met(t.chatRatio.noop >= 0.8)})`,
+      );
   }
-  for (const c of r.charges) out.push(`${r.database}: charges, ${c.phase}: ${c.requests.toLocaleString("en-US")} charged requests × ${CHAT_COST} = ${c.expected.toLocaleString("en-US")} credits, ${c.consumed.toLocaleString("en-US")} consumed (${c.exact ? "exact" : "**NOT exact**"})`);
+  for (const c of r.charges)
+    out.push(
+      `${r.database}: charges, ${c.phase}: ${c.requests.toLocaleString("en-US")} charged requests × ${CHAT_COST} = ${c.expected.toLocaleString("en-US")} credits, ${c.consumed.toLocaleString("en-US")} consumed (${c.exact ? "exact" : "**NOT exact**"})`,
+    );
   return out.map((line) => `- ${line}`);
 }
 
@@ -628,15 +807,18 @@ function throughputTable(results: ScenarioResult[]): string[] {
     if (!t) return [];
     return THROUGHPUT_KINDS.filter((k) => t.rps[k] !== undefined).map((k) => {
       const rps = t.rps[k] as number;
-      const label = k === "chat" ? "our charged `/api/ai/chat` → stub" : k === "noop" ? "our `/api/bench/noop`" : k === "portkey" ? "Portkey → stub" : "stub, direct";
+      const label =
+        k === "chat"
+          ? "our charged `/api/ai/chat` → stub"
+          : k === "noop"
+            ? "our `/api/bench/noop`"
+            : k === "portkey"
+              ? "Portkey → stub"
+              : "stub, direct";
       return `| ${r.database} | ${label} | ${fmt(rps, 0)} | ${fmt(rps / (t.rps.direct as number), 2)} | ${t.rps.portkey ? fmt(rps / t.rps.portkey, 2) : ""} | ${fmt(rps / (t.rps.noop as number), 2)} | ${fmt(t.p50[k] as number, 1)} / ${fmt(t.p99[k] as number, 1)} |`;
     });
   });
-  return [
-    "| Database | kind | req/s | ÷ stub | ÷ Portkey | ÷ our noop | p50 / p99 ms |",
-    "|---|---|---|---|---|---|---|",
-    ...rows,
-  ];
+  return ["| Database | kind | req/s | ÷ stub | ÷ Portkey | ÷ our noop | p50 / p99 ms |", "|---|---|---|---|---|---|---|", ...rows];
 }
 
 function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null, stubKeepAliveMs: number): string {
@@ -646,7 +828,9 @@ function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null,
     r.stream
       ? (["paced", "unpaced"] as const).map((mode) => {
           const s = (r.stream as NonNullable<ScenarioResult["stream"]>)[mode];
-          const pk = s.portkey ? `${fmt(s.portkey.ttft.p50, 2)} / ${fmt(s.portkey.ttft.p99, 2)} | **${fmt(s.portkey.ttft.p50 - s.direct.ttft.p50, 2)}**` : " | ";
+          const pk = s.portkey
+            ? `${fmt(s.portkey.ttft.p50, 2)} / ${fmt(s.portkey.ttft.p99, 2)} | **${fmt(s.portkey.ttft.p50 - s.direct.ttft.p50, 2)}**`
+            : " | ";
           return `| ${r.database} | ${mode === "paced" ? `${CHUNK_DELAY_MS} ms` : "0 ms"} | ${fmt(s.direct.ttft.p50, 2)} / ${fmt(s.direct.ttft.p99, 2)} | ${fmt(s.gateway.ttft.p50, 2)} / ${fmt(s.gateway.ttft.p99, 2)} | **${fmt(s.gateway.ttft.p50 - s.direct.ttft.p50, 2)}** / ${fmt(s.gateway.ttft.p99 - s.direct.ttft.p99, 2)} | ${pk} | ${fmt(s.direct.gap.p50, 2)} / ${fmt(s.direct.gap.p99, 2)} | ${fmt(s.gateway.gap.p50, 2)} / ${fmt(s.gateway.gap.p99, 2)} | **${fmt(s.gateway.gap.mean - s.direct.gap.mean, 3)}** | ${fmt(s.gateway.total.p50 / s.direct.total.p50, 2)} |`;
         })
       : [],
@@ -662,7 +846,9 @@ function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null,
   const anyPortkey = results.some((r) => r.latency?.kinds.portkey);
   return `
 \`npm run bench:ai\` (bench/ai-gateway.ts) on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: ${cpu.length} × ${cpu[0]?.model ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GB, Node ${process.version}; the load generator, our server, Portkey, the stub and PostgreSQL share those 2 cores, so compare the **differences and ratios**, each measured in the same run against a baseline interleaved with it.${
-    results.some((r) => r.loadAvg) ? ` Machine load (1-minute load average at the start → end of each scenario; above 2, processes were waiting for a core): ${results.map((r) => (r.loadAvg ? `${r.database} ${fmt(r.loadAvg.start, 1)} → ${fmt(r.loadAvg.end, 1)}` : `${r.database} n/a`)).join(", ")}.` : ""
+    results.some((r) => r.loadAvg)
+      ? ` Machine load (1-minute load average at the start → end of each scenario; above 2, processes were waiting for a core): ${results.map((r) => (r.loadAvg ? `${r.database} ${fmt(r.loadAvg.start, 1)} → ${fmt(r.loadAvg.end, 1)}` : `${r.database} n/a`)).join(", ")}.`
+      : ""
   }
 
 Setup: our server is \`next build\` (NEXT_DIST_DIR=.next-bench) run by \`next start\` on 127.0.0.1 in production mode, with \`OPENAI_API_KEY=x\` and \`OPENAI_BASE_URL\` = the OpenAI-compatible stub (tests/helpers/openai-stub.ts, request recording off, its own process, idle connections kept ${stubKeepAliveMs === 1000 ? "1 s" : `${fmt(stubKeepAliveMs / 1000, 0)} s`}). ${anyPortkey ? "The peer is the Portkey AI gateway (npm `@portkey-ai/gateway` 1.15.2, its own Node process on 127.0.0.1, production mode) in front of the same stub (`x-portkey-provider: openai`, `x-portkey-custom-host` = the stub). " : ""}Every request of ours is really charged: 15 credits reserved before the upstream call and settled after, in the ledger (\`PRICING_CONFIG\` gives the free tier ${CREDITS.toLocaleString("en-US")} monthly credits, so every bench user, signed in through the dev sign-in, starts with them; the bonus user's are moved to a bonus purchase through the operator API and its bonus auto-use is on, so its charges draw on bonus credits). PostgreSQL: a fresh database on the \`TEST_DATABASE_URL\` server (PostgreSQL 15 on loopback, fsync off as scripts/test-services.sh starts it), DATABASE_POOL_MAX 10. Request: \`{"messages":[{"role":"user","content":"${CHAT_PROMPT}"}]}\`; the stub and Portkey get the completion our provider client sends upstream (\`model\` ${MODEL}, same messages), with the same keep-alive client.
@@ -700,16 +886,16 @@ ${stRows.join("\n")}
 `
     : ""
 }${
-  ccRows.length
-    ? `
+    ccRows.length
+      ? `
 **${STREAMS} concurrent streams** (all started at once, ${STREAM_USERS} users, stub paced at ${CHUNK_DELAY_MS} ms; each stream is checked against what the stub sends for that request: the same text in order (pieces that reach our provider client in one read go out as one event, so under load there are fewer events than pieces), then \`event: meta\` and \`[DONE]\`; the stub counts streams opened / completed / closed early by its client; "direct" = the same ${STREAMS} streams straight from the stub, same run).
 
 | Database | streams | intact | text events received / pieces sent | streams with text missing | meta + [DONE] | stub opened / completed / closed early | direct wall ms | gateway wall ms | wall ratio | direct TTFT p50 / p99 | gateway TTFT p50 / p99 | credits charged |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${ccRows.join("\n")}
 `
-    : ""
-}${problems.length ? `\nProblems seen:\n${problems.join("\n")}\n` : ""}`;
+      : ""
+  }${problems.length ? `\nProblems seen:\n${problems.join("\n")}\n` : ""}`;
 }
 
 const STEP_NAMES: Record<string, string> = {
@@ -721,7 +907,7 @@ const STEP_NAMES: Record<string, string> = {
   settle: "`settleReservation`",
   provider: "provider `chat()` → stub (our client)",
   sdk: "provider `chat()` → stub (openai SDK)",
-  direct: "the same completion to the stub with node:http (the \"direct\" baseline)",
+  direct: 'the same completion to the stub with node:http (the "direct" baseline)',
   response: "response: `Response.json` of the answer",
 };
 
@@ -732,7 +918,11 @@ function reportFromFile(file: string): void {
   if (!stamp) throw new Error(`no time stamp in ${file}`);
   const startedAt = new Date(`${stamp[1]}T${stamp[2]}:${stamp[3]}:${stamp[4]}.${stamp[5]}Z`);
   const section = process.env.BENCH_SECTION ?? "AI gateway";
-  writeSection(path.join(process.cwd(), "docs", "BENCHMARKS.md"), section, report(saved.results, startedAt, saved.steps, saved.stubKeepAliveMs));
+  writeSection(
+    path.join(process.cwd(), "docs", "BENCHMARKS.md"),
+    section,
+    report(saved.results, startedAt, saved.steps, saved.stubKeepAliveMs),
+  );
   console.log(`wrote the ${section} section of docs/BENCHMARKS.md from ${file}`);
 }
 
@@ -765,7 +955,10 @@ async function main(): Promise<void> {
   }
   const root = process.cwd();
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", `ai-gateway-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify({ results, steps, stubKeepAliveMs }, null, 2));
+  writeFileSync(
+    path.join(root, "bench", "results", `ai-gateway-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`),
+    JSON.stringify({ results, steps, stubKeepAliveMs }, null, 2),
+  );
   if (process.env.BENCH_NO_DOC !== "true") {
     writeSection(path.join(root, "docs", "BENCHMARKS.md"), "AI gateway", report(results, startedAt, steps, stubKeepAliveMs));
     console.log("wrote the AI gateway section of docs/BENCHMARKS.md");

@@ -24,7 +24,15 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { creditsOf, ensureBenchBuild, signInUsers, startBenchServer, startHelper, type HelperProcess, type RunningServer } from "./lib/ai-server";
+import {
+  creditsOf,
+  ensureBenchBuild,
+  signInUsers,
+  startBenchServer,
+  startHelper,
+  type HelperProcess,
+  type RunningServer,
+} from "./lib/ai-server";
 import { keepAliveAgent, median, percentile, timedPost } from "./lib/ai-http";
 import { fmt, writeSection } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
@@ -66,7 +74,11 @@ const dist = (xs: number[]): Dist => ({ p50: median(xs), p90: percentile(xs, 90)
 
 /** An API key of the signed-in user, made through the API as a user would. */
 async function createKey(baseUrl: string, cookie: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/keys`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }) });
+  const res = await fetch(`${baseUrl}/api/keys`, {
+    method: "POST",
+    headers: { cookie, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench" }),
+  });
   if (res.status !== 200) throw new Error(`key not created: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { secret: string }).secret;
 }
@@ -90,31 +102,50 @@ async function main(): Promise<void> {
     metered: await startBenchServer({ ...common, AI_PRICING_MODE: "metered", CREDIT_VALUE_USD: "0.00001" }),
   };
   try {
-    const cookies = { flat: (await signInUsers(servers.flat.baseUrl, 1, "overhead-flat"))[0], metered: (await signInUsers(servers.metered.baseUrl, 1, "overhead-metered"))[0] };
+    const cookies = {
+      flat: (await signInUsers(servers.flat.baseUrl, 1, "overhead-flat"))[0],
+      metered: (await signInUsers(servers.metered.baseUrl, 1, "overhead-metered"))[0],
+    };
     // A message holds at most 100,000 characters: the 100 KB prompt is two user messages.
     const messages = (size: "1k" | "100k") => (PROMPTS[size].match(/[\s\S]{1,51200}/g) ?? []).map((content) => ({ role: "user", content }));
     const body = (size: "1k" | "100k", model = true, stream = false) =>
-      JSON.stringify({ ...(model ? { model: MODEL } : {}), messages: messages(size), ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
+      JSON.stringify({
+        ...(model ? { model: MODEL } : {}),
+        messages: messages(size),
+        ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+      });
     const chat = (mode: "flat" | "metered", size: "1k" | "100k"): Target => ({
       url: `${servers[mode].baseUrl}/api/ai/chat`,
       headers: { cookie: cookies[mode] },
       body: body(size, false),
       charged: mode,
     });
-    const direct = (size: "1k" | "100k"): Target => ({ url: `${stub.info.url}/chat/completions`, headers: { authorization: "Bearer x" }, body: body(size, true, true) });
+    const direct = (size: "1k" | "100k"): Target => ({
+      url: `${stub.info.url}/chat/completions`,
+      headers: { authorization: "Bearer x" },
+      body: body(size, true, true),
+    });
     const secret = await createKey(servers.flat.baseUrl, cookies.flat);
     const targets: Record<Kind, Target> = {
       direct: direct("1k"),
       flat: chat("flat", "1k"),
       metered: chat("metered", "1k"),
-      key: { url: `${servers.flat.baseUrl}/v1/chat/completions`, headers: { authorization: `Bearer ${secret}` }, body: body("1k"), charged: "flat" },
+      key: {
+        url: `${servers.flat.baseUrl}/v1/chat/completions`,
+        headers: { authorization: `Bearer ${secret}` },
+        body: body("1k"),
+        charged: "flat",
+      },
       direct100k: direct("100k"),
       flat100k: chat("flat", "100k"),
       metered100k: chat("metered", "100k"),
     };
     const agent = keepAliveAgent(1);
     const charged = { flat: 0, metered: 0 };
-    const before = { flat: await creditsOf(servers.flat.baseUrl, [cookies.flat]), metered: await creditsOf(servers.metered.baseUrl, [cookies.metered]) };
+    const before = {
+      flat: await creditsOf(servers.flat.baseUrl, [cookies.flat]),
+      metered: await creditsOf(servers.metered.baseUrl, [cookies.metered]),
+    };
     const one = async (kind: Kind): Promise<number> => {
       const t = targets[kind];
       const r = await timedPost(agent, t.url, t.headers, t.body);
@@ -129,7 +160,16 @@ async function main(): Promise<void> {
     console.log(`overhead: ${WARMUP} warm-ups per kind ...`);
     for (let i = 0; i < WARMUP; i++) for (const k of KINDS) await one(k);
     const all = Object.fromEntries(KINDS.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
-    const added: Record<string, number[]> = { flat: [], metered: [], key: [], flat100k: [], metered100k: [], meteredOverFlat: [], meteredOverFlat100k: [], keyOverSession: [] };
+    const added: Record<string, number[]> = {
+      flat: [],
+      metered: [],
+      key: [],
+      flat100k: [],
+      metered100k: [],
+      meteredOverFlat: [],
+      meteredOverFlat100k: [],
+      keyOverSession: [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       const r = Object.fromEntries(KINDS.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
       for (let i = 0; i < N; i++) {
@@ -157,10 +197,17 @@ async function main(): Promise<void> {
     for (let i = 0; i < B2B_N; i++) b2bDirect.push(await one("direct"));
     agent.destroy();
 
-    const after = { flat: await creditsOf(servers.flat.baseUrl, [cookies.flat]), metered: await creditsOf(servers.metered.baseUrl, [cookies.metered]) };
+    const after = {
+      flat: await creditsOf(servers.flat.baseUrl, [cookies.flat]),
+      metered: await creditsOf(servers.metered.baseUrl, [cookies.metered]),
+    };
     const charges = {
       flat: { consumed: before.flat - after.flat, answered: charged.flat, exact: before.flat - after.flat === charged.flat },
-      metered: { consumed: before.metered - after.metered, answered: charged.metered, exact: before.metered - after.metered === charged.metered },
+      metered: {
+        consumed: before.metered - after.metered,
+        answered: charged.metered,
+        exact: before.metered - after.metered === charged.metered,
+      },
     };
     const result = {
       at: new Date().toISOString(),

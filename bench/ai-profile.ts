@@ -138,7 +138,14 @@ export function summarize(profile: Profile, requests: number, database: string):
     categories.set(category, (categories.get(category) ?? 0) + ms);
     const own = special ? fn : node.callFrame.url ? originalSource(node.callFrame) : source;
     const key = `${fn || "(anonymous)"} ${own}`;
-    const f = functions.get(key) ?? { fn: fn || "(anonymous)", source: own.replace(/^.*\[project\]\//, "").replace(/^(\.\.\/)+/, "").replace(/^file:\/\/.*node_modules\//, "node_modules/"), ms: 0 };
+    const f = functions.get(key) ?? {
+      fn: fn || "(anonymous)",
+      source: own
+        .replace(/^.*\[project\]\//, "")
+        .replace(/^(\.\.\/)+/, "")
+        .replace(/^file:\/\/.*node_modules\//, "node_modules/"),
+      ms: 0,
+    };
     f.ms += ms;
     functions.set(key, f);
   }
@@ -167,11 +174,11 @@ async function main(): Promise<void> {
   const database = DB === "postgres" ? await freshPostgres(process.env.TEST_DATABASE_URL as string, "bench_profile") : null;
   const server = await startBenchServer(
     {
-    BENCH_ROUTES: "true",
-    OPENAI_API_KEY: "x",
-    OPENAI_BASE_URL: stub.info.url,
-    PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
-    DATABASE_URL: database?.url,
+      BENCH_ROUTES: "true",
+      OPENAI_API_KEY: "x",
+      OPENAI_BASE_URL: stub.info.url,
+      PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
+      DATABASE_URL: database?.url,
     },
     ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=250"],
   );
@@ -179,7 +186,14 @@ async function main(): Promise<void> {
   try {
     const cookies = await signInUsers(server.baseUrl, CONCURRENCY, "ai-profile");
     const body = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
-    await runPostLoad({ url: `${server.baseUrl}/api/ai/chat`, concurrency: CONCURRENCY, maxRequests: 500, maxMs: 10_000, headers: (w) => ({ cookie: cookies[w] }), body });
+    await runPostLoad({
+      url: `${server.baseUrl}/api/ai/chat`,
+      concurrency: CONCURRENCY,
+      maxRequests: 500,
+      maxMs: 10_000,
+      headers: (w) => ({ cookie: cookies[w] }),
+      body,
+    });
     const load = await runPostLoad({
       url: `${server.baseUrl}/api/ai/chat`,
       concurrency: CONCURRENCY,
@@ -189,7 +203,9 @@ async function main(): Promise<void> {
       body,
     });
     requests = load.requests + 500 + CONCURRENCY * 3;
-    console.log(`profiled load: ${load.requests} chat requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}`);
+    console.log(
+      `profiled load: ${load.requests} chat requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}`,
+    );
   } finally {
     await server.stop();
     removeDir(server.dataDir);
@@ -201,14 +217,21 @@ async function main(): Promise<void> {
   if (files.length === 0) throw new Error(`no profile in ${profileDir}`);
   const largest = files.sort((a, b) => statSync(path.join(profileDir, b)).size - statSync(path.join(profileDir, a)).size)[0];
   const summary = summarize(JSON.parse(readFileSync(path.join(profileDir, largest), "utf8")) as Profile, requests, DB);
-  console.log(`\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per chat request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`);
+  console.log(
+    `\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per chat request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`,
+  );
   console.log("| Category | ms per request | share of busy time |\n|---|---|---|");
-  for (const c of summary.categories) if (c.share >= 0.005) console.log(`| ${c.category} | ${fmt(c.msPerRequest, 3)} | ${fmt(c.share * 100, 1)}% |`);
+  for (const c of summary.categories)
+    if (c.share >= 0.005) console.log(`| ${c.category} | ${fmt(c.msPerRequest, 3)} | ${fmt(c.share * 100, 1)}% |`);
   console.log("\n| Function (self time) | source | ms per request |\n|---|---|---|");
-  for (const f of summary.top.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 15))) console.log(`| ${f.fn} | ${f.source} | ${fmt(f.msPerRequest, 3)} |`);
+  for (const f of summary.top.slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 15)))
+    console.log(`| ${f.fn} | ${f.source} | ${fmt(f.msPerRequest, 3)} |`);
   const out = path.join(process.cwd(), "bench", "results");
   mkdirSync(out, { recursive: true });
-  writeFileSync(path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(summary, null, 2));
+  writeFileSync(
+    path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+    JSON.stringify(summary, null, 2),
+  );
   if (process.env.BENCH_PROFILE_KEEP) writeFileSync(process.env.BENCH_PROFILE_KEEP, readFileSync(path.join(profileDir, largest)));
   removeDir(profileDir);
 }

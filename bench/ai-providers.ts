@@ -62,18 +62,34 @@ async function main(): Promise<void> {
     const vercelAnthropic = createAnthropic({ apiKey: "sk-ant-bench", baseURL: `${anthropic.info.url}/v1` });
     const vercelGoogle = createGoogleGenerativeAI({ apiKey: "gk-bench", baseURL: `${gemini.info.url}/v1beta` });
     const anthropicBody = JSON.stringify({ model: "claude-haiku-4-5", max_tokens: 64, messages });
-    const geminiBody = JSON.stringify({ contents: [{ role: "user", parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 64 } });
+    const geminiBody = JSON.stringify({
+      contents: [{ role: "user", parts: [{ text: PROMPT }] }],
+      generationConfig: { maxOutputTokens: 64 },
+    });
 
     console.log(`providers: ${WARMUP} warm-ups and ${N} interleaved calls per kind ...`);
     const vendors = await interleave({
       anthropicSdk: () => router.chat({ model: "claude-haiku-4-5", messages, maxTokens: 64 }),
-      anthropicVercel: () => generateText({ model: vercelAnthropic("claude-haiku-4-5"), prompt: PROMPT, maxOutputTokens: 64, maxRetries: 0 }),
+      anthropicVercel: () =>
+        generateText({ model: vercelAnthropic("claude-haiku-4-5"), prompt: PROMPT, maxOutputTokens: 64, maxRetries: 0 }),
       anthropicFetch: async () =>
-        (await fetch(`${anthropic.info.url}/v1/messages`, { method: "POST", headers: { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" }, body: anthropicBody })).json(),
+        (
+          await fetch(`${anthropic.info.url}/v1/messages`, {
+            method: "POST",
+            headers: { "x-api-key": "k", "anthropic-version": "2023-06-01", "content-type": "application/json" },
+            body: anthropicBody,
+          })
+        ).json(),
       geminiSdk: () => router.chat({ model: "gemini-2.5-flash", messages, maxTokens: 64 }),
       geminiVercel: () => generateText({ model: vercelGoogle("gemini-2.5-flash"), prompt: PROMPT, maxOutputTokens: 64, maxRetries: 0 }),
       geminiFetch: async () =>
-        (await fetch(`${gemini.info.url}/v1beta/models/gemini-2.5-flash:generateContent`, { method: "POST", headers: { "x-goog-api-key": "k", "content-type": "application/json" }, body: geminiBody })).json(),
+        (
+          await fetch(`${gemini.info.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+            method: "POST",
+            headers: { "x-goog-api-key": "k", "content-type": "application/json" },
+            body: geminiBody,
+          })
+        ).json(),
     });
     const routing = await interleave({
       router: () => router.chat({ model: "gpt-4o-mini", messages, maxTokens: 64 }),
@@ -87,9 +103,16 @@ async function main(): Promise<void> {
   }
 }
 
-function report(r: { at: string; N: number; WARMUP: number; vendors: Record<string, { p50: number; p99: number }>; routing: Record<string, { p50: number; p99: number }> }): string {
+function report(r: {
+  at: string;
+  N: number;
+  WARMUP: number;
+  vendors: Record<string, { p50: number; p99: number }>;
+  routing: Record<string, { p50: number; p99: number }>;
+}): string {
   const v = r.vendors;
-  const row = (label: string, k: string, floor: string) => `| ${label} | ${fmt(v[k].p50, 3)} | ${fmt(v[k].p99, 3)} | ${fmt(v[k].p50 - v[floor].p50, 3)} |`;
+  const row = (label: string, k: string, floor: string) =>
+    `| ${label} | ${fmt(v[k].p50, 3)} | ${fmt(v[k].p99, 3)} | ${fmt(v[k].p50 - v[floor].p50, 3)} |`;
   return [
     `Measured ${r.at.slice(0, 10)} by \`npm run bench:ai:providers\` (also run by \`npm run bench:ai\`): one Node process calling local stubs of each vendor's wire format (each stub its own process), ${r.N} calls per kind interleaved call by call after ${r.WARMUP} warm-ups; ms per call at concurrency 1. "Over fetch" is the kind's p50 minus a bare \`fetch\` of the same request.`,
     "",

@@ -32,7 +32,15 @@ async function main(): Promise<void> {
   const database = embedded ? null : await freshPostgres(admin as string, "bench_steps");
   try {
     Object.assign(process.env, {
-      ...(database ? { DATABASE_URL: database.url } : { PGLITE_DATA_DIR: "memory://", DATA_DIR: "/tmp/bench-steps-data", APP_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true", CRON_SECRET: "x".repeat(32) }),
+      ...(database
+        ? { DATABASE_URL: database.url }
+        : {
+            PGLITE_DATA_DIR: "memory://",
+            DATA_DIR: "/tmp/bench-steps-data",
+            APP_ENV: "production",
+            ALLOW_EMBEDDED_DATABASE: "true",
+            CRON_SECRET: "x".repeat(32),
+          }),
       NEXTAUTH_SECRET: SECRET,
       OPENAI_API_KEY: "x",
       OPENAI_BASE_URL: stub.info.url,
@@ -52,12 +60,23 @@ async function main(): Promise<void> {
     const bonusUser = (await ensureUser({ email: "steps-bonus@example.com" })).user.id;
     const prisma = await db();
     await prisma.$transaction(async (tx) => {
-      await adjustCredits(tx, { userId: bonusUser, amount: -100_000_000, bucket: "subscription", idempotencyKey: "steps-sub", metadata: {} });
+      await adjustCredits(tx, {
+        userId: bonusUser,
+        amount: -100_000_000,
+        bucket: "subscription",
+        idempotencyKey: "steps-sub",
+        metadata: {},
+      });
       await adjustCredits(tx, { userId: bonusUser, amount: 100_000_000, bucket: "bonus", idempotencyKey: "steps-bonus", metadata: {} });
     });
     await prisma.user.update({ where: { id: bonusUser }, data: { bonusCreditsAutoUse: true } });
     const chatJson = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
-    const answer = { text: "stub reply to: Say hello to the benchmark", model: "gpt-4o-mini", usage: { promptTokens: 8, completionTokens: 9 }, cost: 15 };
+    const answer = {
+      text: "stub reply to: Say hello to the benchmark",
+      model: "gpt-4o-mini",
+      usage: { promptTokens: 8, completionTokens: 9 },
+      cost: 15,
+    };
     const token = await encode({ token: { sub: userId, email: "steps@example.com" }, secret: SECRET });
     const req = new Request("http://127.0.0.1/api/ai/chat", { method: "POST", headers: { cookie: `next-auth.session-token=${token}` } });
     const provider = aiProvider();
@@ -71,12 +90,17 @@ async function main(): Promise<void> {
       },
       flags: async () => flags().aiChat,
       body: async () => {
-        const r = new Request("http://127.0.0.1/api/ai/chat", { method: "POST", body: chatJson, headers: { "content-type": "application/json" } });
+        const r = new Request("http://127.0.0.1/api/ai/chat", {
+          method: "POST",
+          body: chatJson,
+          headers: { "content-type": "application/json" },
+        });
         const parsed = chatRequestSchema.safeParse(JSON.parse(await r.text()));
         if (!parsed.success) throw new Error("body refused");
       },
       reserve: () => reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } }),
-      reserveBonus: () => reserveCredits({ userId: bonusUser, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } }),
+      reserveBonus: () =>
+        reserveCredits({ userId: bonusUser, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } }),
       settle: async () => {
         const r = await reserveCredits({ userId, amount: 15, operation: "chat", metadata: { model: "gpt-4o-mini", provider: "openai" } });
         const t = performance.now();
@@ -99,8 +123,11 @@ async function main(): Promise<void> {
       const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
       for (const n of order) samples[n].push(await time(n));
     }
-    for (const n of names) console.log(`${n.padEnd(8)} p50 ${fmt(percentile(samples[n], 50), 2)} ms  p99 ${fmt(percentile(samples[n], 99), 2)} ms`);
-    const summary = Object.fromEntries(names.map((n) => [n, { p50: percentile(samples[n], 50), p99: percentile(samples[n], 99), n: samples[n].length }]));
+    for (const n of names)
+      console.log(`${n.padEnd(8)} p50 ${fmt(percentile(samples[n], 50), 2)} ms  p99 ${fmt(percentile(samples[n], 99), 2)} ms`);
+    const summary = Object.fromEntries(
+      names.map((n) => [n, { p50: percentile(samples[n], 50), p99: percentile(samples[n], 99), n: samples[n].length }]),
+    );
     console.log(`STEPS_JSON ${JSON.stringify(summary)}`);
     agent.destroy();
     await closeDb();

@@ -80,7 +80,9 @@ async function main(): Promise<number> {
         rps[kind] = r.rps;
       }
       ratios.push(rps.chat / rps.noop);
-      console.log(`round ${round + 1}: noop ${fmt(rps.noop, 0)} req/s, chat ${fmt(rps.chat, 0)} req/s, chat/noop ${fmt(rps.chat / rps.noop, 3)}`);
+      console.log(
+        `round ${round + 1}: noop ${fmt(rps.noop, 0)} req/s, chat ${fmt(rps.chat, 0)} req/s, chat/noop ${fmt(rps.chat / rps.noop, 3)}`,
+      );
     }
     const consumed = before - (await creditsOf(server.baseUrl, cookies));
     const ratio = median(ratios);
@@ -96,11 +98,16 @@ async function main(): Promise<number> {
     }
     if (process.env.BENCH_CHECK_RECORD === "true") {
       const machine = `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`;
-      writeFileSync(BASELINE, `${JSON.stringify({ ...baseline, chatToNoop: Number(ratio.toFixed(3)), recordedAt: new Date().toISOString().slice(0, 10), machine }, null, 2)}\n`);
+      writeFileSync(
+        BASELINE,
+        `${JSON.stringify({ ...baseline, chatToNoop: Number(ratio.toFixed(3)), recordedAt: new Date().toISOString().slice(0, 10), machine }, null, 2)}\n`,
+      );
       console.log(`recorded ${fmt(ratio, 3)} in ${path.relative(process.cwd(), BASELINE)}`);
     }
     if (ratio < floor) {
-      console.error(`bench:check FAILED: chat ÷ noop ${fmt(ratio, 3)} is below half the recorded ${fmt(baseline.chatToNoop, 3)}: the charged hot path got at least twice as slow`);
+      console.error(
+        `bench:check FAILED: chat ÷ noop ${fmt(ratio, 3)} is below half the recorded ${fmt(baseline.chatToNoop, 3)}: the charged hot path got at least twice as slow`,
+      );
       return 1;
     }
     return 0;

@@ -17,7 +17,7 @@ import { freshPostgres } from "./lib/fresh-postgres";
 
 const admin = process.env.TEST_DATABASE_URL;
 if (!admin) {
-  console.error("TEST_DATABASE_URL is not set (eval \"$(scripts/test-services.sh env)\")");
+  console.error('TEST_DATABASE_URL is not set (eval "$(scripts/test-services.sh env)")');
   process.exit(1);
 }
 const LEVELS = (process.env.BENCH_CONCURRENCY ?? "4,16").split(",").map(Number);
@@ -25,9 +25,11 @@ const CONCURRENCY = Math.max(...LEVELS);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
-
 /** Runs `op` from CONCURRENCY workers for SECONDS; returns successful operations per second. */
-async function measure(op: () => Promise<unknown>, workers: number): Promise<{ perSecond: number; count: number; p50: number; p99: number }> {
+async function measure(
+  op: () => Promise<unknown>,
+  workers: number,
+): Promise<{ perSecond: number; count: number; p50: number; p99: number }> {
   const deadline = performance.now() + SECONDS * 1000;
   const latencies: number[] = [];
   const started = performance.now();
@@ -76,7 +78,9 @@ async function main() {
       await prisma.$transaction(async (tx) => {
         await tx.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: { increment: BIG } } });
         const b = await tx.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
-        await tx.creditTransaction.create({ data: { userId: user.id, amount: BIG, balanceAfter: b.subscriptionCredits, type: "adjustment", operation: "bench_setup" } });
+        await tx.creditTransaction.create({
+          data: { userId: user.id, amount: BIG, balanceAfter: b.subscriptionCredits, type: "adjustment", operation: "bench_setup" },
+        });
       });
       return user.id;
     };
@@ -84,7 +88,10 @@ async function main() {
     const floorUser = await setup("bench-floor@example.com");
 
     const floorCharge = () =>
-      raw.query("UPDATE credit_balances SET subscription_credits = subscription_credits - $2 WHERE user_id = $1 AND subscription_credits >= $2 RETURNING subscription_credits", [floorUser, 1]);
+      raw.query(
+        "UPDATE credit_balances SET subscription_credits = subscription_credits - $2 WHERE user_id = $1 AND subscription_credits >= $2 RETURNING subscription_credits",
+        [floorUser, 1],
+      );
     const ledgerCharge = () => reserveCredits({ userId: ledgerUser, amount: 1, operation: "bench", metadata: { model: "bench" } });
 
     // Warm up both paths (connections, prepared plans, Prisma's query engine).
@@ -95,7 +102,15 @@ async function main() {
 
     // Interleaved short slices (floor, ledger, ledger, floor, ...) so load from other processes on a
     // shared machine hits both alike; the ratio is taken per round and the median reported.
-    const results: { workers: number; floor: number; ledger: number; ratio: number; ratios: number[]; f: { p50: number; p99: number }; l: { p50: number; p99: number } }[] = [];
+    const results: {
+      workers: number;
+      floor: number;
+      ledger: number;
+      ratio: number;
+      ratios: number[];
+      f: { p50: number; p99: number };
+      l: { p50: number; p99: number };
+    }[] = [];
     for (const workers of LEVELS) {
       const floor: number[] = [];
       const ledger: number[] = [];
@@ -113,7 +128,9 @@ async function main() {
         ledger.push(l.perSecond);
         lastFloor = f;
         lastLedger = l;
-        console.log(`${workers} workers, round ${round + 1}: floor ${f.perSecond.toFixed(0)}/s, ledger ${l.perSecond.toFixed(0)}/s, ratio ${(l.perSecond / f.perSecond).toFixed(2)}`);
+        console.log(
+          `${workers} workers, round ${round + 1}: floor ${f.perSecond.toFixed(0)}/s, ledger ${l.perSecond.toFixed(0)}/s, ratio ${(l.perSecond / f.perSecond).toFixed(2)}`,
+        );
       }
       results.push({ workers, floor: median(floor), ledger: median(ledger), ratio: median(ratios), ratios, f: lastFloor, l: lastLedger });
     }

@@ -26,8 +26,17 @@ async function main(): Promise<void> {
     const rounds = [];
     for (let i = 0; i < ROUNDS; i++) {
       const load = await healthUnderHostileBodies(server.baseUrl, secret, 8, "gpt-4.1");
-      rounds.push({ p50: load.p50, p99: load.p99, max: load.max, samples: load.latencies.length, statuses: load.statuses, textLimit: load.textLimit });
-      console.log(`round ${i + 1}: p50 ${fmt(load.p50, 2)} ms, p99 ${fmt(load.p99, 2)} ms, max ${fmt(load.max, 1)} ms over ${load.latencies.length} requests; answers ${load.statuses.join(" ")}`);
+      rounds.push({
+        p50: load.p50,
+        p99: load.p99,
+        max: load.max,
+        samples: load.latencies.length,
+        statuses: load.statuses,
+        textLimit: load.textLimit,
+      });
+      console.log(
+        `round ${i + 1}: p50 ${fmt(load.p50, 2)} ms, p99 ${fmt(load.p99, 2)} ms, max ${fmt(load.max, 1)} ms over ${load.latencies.length} requests; answers ${load.statuses.join(" ")}`,
+      );
     }
     const worstP99 = Math.max(...rounds.map((r) => r.p99));
     console.log(`worst p99 under load ${fmt(worstP99, 1)} ms = ${fmt(worstP99 / idle.p99, 1)}x the idle p99 (${fmt(idle.p99, 2)} ms)`);

@@ -83,7 +83,11 @@ async function buildCorpus(lib: Lib) {
   }
   const zipf = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length * Math.pow(random(), 2.2)))];
   const users = Array.from({ length: 40 }, () => randomUUID());
-  const docs = Array.from({ length: 100 }, (_, i) => ({ id: randomUUID(), userId: i < 20 ? null : users[(i - 20) % users.length], key: `bench:${i}` }));
+  const docs = Array.from({ length: 100 }, (_, i) => ({
+    id: randomUUID(),
+    userId: i < 20 ? null : users[(i - 20) % users.length],
+    key: `bench:${i}`,
+  }));
   const rows: Row[] = [];
   const ordinals = new Map<string, number>();
   const push = (docId: string, userId: string | null, content: string, tokens: number) => {
@@ -108,7 +112,15 @@ async function load(lib: Lib, corpus: Awaited<ReturnType<typeof buildCorpus>>, w
   const prisma = await lib.db();
   await prisma.user.createMany({ data: corpus.users.map((id) => ({ id, email: `${id}@bench.example.com` })) });
   await prisma.ragDocument.createMany({
-    data: corpus.docs.map((d, i) => ({ id: d.id, key: d.key, userId: d.userId, source: d.userId ? "upload" : "knowledge", title: corpus.realTitles[i] ?? `Document ${i}`, path: d.userId ? null : `bench-${i}.md`, contentHash: "bench" })),
+    data: corpus.docs.map((d, i) => ({
+      id: d.id,
+      key: d.key,
+      userId: d.userId,
+      source: d.userId ? "upload" : "knowledge",
+      title: corpus.realTitles[i] ?? `Document ${i}`,
+      path: d.userId ? null : `bench-${i}.md`,
+      contentHash: "bench",
+    })),
   });
   let t = performance.now();
   for (let i = 0; i < corpus.rows.length; i += 250) {
@@ -118,7 +130,10 @@ async function load(lib: Lib, corpus: Awaited<ReturnType<typeof buildCorpus>>, w
       const n = params.length;
       return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}::int, $${n - 1}, $${n}::int, to_tsvector('english', $${n - 1}))`;
     });
-    await prisma.$executeRawUnsafe(`INSERT INTO rag_chunks (id, document_id, user_id, ordinal, content, tokens, search) VALUES ${values.join(", ")}`, ...params);
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO rag_chunks (id, document_id, user_id, ordinal, content, tokens, search) VALUES ${values.join(", ")}`,
+      ...params,
+    );
   }
   const textMs = performance.now() - t;
   let vectorMs = 0;
@@ -133,9 +148,14 @@ async function load(lib: Lib, corpus: Awaited<ReturnType<typeof buildCorpus>>, w
         const n = params.length;
         return `($${n - 2}, $${n - 1}, $${n}::vector)`;
       });
-      await prisma.$executeRawUnsafe(`INSERT INTO rag_chunk_embeddings (chunk_id, model, embedding) VALUES ${values.join(", ")}`, ...params);
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO rag_chunk_embeddings (chunk_id, model, embedding) VALUES ${values.join(", ")}`,
+        ...params,
+      );
     }
-    await prisma.$executeRawUnsafe('CREATE INDEX rag_chunk_embeddings_hnsw_idx ON rag_chunk_embeddings USING hnsw ("embedding" vector_cosine_ops)');
+    await prisma.$executeRawUnsafe(
+      'CREATE INDEX rag_chunk_embeddings_hnsw_idx ON rag_chunk_embeddings USING hnsw ("embedding" vector_cosine_ops)',
+    );
     vectorMs = performance.now() - t;
   }
   await prisma.$executeRawUnsafe("ANALYZE rag_chunks");
@@ -165,7 +185,9 @@ async function runSuite(lib: Lib, label: string, corpus: Awaited<ReturnType<type
   const prisma = await lib.db();
   const vectors = await lib.hasVectorSupport(prisma);
   const loadTimes = await load(lib, corpus, vectors);
-  console.log(`${label}: ${corpus.rows.length} chunks loaded (text ${Math.round(loadTimes.textMs)} ms${vectors ? `, vectors + HNSW ${Math.round(loadTimes.vectorMs)} ms` : ", no pgvector"})`);
+  console.log(
+    `${label}: ${corpus.rows.length} chunks loaded (text ${Math.round(loadTimes.textMs)} ms${vectors ? `, vectors + HNSW ${Math.round(loadTimes.vectorMs)} ms` : ", no pgvector"})`,
+  );
   const questions = lib.EVAL_QUESTIONS.map((q) => q.question);
   const qVectors = questions.map((q) => lib.bowEmbedding(q));
   const scope = (i: number) => ({ userId: corpus.users[i % corpus.users.length], limit: 20 });
@@ -177,10 +199,10 @@ async function runSuite(lib: Lib, label: string, corpus: Awaited<ReturnType<type
       await tx.$executeRawUnsafe("SET LOCAL hnsw.ef_search = 200");
       await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
       return tx.$queryRawUnsafe<Record<string, string>[]>(
-      `EXPLAIN ANALYZE SELECT e.chunk_id FROM rag_chunk_embeddings e WHERE e.model = $2 ORDER BY e.embedding <=> $1::vector LIMIT 200`,
-      lib.vectorLiteral(qVectors[0]),
-      MODEL,
-    );
+        `EXPLAIN ANALYZE SELECT e.chunk_id FROM rag_chunk_embeddings e WHERE e.model = $2 ORDER BY e.embedding <=> $1::vector LIMIT 200`,
+        lib.vectorLiteral(qVectors[0]),
+        MODEL,
+      );
     });
     console.log(plan.map((r) => Object.values(r)[0].slice(0, 160)).join("\n"));
   }
@@ -206,7 +228,9 @@ async function main() {
   const lib = await loadLib();
   const corpus = await buildCorpus(lib);
   const avgTokens = Math.round(corpus.rows.reduce((s, r) => s + r.tokens, 0) / corpus.rows.length);
-  console.log(`corpus: ${corpus.rows.length} chunks (~${avgTokens} tokens each), ${corpus.docs.length} documents, ${corpus.users.length} users; ${QUERIES} queries per measurement`);
+  console.log(
+    `corpus: ${corpus.rows.length} chunks (~${avgTokens} tokens each), ${corpus.docs.length} documents, ${corpus.users.length} users; ${QUERIES} queries per measurement`,
+  );
 
   const suites = [await runSuite(lib, "PGlite", corpus)];
   await lib.closeDb();
@@ -231,7 +255,9 @@ async function main() {
     console.log("TEST_DATABASE_URL is not set: PostgreSQL skipped");
   }
 
-  const rows = suites.flatMap((s) => s.results.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} |`));
+  const rows = suites.flatMap((s) =>
+    s.results.map((r) => `| ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} |`),
+  );
   const section = [
     "## RAG retrieval",
     "",

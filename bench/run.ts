@@ -50,7 +50,6 @@ interface Scenario {
   ratioP99: number;
 }
 
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -125,7 +124,12 @@ async function measure(server: RunningServer, label: string): Promise<Omit<Scena
 }
 
 async function scenario(database: Scenario["database"], limits: Scenario["limits"], databaseUrl?: string): Promise<Scenario> {
-  const env: Record<string, string> = { BENCH_ROUTES: "true", AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true", LOG_LEVEL: "error" };
+  const env: Record<string, string> = {
+    BENCH_ROUTES: "true",
+    AUTH_DEV_LOGIN: "true",
+    AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true",
+    LOG_LEVEL: "error",
+  };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   if (limits === "off") Object.assign(env, { APP_ENV: "test", RATE_LIMIT_ENABLED: "false" });
   const label = `[${database}, limits ${limits}]`;
@@ -195,11 +199,14 @@ async function main(): Promise<void> {
       }
     }
   } else {
-    console.log("TEST_DATABASE_URL is not set: PostgreSQL scenarios skipped (eval \"$(scripts/test-services.sh start)\")");
+    console.log('TEST_DATABASE_URL is not set: PostgreSQL scenarios skipped (eval "$(scripts/test-services.sh start)")');
   }
   const root = process.cwd();
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", `foundation-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify(results, null, 2));
+  writeFileSync(
+    path.join(root, "bench", "results", `foundation-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`),
+    JSON.stringify(results, null, 2),
+  );
   writeSection(path.join(root, "docs", "BENCHMARKS.md"), "Foundation", report(results, startedAt));
   console.log("wrote the Foundation section of docs/BENCHMARKS.md");
 }

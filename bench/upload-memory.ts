@@ -19,7 +19,17 @@
  * Settings: BENCH_UPLOAD_MB (500), BENCH_ROUNDS (2), BENCH_SKIP_BUILD=true to reuse .next-bench.
  */
 import { randomFillSync } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
@@ -202,8 +212,16 @@ async function makeFile(file: string, bytes: number): Promise<void> {
 }
 
 /** POST the file as the raw body of /api/upload; resolves with status, parsed answer and seconds. */
-function upload(server: RunningServer, cookie: string, file: string, bytes: number, name: string): Promise<{ status: number; body: { id?: string; size?: number; error?: string }; seconds: number }> {
-  const u = assertLoopback(`${server.baseUrl}/api/upload?${new URLSearchParams({ filename: name, filesize: String(bytes), filetype: "image/png" })}`);
+function upload(
+  server: RunningServer,
+  cookie: string,
+  file: string,
+  bytes: number,
+  name: string,
+): Promise<{ status: number; body: { id?: string; size?: number; error?: string }; seconds: number }> {
+  const u = assertLoopback(
+    `${server.baseUrl}/api/upload?${new URLSearchParams({ filename: name, filesize: String(bytes), filetype: "image/png" })}`,
+  );
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = request(
@@ -348,7 +366,9 @@ async function main(): Promise<void> {
       const w = await upload(server, users[store][ROUNDS], warm, WARMUP_BYTES, `warm-${store}.png`);
       if (w.status !== 200 || !w.body.id) throw new Error(`${store} warm-up upload: ${w.status} ${JSON.stringify(w.body)}`);
       await deleteFile(server, users[store][ROUNDS], w.body.id);
-      console.log(`  ${store}: server PID tree ${processTree(server.pid).join(", ")}, RSS ${fmt(mb(treeRss(server.pid)), 0)} MiB after warm-up`);
+      console.log(
+        `  ${store}: server PID tree ${processTree(server.pid).join(", ")}, RSS ${fmt(mb(treeRss(server.pid)), 0)} MiB after warm-up`,
+      );
     }
     await copyRun(src, work, -1, "local"); // warm the copy path too
     for (let round = 0; round < ROUNDS; round++) {

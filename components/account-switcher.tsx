@@ -53,7 +53,14 @@ export function AccountSwitcher() {
   return (
     <label className="flex min-w-0 items-center gap-2 text-sm text-slate-600">
       <span className="whitespace-nowrap">Acting as</span>
-      <select className="input max-w-[16rem] truncate py-1" aria-label="Account" data-testid="account-switcher" value={value} disabled={busy} onChange={(e) => void choose(e.target.value)}>
+      <select
+        className="input max-w-[16rem] truncate py-1"
+        aria-label="Account"
+        data-testid="account-switcher"
+        value={value}
+        disabled={busy}
+        onChange={(e) => void choose(e.target.value)}
+      >
         {stale ? <option value="">an organisation you left</option> : null}
         <option value="personal">Personal account</option>
         {orgs.map((o) => (

@@ -65,7 +65,10 @@ export async function apiJson<T>(path: string, init: RequestInit & { json?: unkn
 }
 
 /** Like apiJson, also returning the response headers (e.g. X-Cache of POST /api/ai/chat). */
-export async function apiJsonWithHeaders<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<{ data: T; headers: Headers }> {
+export async function apiJsonWithHeaders<T>(
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<{ data: T; headers: Headers }> {
   const { json, headers, ...rest } = init;
   let res: Response;
   try {
@@ -126,7 +129,8 @@ export async function readSse(res: Response, handlers: SseHandlers): Promise<{ d
       }
       if (event === "meta") handlers.onMeta?.(parsed as StreamMeta);
       else if ("type" in parsed && parsed.type === "text") handlers.onText?.(parsed.text);
-      else if ("type" in parsed && parsed.type === "error") throw new ApiError(500, parsed.error || "The stream failed", { code: "upstream_failed" });
+      else if ("type" in parsed && parsed.type === "error")
+        throw new ApiError(500, parsed.error || "The stream failed", { code: "upstream_failed" });
     }
     if (ended) break;
   }

@@ -3,7 +3,8 @@ import type { CallPrice } from "./types";
 /** "Each image costs 80 credits." / "Each image is charged by what it uses; …" / "" (no credits). */
 export function priceSentence(price: CallPrice, each: string): string {
   if (price === null) return "";
-  if (price === "metered") return `Each ${each} is charged in credits by what it uses (model and size); what it cost shows once it is done.`;
+  if (price === "metered")
+    return `Each ${each} is charged in credits by what it uses (model and size); what it cost shows once it is done.`;
   return `Each ${each} costs ${price} credits.`;
 }
 

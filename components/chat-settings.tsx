@@ -21,7 +21,17 @@ export function useChatSettings(defaultModel: string): ChatSettingsState {
 }
 
 /** The chat settings aside shared by the streaming chat and the single / batch chat: model, temperature, system prompt. */
-export function ChatSettings({ idPrefix, models, settings: s, children }: { idPrefix: string; models: string[]; settings: ChatSettingsState; children?: ReactNode }) {
+export function ChatSettings({
+  idPrefix,
+  models,
+  settings: s,
+  children,
+}: {
+  idPrefix: string;
+  models: string[];
+  settings: ChatSettingsState;
+  children?: ReactNode;
+}) {
   return (
     <aside className="card h-fit space-y-4" aria-label="Chat settings">
       <h2 className="text-base">Settings</h2>
@@ -39,7 +49,13 @@ export function ChatSettings({ idPrefix, models, settings: s, children }: { idPr
         />
       </Field>
       <Field id={`${idPrefix}-system`} label="System prompt (optional)">
-        <textarea id={`${idPrefix}-system`} className="input min-h-20" value={s.systemPrompt} onChange={(e) => s.setSystemPrompt(e.target.value)} placeholder="You are a helpful assistant." />
+        <textarea
+          id={`${idPrefix}-system`}
+          className="input min-h-20"
+          value={s.systemPrompt}
+          onChange={(e) => s.setSystemPrompt(e.target.value)}
+          placeholder="You are a helpful assistant."
+        />
       </Field>
       {children}
     </aside>

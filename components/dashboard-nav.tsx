@@ -75,7 +75,11 @@ export function DashboardNav({
         </button>
         <div className="hidden items-center gap-3 text-sm md:flex">
           {accounts ? <AccountSwitcher /> : null}
-          {email ? <span className="text-slate-600" data-testid="account-email">{email}</span> : null}
+          {email ? (
+            <span className="text-slate-600" data-testid="account-email">
+              {email}
+            </span>
+          ) : null}
           <button type="button" className="btn-secondary" onClick={signOut}>
             Sign out
           </button>
@@ -103,7 +107,11 @@ export function DashboardNav({
             );
           })}
           <li className="md:hidden">
-            <button type="button" className="block w-full rounded-md px-3 py-1.5 text-left text-sm font-medium text-slate-600 hover:bg-slate-100" onClick={signOut}>
+            <button
+              type="button"
+              className="block w-full rounded-md px-3 py-1.5 text-left text-sm font-medium text-slate-600 hover:bg-slate-100"
+              onClick={signOut}
+            >
               Sign out{email ? ` (${email})` : ""}
             </button>
           </li>

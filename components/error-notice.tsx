@@ -89,7 +89,10 @@ export function ErrorNotice({ error, onDismiss }: { error: ApiError | null; onDi
   }
 
   return (
-    <div role="alert" className="mb-4 flex items-start justify-between gap-4 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+    <div
+      role="alert"
+      className="mb-4 flex items-start justify-between gap-4 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+    >
       <div>
         <p className="font-semibold">{error.message}</p>
         {hint ? <p className="mt-1 text-red-700">{hint}</p> : null}

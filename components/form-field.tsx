@@ -1,7 +1,19 @@
 import type { ReactNode } from "react";
 
 /** A labelled form control with an optional hint below it. */
-export function Field({ id, label, hint, className, children }: { id: string; label: ReactNode; hint?: ReactNode; className?: string; children: ReactNode }) {
+export function Field({
+  id,
+  label,
+  hint,
+  className,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div className={className}>
       <label htmlFor={id} className="field-label">
@@ -51,7 +63,19 @@ export function SelectField({
 }
 
 /** A form's submit button that says what it is doing while the request runs. */
-export function SubmitButton({ pending, pendingLabel, disabled, className, children }: { pending: boolean; pendingLabel: string; disabled?: boolean; className?: string; children: ReactNode }) {
+export function SubmitButton({
+  pending,
+  pendingLabel,
+  disabled,
+  className,
+  children,
+}: {
+  pending: boolean;
+  pendingLabel: string;
+  disabled?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <button type="submit" className={className ?? "btn-primary"} disabled={pending || disabled}>
       {pending ? pendingLabel : children}
@@ -60,7 +84,19 @@ export function SubmitButton({ pending, pendingLabel, disabled, className, child
 }
 
 /** A streaming form's button: Stop while the answer streams (aborting it), else the submit button. */
-export function StopOrSubmit({ streaming, onStop, disabled, className, children }: { streaming: boolean; onStop: () => void; disabled?: boolean; className?: string; children: ReactNode }) {
+export function StopOrSubmit({
+  streaming,
+  onStop,
+  disabled,
+  className,
+  children,
+}: {
+  streaming: boolean;
+  onStop: () => void;
+  disabled?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
   return streaming ? (
     <button type="button" className={`btn-secondary ${className ?? ""}`} onClick={onStop}>
       Stop

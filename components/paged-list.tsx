@@ -18,7 +18,11 @@ export interface CursorList<R> extends ApiResource<R> {
  * GETs `path` with `params` and a cursor: the first page for any new set of params (no effect needed:
  * the cursor belongs to the params it was set under), the next page on next().
  */
-export function useCursorList<R extends { nextCursor: string | null }>(path: string, params: Record<string, string | null | undefined>, limit = 25): CursorList<R> {
+export function useCursorList<R extends { nextCursor: string | null }>(
+  path: string,
+  params: Record<string, string | null | undefined>,
+  limit = 25,
+): CursorList<R> {
   const query = new URLSearchParams({ limit: String(limit) });
   for (const [k, v] of Object.entries(params)) if (v) query.set(k, v);
   const key = query.toString();
@@ -79,7 +83,6 @@ export function PagedTable<R extends { nextCursor: string | null }, K extends Ro
     </>
   );
 }
-
 
 /**
  * What stands in for a resource's data until it has some: a spinner while its request is out; once it

@@ -17,7 +17,9 @@ export function SectionTabs({ label, items }: { label: string; items: { href: st
                 href={item.href}
                 aria-current={active ? "page" : undefined}
                 className={`inline-block border-b-2 px-1 pb-2 text-sm font-medium ${
-                  active ? "border-brand-600 text-brand-700" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
+                  active
+                    ? "border-brand-600 text-brand-700"
+                    : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900"
                 }`}
               >
                 {item.label}

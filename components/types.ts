@@ -22,7 +22,13 @@ import type {
 } from "@/lib/billing/schemas";
 import type { apiKeyView, keyCreatedResponse, keysListResponse } from "@/lib/api-keys/schemas";
 import type { TierConfig } from "@/lib/config/pricing";
-import type { aiUsageResponse, creditHistoryResponse, creditPreferencesResponse, creditPreferencesUpdatedResponse, creditTransactionSchema } from "@/lib/credits/schemas";
+import type {
+  aiUsageResponse,
+  creditHistoryResponse,
+  creditPreferencesResponse,
+  creditPreferencesUpdatedResponse,
+  creditTransactionSchema,
+} from "@/lib/credits/schemas";
 import type { emailSentResponse, testEmailSentResponse } from "@/lib/email/schemas";
 import type { askResponseSchema, detailResponseSchema, listResponseSchema, ragSourceSchema, ragStreamMetaEvent } from "@/lib/rag/schemas";
 import type { fileListResponse, fileRecordSchema } from "@/lib/storage/schemas";

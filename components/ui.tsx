@@ -21,7 +21,17 @@ const TONES = {
   danger: "border-red-200 bg-red-50 text-red-800",
 } as const;
 
-export function Banner({ tone = "info", title, children, role }: { tone?: keyof typeof TONES; title?: string; children?: ReactNode; role?: "status" | "alert" }) {
+export function Banner({
+  tone = "info",
+  title,
+  children,
+  role,
+}: {
+  tone?: keyof typeof TONES;
+  title?: string;
+  children?: ReactNode;
+  role?: "status" | "alert";
+}) {
   return (
     <div role={role ?? (tone === "danger" ? "alert" : "status")} className={`mb-4 rounded-lg border px-4 py-3 text-sm ${TONES[tone]}`}>
       {title ? <p className="font-semibold">{title}</p> : null}

@@ -55,7 +55,9 @@ export function UsageChart() {
       </div>
       <ErrorNotice error={error} />
       {!data || !chart ? (
-        !error ? <Spinner label="Loading usage" /> : null
+        !error ? (
+          <Spinner label="Loading usage" />
+        ) : null
       ) : (
         <>
           <p className="mt-2 text-sm text-slate-600" data-testid="usage-chart-total">

@@ -16,7 +16,21 @@ export type Logger = {
   [L in Level]: (msg: string, fields?: Record<string, unknown>) => void;
 } & { child: (fields: Record<string, unknown>) => Logger };
 
-const SECRET_KEYS = ["authorization", "cookie", "set-cookie", "apiKey", "api_key", "secret", "password", "token", "accessToken", "refreshToken", "html", "text", "body"];
+const SECRET_KEYS = [
+  "authorization",
+  "cookie",
+  "set-cookie",
+  "apiKey",
+  "api_key",
+  "secret",
+  "password",
+  "token",
+  "accessToken",
+  "refreshToken",
+  "html",
+  "text",
+  "body",
+];
 export const REDACTED_PATHS = [
   ...SECRET_KEYS.map((k) => (k.includes("-") ? `["${k}"]` : k)),
   ...SECRET_KEYS.map((k) => (k.includes("-") ? `*["${k}"]` : `*.${k}`)),
@@ -68,7 +82,8 @@ function root(): PinoLogger {
   const level = process.env.LOG_LEVEL?.trim() || (process.env.NODE_ENV === "test" ? "warn" : "info");
   const pretty = process.env.LOG_PRETTY === "true";
   const key = `${level}|${pretty}`;
-  if (cached?.key !== key) cached = { key, logger: createBase(["debug", "info", "warn", "error"].includes(level) ? level : "info", pretty) };
+  if (cached?.key !== key)
+    cached = { key, logger: createBase(["debug", "info", "warn", "error"].includes(level) ? level : "info", pretty) };
   return cached.logger;
 }
 

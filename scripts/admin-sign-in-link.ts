@@ -39,7 +39,12 @@ function main(): number {
   try {
     const link = createOperatorLink(email, base);
     console.log(`One-time sign-in link for ${email.trim().toLowerCase()} (works once, for 15 minutes; opens the console):\n\n${link}\n`);
-    if (!e.NEXTAUTH_URL) console.log("NEXTAUTH_URL is not set: the link uses http://localhost:" + (process.env.PORT || 3000) + "; set NEXTAUTH_URL to the site's public address to get that instead.");
+    if (!e.NEXTAUTH_URL)
+      console.log(
+        "NEXTAUTH_URL is not set: the link uses http://localhost:" +
+          (process.env.PORT || 3000) +
+          "; set NEXTAUTH_URL to the site's public address to get that instead.",
+      );
     return 0;
   } catch (error) {
     if (isAppError(error)) {

@@ -45,7 +45,8 @@ async function createDatabase(url: string): Promise<void> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "42P04") return; // created meanwhile by someone else
-    const why = code === "42501" ? `role "${decodeURIComponent(target.username) || "(default)"}" may not create databases` : (error as Error).message;
+    const why =
+      code === "42501" ? `role "${decodeURIComponent(target.username) || "(default)"}" may not create databases` : (error as Error).message;
     throw new Error(
       `database "${name}" does not exist, and it could not be created (${why}). Create it as a role that may ` +
         `(createdb -h ${target.hostname} -p ${target.port || 5432} -U postgres ${name}, or CREATE DATABASE "${name}" OWNER <your role>;), then run npm run db:migrate again.`,

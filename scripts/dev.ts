@@ -18,6 +18,10 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
-const next = spawn(process.execPath, [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "dev", ...process.argv.slice(2)], { stdio: "inherit" });
+const next = spawn(
+  process.execPath,
+  [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "dev", ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => next.kill(signal));
 next.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

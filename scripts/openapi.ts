@@ -15,7 +15,10 @@ async function main(): Promise<number> {
   let code = 0;
   const check = process.argv.includes("--check");
   const documents: Array<{ paths: unknown }> = [];
-  for (const [audience, file] of [["public", "openapi.json"], ["admin", "openapi-admin.json"]] as const) {
+  for (const [audience, file] of [
+    ["public", "openapi.json"],
+    ["admin", "openapi-admin.json"],
+  ] as const) {
     const { document, failures } = await buildOpenApiDocument(root, pkg.version, audience);
     documents.push(document as { paths: unknown });
     for (const f of failures) console.error(`cannot import ${f.file}: ${f.error}`);

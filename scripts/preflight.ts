@@ -74,7 +74,10 @@ const noticeWhenStarted = setInterval(() => {
   // Next no longer reaching node:http through http.createServer: neither the peer header nor the lane
   // sees its requests. Said once, loudly.
   if (intercepted.servers.length === 0) {
-    logLine("error", "Next.js internals changed: its server was not created through http.createServer; the gateway lane and the client address header are off");
+    logLine(
+      "error",
+      "Next.js internals changed: its server was not created through http.createServer; the gateway lane and the client address header are off",
+    );
   }
 }, 200);
 noticeWhenStarted.unref();

@@ -22,7 +22,12 @@ async function main(): Promise<number> {
   }
   const kind = await dbKind();
   const bar = new SingleBar(
-    { format: "Indexing knowledge [{bar}] {value}/{total} files | {file}", hideCursor: true, clearOnComplete: false, stream: process.stdout },
+    {
+      format: "Indexing knowledge [{bar}] {value}/{total} files | {file}",
+      hideCursor: true,
+      clearOnComplete: false,
+      stream: process.stdout,
+    },
     Presets.shades_classic,
   );
   let started = false;

@@ -28,7 +28,9 @@ for (const r of results) {
 }
 const failed = results.filter((r) => r.code !== 0);
 if (failed.length > 0) {
-  console.log(`\n${failed.length} of ${results.length} suites failed: ${failed.map((r) => r.suite).join(", ")} (each suite's failures are listed above it)`);
+  console.log(
+    `\n${failed.length} of ${results.length} suites failed: ${failed.map((r) => r.suite).join(", ")} (each suite's failures are listed above it)`,
+  );
   process.exit(1);
 }
 console.log(`\nAll ${results.length} suites passed.`);

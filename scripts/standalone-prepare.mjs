@@ -11,7 +11,9 @@ const distDir = process.env.NEXT_DIST_DIR || ".next";
 const standalone = path.join(root, distDir, "standalone");
 
 if (!existsSync(path.join(standalone, "server.js"))) {
-  console.error(`standalone: ${path.relative(root, standalone)}/server.js is missing; run \`next build\` first (next.config.ts sets output: "standalone").`);
+  console.error(
+    `standalone: ${path.relative(root, standalone)}/server.js is missing; run \`next build\` first (next.config.ts sets output: "standalone").`,
+  );
   process.exit(1);
 }
 
@@ -74,7 +76,8 @@ if (!readFileSync(serverJs, "utf8").startsWith(WRAPPER_MARK)) {
   );
 }
 
-const count = (dir, test = () => true) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((n) => test(String(n))).length : 0);
+const count = (dir, test = () => true) =>
+  existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((n) => test(String(n))).length : 0;
 const migrations = count(path.join(root, "prisma", "migrations"), (n) => n.endsWith("migration.sql"));
 const functions = count(path.join(root, "prisma", "functions"), (n) => n.endsWith(".sql"));
 const knowledge = count(path.join(root, "knowledge"));
@@ -84,8 +87,16 @@ const required = [
   ["preflight.cjs", 1],
   ["node_modules/@next/env/package.json", 1],
   [`${distDir}/static`, 1],
-  ["prisma/migrations (every migration.sql)", migrations, () => count(path.join(standalone, "prisma", "migrations"), (n) => n.endsWith("migration.sql"))],
-  ["prisma/functions (every function's file)", functions, () => count(path.join(standalone, "prisma", "functions"), (n) => n.endsWith(".sql"))],
+  [
+    "prisma/migrations (every migration.sql)",
+    migrations,
+    () => count(path.join(standalone, "prisma", "migrations"), (n) => n.endsWith("migration.sql")),
+  ],
+  [
+    "prisma/functions (every function's file)",
+    functions,
+    () => count(path.join(standalone, "prisma", "functions"), (n) => n.endsWith(".sql")),
+  ],
   ["knowledge (every shipped document)", knowledge, () => count(path.join(standalone, "knowledge"))],
   ["node_modules/@electric-sql/pglite/dist/pglite.wasm", 1],
   ["node_modules/@electric-sql/pglite/dist/pglite.data", 1],
@@ -102,7 +113,11 @@ for (const [name, expected, actual] of required) {
   if (found < expected) missing.push(`${name}: found ${found} of ${expected}`);
 }
 if (missing.length > 0) {
-  console.error(`standalone: the server in ${path.relative(root, standalone)} lacks files it reads at run time:\n${missing.map((m) => `  - ${m}`).join("\n")}`);
+  console.error(
+    `standalone: the server in ${path.relative(root, standalone)} lacks files it reads at run time:\n${missing.map((m) => `  - ${m}`).join("\n")}`,
+  );
   process.exit(1);
 }
-console.log(`standalone: ${path.relative(root, standalone)} is complete (${migrations} migrations, ${functions} database functions, ${knowledge} knowledge files, PGlite and pdf.js assets); start it with \`npm start\`.`);
+console.log(
+  `standalone: ${path.relative(root, standalone)} is complete (${migrations} migrations, ${functions} database functions, ${knowledge} knowledge files, PGlite and pdf.js assets); start it with \`npm start\`.`,
+);

@@ -28,7 +28,9 @@ loadEnvConfig(root, false, { info: () => {}, error: console.error });
 
 // Production (npm start's default) keeps embedded data in .data-production, apart from `npm run dev`'s
 // .data and its development sign-in accounts; the dev directory is refused unless asked for.
-const production = (process.env.APP_ENV || (process.env.NODE_ENV && process.env.NODE_ENV !== "production" ? process.env.NODE_ENV : "production")) === "production";
+const production =
+  (process.env.APP_ENV || (process.env.NODE_ENV && process.env.NODE_ENV !== "production" ? process.env.NODE_ENV : "production")) ===
+  "production";
 const devDataDir = path.resolve(root, ".data");
 process.env.DATA_DIR = path.resolve(root, process.env.DATA_DIR || (production ? ".data-production" : ".data"));
 if (production && !process.env.DATABASE_URL && process.env.DATA_DIR === devDataDir && process.env.ALLOW_DEV_DATA_DIR !== "true") {
@@ -42,6 +44,7 @@ for (const name of ["PGLITE_DATA_DIR", "RAG_KNOWLEDGE_DIR"]) {
   const value = process.env[name];
   if (value && !value.startsWith("memory://")) process.env[name] = path.resolve(root, value);
 }
-if (!process.env.RAG_KNOWLEDGE_DIR && existsSync(path.join(root, "knowledge"))) process.env.RAG_KNOWLEDGE_DIR = path.join(root, "knowledge");
+if (!process.env.RAG_KNOWLEDGE_DIR && existsSync(path.join(root, "knowledge")))
+  process.env.RAG_KNOWLEDGE_DIR = path.join(root, "knowledge");
 
 await import(pathToFileURL(server).href);

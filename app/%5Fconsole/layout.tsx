@@ -5,7 +5,10 @@ import { currentOperator, operatorMetadata } from "./operator-metadata";
 
 export const dynamic = "force-dynamic";
 /** The console's title only for operators: anyone else gets exactly the not-found page of an unknown path. */
-export const generateMetadata = operatorMetadata({ title: { default: "Operator console", template: "%s · Operator console" }, robots: { index: false } });
+export const generateMetadata = operatorMetadata({
+  title: { default: "Operator console", template: "%s · Operator console" },
+  robots: { index: false },
+});
 
 const ITEMS: NavItem[] = [
   { href: "/admin", label: "Overview" },

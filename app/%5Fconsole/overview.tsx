@@ -36,7 +36,11 @@ export function AdminOverview() {
           <section className="card" aria-labelledby="ov-subs">
             <h2 id="ov-subs">Subscriptions</h2>
             <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-3">
-              <Stat label="Live" value={n(data.subscriptions.active)} hint="active, trial, past due, paused, cancelled until the period ends" />
+              <Stat
+                label="Live"
+                value={n(data.subscriptions.active)}
+                hint="active, trial, past due, paused, cancelled until the period ends"
+              />
               {Object.entries(data.subscriptions.byStatus).map(([status, count]) => (
                 <Stat key={status} label={status.replace("_", " ")} value={n(count)} />
               ))}
@@ -79,7 +83,10 @@ export function AdminOverview() {
                 in the last 24 hours ({n(data.cron.failedLast7d)} in 7 days)
               </li>
               <li>
-                <Link className={data.emails.signInFailedLast24h ? "link font-medium text-red-700" : "link"} href="/admin/emails?status=failed">
+                <Link
+                  className={data.emails.signInFailedLast24h ? "link font-medium text-red-700" : "link"}
+                  href="/admin/emails?status=failed"
+                >
                   {n(data.emails.failedLast24h)} failed emails
                 </Link>{" "}
                 in the last 24 hours, {n(data.emails.signInFailedLast24h)} of them sign-in links (people who could not sign in)

@@ -45,7 +45,11 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
           ) : (
             <>
               Your subscription is being activated; it shows here as soon as the payment provider confirms it.{" "}
-              <button type="button" className="link" onClick={() => void Promise.all([statusRes.reload(), usageRes.reload(), subRes.reload()])}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => void Promise.all([statusRes.reload(), usageRes.reload(), subRes.reload()])}
+              >
                 Refresh
               </button>
             </>
@@ -73,12 +77,25 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
           <section className="card" aria-labelledby="plan-heading">
             <h2 id="plan-heading">Plan</h2>
             <dl className="mt-4 grid grid-cols-2 gap-4">
-              <Stat label="Plan" value={<span data-testid="plan-name">{sub.planName}</span>} hint={sub.isFreePlan ? "No subscription" : sub.billingPeriod} />
-              <Stat label="Status" value={<span data-testid="account-status">{STATUS_TEXT[status.status] ?? status.status}</span>} hint={status.isTrial ? "Trial" : undefined} />
+              <Stat
+                label="Plan"
+                value={<span data-testid="plan-name">{sub.planName}</span>}
+                hint={sub.isFreePlan ? "No subscription" : sub.billingPeriod}
+              />
+              <Stat
+                label="Status"
+                value={<span data-testid="account-status">{STATUS_TEXT[status.status] ?? status.status}</span>}
+                hint={status.isTrial ? "Trial" : undefined}
+              />
               {sub.subscription?.currentPeriodEnd ? (
-                <Stat label={sub.subscription.endsAt ? "Ends" : "Renews"} value={formatDate(sub.subscription.endsAt ?? sub.subscription.currentPeriodEnd)} />
+                <Stat
+                  label={sub.subscription.endsAt ? "Ends" : "Renews"}
+                  value={formatDate(sub.subscription.endsAt ?? sub.subscription.currentPeriodEnd)}
+                />
               ) : null}
-              {sub.subscription?.trialEndsAt && status.isTrial ? <Stat label="Trial ends" value={formatDate(sub.subscription.trialEndsAt)} /> : null}
+              {sub.subscription?.trialEndsAt && status.isTrial ? (
+                <Stat label="Trial ends" value={formatDate(sub.subscription.trialEndsAt)} />
+              ) : null}
             </dl>
             <Link href="/dashboard/billing" className="btn-secondary mt-5">
               {sub.isFreePlan ? "Choose a plan" : "Manage billing"}
@@ -101,7 +118,9 @@ export function Overview({ features, checkoutSuccess }: { features: Features; ch
                   <Stat label="Used" value={usage.used.toLocaleString("en")} />
                   <Stat label="Bonus credits" value={usage.bonusCredits.toLocaleString("en")} />
                 </dl>
-                <p className="mt-3 text-xs text-slate-500">Renews {formatDate(usage.nextResetAt)} (last reset {formatDate(usage.resetAt)}).</p>
+                <p className="mt-3 text-xs text-slate-500">
+                  Renews {formatDate(usage.nextResetAt)} (last reset {formatDate(usage.resetAt)}).
+                </p>
               </>
             )}
             <Link href="/dashboard/credits" className="btn-secondary mt-5">

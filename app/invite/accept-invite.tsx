@@ -68,7 +68,8 @@ export function AcceptInvite() {
     return (
       <div className="mt-4 space-y-4 text-sm">
         <p>
-          You are invited to join <span className="font-medium">{invitation.organisation}</span>. Sign in with the address the invitation was sent to, then accept it here.
+          You are invited to join <span className="font-medium">{invitation.organisation}</span>. Sign in with the address the invitation
+          was sent to, then accept it here.
         </p>
         <Link className="btn-primary block w-full text-center" href="/signin?callbackUrl=%2Finvite">
           Sign in to accept

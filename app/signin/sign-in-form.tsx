@@ -105,7 +105,11 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
     );
   }
   if (!providers) {
-    return <p className="mt-4 text-sm text-slate-500" role="status">Loading sign-in methods…</p>;
+    return (
+      <p className="mt-4 text-sm text-slate-500" role="status">
+        Loading sign-in methods…
+      </p>
+    );
   }
   const dev = providers.find((p) => p.id === "dev");
   const emailLink = providers.find((p) => p.id === "email-link");
@@ -114,9 +118,7 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
   return (
     <div className="mt-5 space-y-5">
       {providers.length === 0 ? (
-        <p className="text-sm text-slate-600">
-          Signing in is not available on this server yet. Please contact its operator.
-        </p>
+        <p className="text-sm text-slate-600">Signing in is not available on this server yet. Please contact its operator.</p>
       ) : null}
       {oauth.length > 0 ? (
         <div className="space-y-2">
@@ -129,7 +131,11 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
       ) : null}
       {emailLink ? (
         linkSent ? (
-          <div role="status" className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800" data-testid="link-sent">
+          <div
+            role="status"
+            className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-800"
+            data-testid="link-sent"
+          >
             {linkSent}
             {localMailbox ? (
               <>
@@ -157,7 +163,12 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
         </div>
       ) : null}
       {dev ? (
-        <form onSubmit={devSignIn} className="space-y-3 rounded-md border border-dashed border-amber-400 bg-amber-50 p-3" aria-labelledby="dev-heading" aria-describedby="dev-hint">
+        <form
+          onSubmit={devSignIn}
+          className="space-y-3 rounded-md border border-dashed border-amber-400 bg-amber-50 p-3"
+          aria-labelledby="dev-heading"
+          aria-describedby="dev-hint"
+        >
           <p id="dev-heading" className="text-sm font-semibold text-amber-900">
             Development sign-in (no check)
           </p>
@@ -166,7 +177,8 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
             {busy === "dev" ? "Signing in…" : "Sign in at once, without a link"}
           </button>
           <p id="dev-hint" className="text-xs text-amber-900">
-            No link, no password: you are signed in as whatever address you type (the account is created with the free plan). Never on in production.
+            No link, no password: you are signed in as whatever address you type (the account is created with the free plan). Never on in
+            production.
           </p>
         </form>
       ) : null}
@@ -182,7 +194,17 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
 function EmailField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (value: string) => void }) {
   return (
     <Field id={id} label={label}>
-      <input id={id} name="email" type="email" required className="input" value={value} onChange={(e) => onChange(e.target.value)} autoComplete="email" placeholder="you@example.com" />
+      <input
+        id={id}
+        name="email"
+        type="email"
+        required
+        className="input"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        autoComplete="email"
+        placeholder="you@example.com"
+      />
     </Field>
   );
 }

@@ -36,7 +36,14 @@ export function timedPost(agent: Agent, url: string, headers: Record<string, str
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ms: performance.now() - t0,
+            body: Buffer.concat(chunks).toString("utf8"),
+            headers: res.headers,
+          }),
+        );
         res.on("error", reject);
       },
     );
@@ -63,7 +70,14 @@ export interface TimedStream {
  * frames (text = choices[0].delta.content, non-empty); "gateway" reads our framing
  * ({type:"text"} / event: meta / {type:"error"} / [DONE]).
  */
-export function timedStream(agent: Agent, url: string, headers: Record<string, string>, body: string, format: "openai" | "gateway", timeoutMs = 60_000): Promise<TimedStream> {
+export function timedStream(
+  agent: Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  format: "openai" | "gateway",
+  timeoutMs = 60_000,
+): Promise<TimedStream> {
   const u = assertLoopback(url);
   return new Promise((resolve) => {
     const out: TimedStream = { status: 0, chunkAt: [], texts: [], meta: null, done: false, errors: [], totalMs: 0 };
@@ -189,7 +203,14 @@ export async function runPostLoad(options: {
         headers["content-length"] = String(Buffer.byteLength(options.body));
       }
       const req = request(
-        { host: u.hostname, port: u.port, path: u.pathname + u.search, method: options.body === undefined ? "GET" : "POST", agent, headers },
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method: options.body === undefined ? "GET" : "POST",
+          agent,
+          headers,
+        },
         (res) => {
           res.on("data", () => undefined);
           res.on("end", () => {

@@ -53,7 +53,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     new Promise<void>((resolve) => {
       const t0 = performance.now();
       const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname + target.search, method: "GET", agent, headers: options.headers?.(n) ?? {} },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          method: "GET",
+          agent,
+          headers: options.headers?.(n) ?? {},
+        },
         (res) => {
           res.on("data", () => undefined);
           res.on("end", () => {

@@ -10,6 +10,7 @@ net.Server.prototype.listen = function (...args) {
     const callback = args.find((a) => typeof a === "function");
     return listen.call(this, { port, host: "127.0.0.1" }, callback);
   }
-  if (first && typeof first === "object" && !first.path && !first.host) return listen.call(this, { ...first, host: "127.0.0.1" }, ...args.slice(1));
+  if (first && typeof first === "object" && !first.path && !first.host)
+    return listen.call(this, { ...first, host: "127.0.0.1" }, ...args.slice(1));
   return listen.apply(this, args);
 };

@@ -32,8 +32,20 @@ export async function startPortkey(): Promise<PortkeyProcess> {
   const root = process.cwd();
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", path.join(root, "bench", "lib", "loopback-only.mjs"), "--import", path.join(root, "bench", "lib", "portkey-node-streams.mjs"), path.join(root, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js"), `--port=${port}`, "--headless"],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOME: process.env.HOME ?? "/tmp" } },
+    [
+      "--import",
+      path.join(root, "bench", "lib", "loopback-only.mjs"),
+      "--import",
+      path.join(root, "bench", "lib", "portkey-node-streams.mjs"),
+      path.join(root, "node_modules", "@portkey-ai", "gateway", "build", "start-server.js"),
+      `--port=${port}`,
+      "--headless",
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOME: process.env.HOME ?? "/tmp" },
+    },
   );
   let output = "";
   child.stdout?.on("data", (d) => (output += String(d)));

@@ -6,7 +6,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
  */
 export function writeSection(file: string, title: string, body: string): void {
   const heading = `## ${title}`;
-  const current = existsSync(file) ? readFileSync(file, "utf8") : "# Benchmarks\n\nNumbers from `npm run bench` and the domain benchmarks under `bench/`. Each section says how it was measured.\n";
+  const current = existsSync(file)
+    ? readFileSync(file, "utf8")
+    : "# Benchmarks\n\nNumbers from `npm run bench` and the domain benchmarks under `bench/`. Each section says how it was measured.\n";
   const section = `${heading}\n\n${body.trim()}\n`;
   const lines = current.split("\n");
   const start = lines.findIndex((l) => l.trim() === heading);

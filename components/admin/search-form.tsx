@@ -3,7 +3,17 @@
 import { useState, type FormEvent } from "react";
 
 /** The console's search box: the query is applied when submitted (not on every keystroke). */
-export function SearchForm({ id, label, placeholder, onSearch }: { id: string; label: string; placeholder: string; onSearch: (query: string) => void }) {
+export function SearchForm({
+  id,
+  label,
+  placeholder,
+  onSearch,
+}: {
+  id: string;
+  label: string;
+  placeholder: string;
+  onSearch: (query: string) => void;
+}) {
   const [input, setInput] = useState("");
   function search(event: FormEvent) {
     event.preventDefault();

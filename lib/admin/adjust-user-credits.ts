@@ -4,7 +4,6 @@ import { requireUuids } from "@/lib/errors";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-
 export interface AdjustUserCreditsInput {
   operator: Operator;
   userId: string;
@@ -35,11 +34,20 @@ export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<
       await recordAdminAction(tx, {
         operator: input.operator,
         action: "credits.adjust",
-        targetType: (await tx.user.findUnique({ where: { id: input.userId }, select: { kind: true } }))?.kind === "organisation" ? "organisation" : "user",
+        targetType:
+          (await tx.user.findUnique({ where: { id: input.userId }, select: { kind: true } }))?.kind === "organisation"
+            ? "organisation"
+            : "user",
         targetId: input.userId,
         reason: input.reason,
         requestId: input.requestId,
-        details: { amount: input.amount, bucket: input.bucket, idempotencyKey: input.idempotencyKey, operationId: result.operationId, balances: result.balances },
+        details: {
+          amount: input.amount,
+          bucket: input.bucket,
+          idempotencyKey: input.idempotencyKey,
+          operationId: result.operationId,
+          balances: result.balances,
+        },
       });
     }
     return result;

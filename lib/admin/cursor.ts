@@ -28,7 +28,11 @@ export function after<F extends string>(field: F, cursor: Cursor | null): Record
 }
 
 /** One page: `limit` rows, and the cursor of the next page when there is one (the query fetched limit + 1). */
-export function page<T extends { id: string }>(rows: T[], limit: number, timeOf: (row: T) => Date): { items: T[]; nextCursor: string | null } {
+export function page<T extends { id: string }>(
+  rows: T[],
+  limit: number,
+  timeOf: (row: T) => Date,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(timeOf(last), last.id) : null };

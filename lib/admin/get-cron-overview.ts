@@ -10,7 +10,11 @@ import type { cronOverviewResponse } from "./schemas";
  * and its recent runs (status, result, error), newest first; `job` + `cursor` page through one job's
  * older runs.
  */
-export async function getCronOverview(input: { job?: string; cursor?: string; limit: number }): Promise<z.infer<typeof cronOverviewResponse>> {
+export async function getCronOverview(input: {
+  job?: string;
+  cursor?: string;
+  limit: number;
+}): Promise<z.infer<typeof cronOverviewResponse>> {
   if (input.job !== undefined && !isCronJobName(input.job)) throw notFound("Cron job");
   const prisma = await db();
   const names = input.job ? [input.job as (typeof CRON_JOB_NAMES)[number]] : [...CRON_JOB_NAMES];

@@ -33,7 +33,8 @@ export async function getUsageReport(input: { from?: string; to?: string; userId
   const to = input.to ? parseDay(input.to, "to") : today;
   const from = input.from ? parseDay(input.from, "from") : new Date(to.getTime() - 29 * DAY);
   if (from > to) throw new AppError("validation_failed", "Invalid query: from must not be after to", { param: "from" });
-  if ((to.getTime() - from.getTime()) / DAY >= MAX_DAYS) throw new AppError("validation_failed", `Invalid query: the period may be at most ${MAX_DAYS} days`, { param: "from" });
+  if ((to.getTime() - from.getTime()) / DAY >= MAX_DAYS)
+    throw new AppError("validation_failed", `Invalid query: the period may be at most ${MAX_DAYS} days`, { param: "from" });
   if (input.userId !== undefined) requireUuids("User", input.userId);
   const end = new Date(to.getTime() + DAY);
   const user = input.userId ?? null;
@@ -65,8 +66,20 @@ export async function getUsageReport(input: { from?: string; to?: string; userId
     const credits = Number(r.credits ?? 0);
     const costUsd = Number(r.cost_micros ?? 0) / 1e6;
     const soldUsd = credits * creditValueUsd;
-    const figures = { calls: Number(r.calls), credits, promptTokens: Number(r.prompt_tokens ?? 0), completionTokens: Number(r.completion_tokens ?? 0), costUsd, soldUsd };
-    return { ...figures, marginUsd: soldUsd - costUsd, uncollectedCredits: Number(r.uncollected ?? 0), belowCostCalls: Number(r.below_cost ?? 0) };
+    const figures = {
+      calls: Number(r.calls),
+      credits,
+      promptTokens: Number(r.prompt_tokens ?? 0),
+      completionTokens: Number(r.completion_tokens ?? 0),
+      costUsd,
+      soldUsd,
+    };
+    return {
+      ...figures,
+      marginUsd: soldUsd - costUsd,
+      uncollectedCredits: Number(r.uncollected ?? 0),
+      belowCostCalls: Number(r.below_cost ?? 0),
+    };
   };
   const models = byModel.map((r) => ({ model: r.key ?? "unknown", ...money(r) }));
   const totals = models.reduce(
@@ -94,6 +107,7 @@ export async function getUsageReport(input: { from?: string; to?: string; userId
 
 function parseDay(value: string, param: string): Date {
   const d = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : new Date(Number.NaN);
-  if (Number.isNaN(d.getTime())) throw new AppError("validation_failed", `Invalid query: ${param} must be a date like 2026-11-01`, { param });
+  if (Number.isNaN(d.getTime()))
+    throw new AppError("validation_failed", `Invalid query: ${param} must be a date like 2026-11-01`, { param });
   return d;
 }

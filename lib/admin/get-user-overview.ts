@@ -33,7 +33,13 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
   });
   if (!user) throw notFound("User");
   const deliveries = await prisma.webhookDelivery.findMany({
-    where: { OR: [{ userRef: user.id }, ...(user.externalId ? [{ userRef: user.externalId }] : []), ...(user.email ? [{ userEmail: user.email }] : [])] },
+    where: {
+      OR: [
+        { userRef: user.id },
+        ...(user.externalId ? [{ userRef: user.externalId }] : []),
+        ...(user.email ? [{ userEmail: user.email }] : []),
+      ],
+    },
     orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
     take: 20,
   });
@@ -63,7 +69,12 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
           members: user.organisation.members.map((m) => ({ userId: m.userId, email: m.user.email, role: m.role, ...memberCapsOf(m) })),
         }
       : null,
-    identities: user.accounts.map((a) => ({ id: a.id, provider: a.provider, providerAccountId: a.providerAccountId, createdAt: a.createdAt.toISOString() })),
+    identities: user.accounts.map((a) => ({
+      id: a.id,
+      provider: a.provider,
+      providerAccountId: a.providerAccountId,
+      createdAt: a.createdAt.toISOString(),
+    })),
     apiKeys: user.apiKeys.map((k) => toKeyView(k, keysSpent.get(k.id) ?? 0, now)),
     subscriptions: user.subscriptions.map((s) => ({
       id: s.id,
@@ -118,7 +129,12 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       metadata: t.metadata && typeof t.metadata === "object" && !Array.isArray(t.metadata) ? (t.metadata as Record<string, unknown>) : null,
       createdAt: t.createdAt.toISOString(),
     })),
-    counts: { files: user._count.files, ragDocuments: user._count.ragDocuments, ragConversations: user._count.ragConversations, emails: user._count.emailLogs },
+    counts: {
+      files: user._count.files,
+      ragDocuments: user._count.ragDocuments,
+      ragConversations: user._count.ragConversations,
+      emails: user._count.emailLogs,
+    },
     deliveries: deliveries.map(toDeliveryRow),
   };
 }

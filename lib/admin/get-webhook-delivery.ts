@@ -4,7 +4,6 @@ import { notFound, requireUuids } from "@/lib/errors";
 import { toDeliveryRow } from "./delivery-row";
 import type { deliveryDetailResponse } from "./schemas";
 
-
 /**
  * One delivery with its stored payload: the verified event body as it arrived. Signature headers and
  * secrets are never stored, so none can be shown.

@@ -4,11 +4,20 @@ import { after, decodeCursor, page } from "./cursor";
 import type { auditListResponse } from "./schemas";
 
 /** The audit log of operator writes, newest first (optionally one action or one target). */
-export async function listAdminActions(input: { action?: string; targetId?: string; cursor?: string; limit: number }): Promise<z.infer<typeof auditListResponse>> {
+export async function listAdminActions(input: {
+  action?: string;
+  targetId?: string;
+  cursor?: string;
+  limit: number;
+}): Promise<z.infer<typeof auditListResponse>> {
   const prisma = await db();
   const rows = await prisma.adminAction.findMany({
     where: {
-      AND: [input.action ? { action: input.action } : {}, input.targetId ? { targetId: input.targetId } : {}, after("createdAt", decodeCursor(input.cursor))],
+      AND: [
+        input.action ? { action: input.action } : {},
+        input.targetId ? { targetId: input.targetId } : {},
+        after("createdAt", decodeCursor(input.cursor)),
+      ],
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,

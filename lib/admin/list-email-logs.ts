@@ -4,7 +4,11 @@ import { after, decodeCursor, page } from "./cursor";
 import type { emailsListResponse } from "./schemas";
 
 /** The email log, newest first (optionally one status), each message with its delivery events. */
-export async function listEmailLogs(input: { status?: string; cursor?: string; limit: number }): Promise<z.infer<typeof emailsListResponse>> {
+export async function listEmailLogs(input: {
+  status?: string;
+  cursor?: string;
+  limit: number;
+}): Promise<z.infer<typeof emailsListResponse>> {
   const prisma = await db();
   const rows = await prisma.emailLog.findMany({
     where: { AND: [input.status ? { status: input.status } : {}, after("createdAt", decodeCursor(input.cursor))] },
@@ -35,7 +39,12 @@ export async function listEmailLogs(input: { status?: string; cursor?: string; l
       createdAt: e.createdAt.toISOString(),
       events: events
         .filter((ev) => ev.objectId === e.providerMessageId)
-        .map((ev) => ({ eventType: ev.eventType, status: ev.status, occurredAt: ev.occurredAt?.toISOString() ?? null, receivedAt: ev.receivedAt.toISOString() })),
+        .map((ev) => ({
+          eventType: ev.eventType,
+          status: ev.status,
+          occurredAt: ev.occurredAt?.toISOString() ?? null,
+          receivedAt: ev.receivedAt.toISOString(),
+        })),
     })),
     nextCursor,
   };

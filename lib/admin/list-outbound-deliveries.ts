@@ -41,7 +41,13 @@ function toRow(d: {
 export async function listOutboundDeliveries(input: { status?: string; accountId?: string; cursor?: string; limit: number }) {
   const prisma = await db();
   const rows = await prisma.outboundDelivery.findMany({
-    where: { AND: [input.status ? { status: input.status } : {}, input.accountId ? { event: { accountId: input.accountId } } : {}, after("createdAt", decodeCursor(input.cursor))] },
+    where: {
+      AND: [
+        input.status ? { status: input.status } : {},
+        input.accountId ? { event: { accountId: input.accountId } } : {},
+        after("createdAt", decodeCursor(input.cursor)),
+      ],
+    },
     include,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: input.limit + 1,
@@ -58,7 +64,11 @@ export async function replayOutboundDelivery(input: { operator: Operator; id: st
     const found = await tx.outboundDelivery.findUnique({ where: { id: input.id }, include });
     if (!found) throw notFound("Delivery");
     if (found.endpoint && !found.endpoint.enabled) throw new AppError("conflict", "The endpoint is disabled: its owner enables it first");
-    const updated = await tx.outboundDelivery.update({ where: { id: input.id }, data: { status: "pending", nextAttemptAt: new Date() }, include });
+    const updated = await tx.outboundDelivery.update({
+      where: { id: input.id },
+      data: { status: "pending", nextAttemptAt: new Date() },
+      include,
+    });
     await recordAdminAction(tx, {
       operator: input.operator,
       action: "outbound.replay",

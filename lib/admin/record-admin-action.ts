@@ -1,7 +1,15 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-export type AdminActionName = "credits.adjust" | "user.lock" | "user.unlock" | "user.identity.unlink" | "user.api_key.revoke" | "webhook.replay" | "cron.run" | "outbound.replay";
+export type AdminActionName =
+  | "credits.adjust"
+  | "user.lock"
+  | "user.unlock"
+  | "user.identity.unlink"
+  | "user.api_key.revoke"
+  | "webhook.replay"
+  | "cron.run"
+  | "outbound.replay";
 
 export interface AdminActionInput {
   operator: Operator;

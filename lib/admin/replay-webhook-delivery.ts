@@ -8,7 +8,6 @@ import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 import type { replayResponse } from "./schemas";
 
-
 /**
  * Runs a stored delivery again through the same processing its webhook route uses, after its cause
  * was fixed (the user now exists, the catalog now has the variant, ...). The delivery is claimed
@@ -16,7 +15,13 @@ import type { replayResponse } from "./schemas";
  * delivery at once; one that is being processed right now answers 409. Effects stay idempotent: a
  * processed order grants nothing new, an older subscription event keeps the newer state.
  */
-export async function replayWebhookDelivery(input: { operator: Operator; id: string; reason: string; requestId: string | null; log: Logger }): Promise<z.infer<typeof replayResponse>> {
+export async function replayWebhookDelivery(input: {
+  operator: Operator;
+  id: string;
+  reason: string;
+  requestId: string | null;
+  log: Logger;
+}): Promise<z.infer<typeof replayResponse>> {
   requireUuids("Webhook delivery", input.id);
   const prisma = await db();
   const { delivery, auditId, statusBefore } = await prisma.$transaction(async (tx) => {
@@ -39,7 +44,15 @@ export async function replayWebhookDelivery(input: { operator: Operator; id: str
   const after = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: input.id } });
   await prisma.adminAction.update({
     where: { id: auditId },
-    data: { details: { source: delivery.source, eventType: delivery.eventType, statusBefore, outcome: after.status, result: outcome.result.slice(0, 500) } },
+    data: {
+      details: {
+        source: delivery.source,
+        eventType: delivery.eventType,
+        statusBefore,
+        outcome: after.status,
+        result: outcome.result.slice(0, 500),
+      },
+    },
   });
   return { status: after.status, result: outcome.result, delivery: toDeliveryRow(after) };
 }

@@ -2,7 +2,6 @@ import { z } from "zod";
 
 /** Responses of the operator's reports: AI usage by model and user, and the AI routes with their state (docs/ADMIN.md). */
 
-
 const usageFigures = {
   calls: z.number(),
   credits: z.number().meta({ description: "credits charged (after settlement)" }),
@@ -11,7 +10,10 @@ const usageFigures = {
   costUsd: z.number().meta({ description: "what the calls cost upstream (provider list prices)" }),
   soldUsd: z.number().meta({ description: "credits x the credit's value" }),
   marginUsd: z.number().meta({ description: "soldUsd - costUsd" }),
-  uncollectedCredits: z.number().meta({ description: "credits a settlement could not draw (usage above the reservation with the balance at zero): never expected; a quote that was not an upper bound" }),
+  uncollectedCredits: z.number().meta({
+    description:
+      "credits a settlement could not draw (usage above the reservation with the balance at zero): never expected; a quote that was not an upper bound",
+  }),
   belowCostCalls: z.number().meta({ description: "calls whose credits were worth less than their provider cost" }),
 };
 
@@ -20,7 +22,15 @@ export const usageReportResponse = z.object({
   to: z.string(),
   userId: z.string().nullable(),
   creditValueUsd: z.number(),
-  totals: z.object({ calls: z.number(), credits: z.number(), costUsd: z.number(), soldUsd: z.number(), marginUsd: z.number(), uncollectedCredits: z.number(), belowCostCalls: z.number() }),
+  totals: z.object({
+    calls: z.number(),
+    credits: z.number(),
+    costUsd: z.number(),
+    soldUsd: z.number(),
+    marginUsd: z.number(),
+    uncollectedCredits: z.number(),
+    belowCostCalls: z.number(),
+  }),
   byModel: z.array(z.object({ model: z.string(), ...usageFigures })),
   byUser: z.array(z.object({ userId: z.string(), email: z.string().nullable(), ...usageFigures })),
 });

@@ -17,13 +17,27 @@ export const reasonField = z
 export const listQuery = z.object({ cursor, limit });
 
 export const usersQuery = listQuery.extend({
-  q: z.string().trim().max(200).optional().meta({ description: "email prefix, user id, identity-provider id, or Lemon Squeezy customer / subscription id" }),
+  q: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .meta({ description: "email prefix, user id, identity-provider id, or Lemon Squeezy customer / subscription id" }),
 });
 
 export const DELIVERY_SOURCES = ["identity", "payment", "email"] as const;
 export const DELIVERY_STATUSES = ["received", "processed", "failed", "pending", "ignored"] as const;
 export const EMAIL_STATUSES = ["queued", "sent", "delivered", "bounced", "complained", "failed"] as const;
-export const ADMIN_ACTIONS = ["credits.adjust", "user.lock", "user.unlock", "user.identity.unlink", "user.api_key.revoke", "webhook.replay", "cron.run", "outbound.replay"] as const;
+export const ADMIN_ACTIONS = [
+  "credits.adjust",
+  "user.lock",
+  "user.unlock",
+  "user.identity.unlink",
+  "user.api_key.revoke",
+  "webhook.replay",
+  "cron.run",
+  "outbound.replay",
+] as const;
 
 export const webhooksQuery = listQuery.extend({
   source: z.enum(DELIVERY_SOURCES).optional(),
@@ -45,7 +59,11 @@ export const usageQuery = z.object({
   userId: z.string().trim().max(100).optional().meta({ description: "one user's usage" }),
 });
 
-export const cronQuery = z.object({ job: z.string().trim().max(100).optional(), cursor, limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const cronQuery = z.object({
+  job: z.string().trim().max(100).optional(),
+  cursor,
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
 
 export const adjustCreditsBody = z.object({
   amount: z
@@ -132,7 +150,9 @@ export const deliveryRow = z.object({
 export const userOverviewResponse = z.object({
   user: z.object({
     id: z.string(),
-    kind: z.enum(["person", "organisation"]).meta({ description: "an organisation's account has the same wallet, ledger, subscriptions and keys as a person's" }),
+    kind: z
+      .enum(["person", "organisation"])
+      .meta({ description: "an organisation's account has the same wallet, ledger, subscriptions and keys as a person's" }),
     email: z.string().nullable(),
     name: z.string().nullable(),
     externalId: z.string().nullable(),
@@ -150,7 +170,15 @@ export const userOverviewResponse = z.object({
       name: z.string(),
       slug: z.string(),
       members: z.array(
-        z.object({ userId: z.string(), email: z.string().nullable(), role: z.string(), dailyCap: z.number().nullable(), monthlyCap: z.number().nullable(), spentToday: z.number(), spentThisMonth: z.number() }),
+        z.object({
+          userId: z.string(),
+          email: z.string().nullable(),
+          role: z.string(),
+          dailyCap: z.number().nullable(),
+          monthlyCap: z.number().nullable(),
+          spentToday: z.number(),
+          spentThisMonth: z.number(),
+        }),
       ),
     })
     .nullable()
@@ -180,14 +208,32 @@ export const userOverviewResponse = z.object({
       paymentFailedAt: nullableIso,
       createdAt: iso,
       history: z.array(
-        z.object({ event: z.string(), source: z.string(), statusFrom: z.string().nullable(), statusTo: z.string(), tier: z.string(), variantId: z.string(), occurredAt: iso, recordedAt: iso }),
+        z.object({
+          event: z.string(),
+          source: z.string(),
+          statusFrom: z.string().nullable(),
+          statusTo: z.string(),
+          tier: z.string(),
+          variantId: z.string(),
+          occurredAt: iso,
+          recordedAt: iso,
+        }),
       ),
     }),
   ),
   credits: z.object({
     subscription: z.object({ balance: z.number(), monthlyAllocation: z.number(), resetAt: nullableIso, cycle: z.string().nullable() }),
     bonus: z.array(
-      z.object({ id: z.string(), orderId: z.string(), variantId: z.string(), credits: z.number(), remaining: z.number(), expiresAt: iso, expiredAt: nullableIso, createdAt: iso }),
+      z.object({
+        id: z.string(),
+        orderId: z.string(),
+        variantId: z.string(),
+        credits: z.number(),
+        remaining: z.number(),
+        expiresAt: iso,
+        expiredAt: nullableIso,
+        createdAt: iso,
+      }),
     ),
     balances,
   }),
@@ -198,7 +244,12 @@ export const userOverviewResponse = z.object({
 
 export const adjustCreditsResponse = z.object({ applied: z.boolean(), operationId: z.string(), balances });
 
-export const lockResponse = z.object({ changed: z.boolean(), locked: z.boolean(), lockedAt: nullableIso, lockReason: z.string().nullable() });
+export const lockResponse = z.object({
+  changed: z.boolean(),
+  locked: z.boolean(),
+  lockedAt: nullableIso,
+  lockReason: z.string().nullable(),
+});
 
 export const deliveriesListResponse = z.object({ deliveries: z.array(deliveryRow), nextCursor: z.string().nullable() });
 
@@ -206,7 +257,15 @@ export const deliveryDetailResponse = deliveryRow.extend({ deliveryId: z.string(
 
 export const replayResponse = z.object({ status: z.string(), result: z.string(), delivery: deliveryRow });
 
-const cronRunRow = z.object({ id: z.string(), job: z.string(), status: z.string(), result: z.unknown(), error: z.string().nullable(), startedAt: iso, finishedAt: nullableIso });
+const cronRunRow = z.object({
+  id: z.string(),
+  job: z.string(),
+  status: z.string(),
+  result: z.unknown(),
+  error: z.string().nullable(),
+  startedAt: iso,
+  finishedAt: nullableIso,
+});
 
 export const cronOverviewResponse = z.object({
   jobs: z.array(
@@ -282,7 +341,10 @@ export const auditListResponse = z.object({
 
 export { aiRoutesResponse, usageReportResponse } from "./report-schemas";
 
-export const revokeKeyResponse = z.object({ key: apiKeyView, changed: z.boolean().meta({ description: "false when the key was already revoked" }) });
+export const revokeKeyResponse = z.object({
+  key: apiKeyView,
+  changed: z.boolean().meta({ description: "false when the key was already revoked" }),
+});
 
 /** GET /api/admin/outbound: outbound webhook deliveries and alert emails. */
 export const outboundQuery = listQuery.extend({

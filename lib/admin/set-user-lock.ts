@@ -13,7 +13,13 @@ export const OPERATOR_LOCK_PREFIX = "locked by an operator: ";
  * unlock gives them back), from the next request on this instance and within seconds on the others. The change and its audit row commit together; asking for the state the user
  * is already in changes nothing and writes no audit row.
  */
-export async function setUserLock(input: { operator: Operator; userId: string; locked: boolean; reason: string; requestId: string | null }) {
+export async function setUserLock(input: {
+  operator: Operator;
+  userId: string;
+  locked: boolean;
+  reason: string;
+  requestId: string | null;
+}) {
   requireUuids("User", input.userId);
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
@@ -21,7 +27,9 @@ export async function setUserLock(input: { operator: Operator; userId: string; l
       SELECT locked_at, lock_reason FROM users WHERE id = ${input.userId}::text FOR UPDATE`;
     if (!user) throw notFound("User");
     if (Boolean(user.locked_at) === input.locked) return { changed: false, lockedAt: user.locked_at, lockReason: user.lock_reason };
-    const data = input.locked ? { lockedAt: new Date(), lockReason: `${OPERATOR_LOCK_PREFIX}${input.reason}` } : { lockedAt: null, lockReason: null };
+    const data = input.locked
+      ? { lockedAt: new Date(), lockReason: `${OPERATOR_LOCK_PREFIX}${input.reason}` }
+      : { lockedAt: null, lockReason: null };
     await tx.user.update({ where: { id: input.userId }, data });
     await recordAdminAction(tx, {
       operator: input.operator,

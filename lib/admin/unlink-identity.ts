@@ -5,7 +5,6 @@ import { forgetUser } from "@/lib/users/account-state";
 import { recordAdminAction } from "./record-admin-action";
 import type { Operator } from "@/lib/auth/resolve-operator";
 
-
 /**
  * Unlinks a sign-in identity (an OAuth/OIDC account) from a user, ends every session of that user
  * signed in until now and revokes their active API keys: neither a session nor a key carries a trace
@@ -13,7 +12,13 @@ import type { Operator } from "@/lib/auth/resolve-operator";
  * theirs (whoever held it may have made keys). The owner signs in again with what is left and makes
  * new keys. The identity, the revocations and the audit row commit together.
  */
-export async function unlinkIdentity(input: { operator: Operator; userId: string; identityId: string; reason: string; requestId: string | null }) {
+export async function unlinkIdentity(input: {
+  operator: Operator;
+  userId: string;
+  identityId: string;
+  reason: string;
+  requestId: string | null;
+}) {
   requireUuids("Identity", input.userId, input.identityId);
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
@@ -26,7 +31,8 @@ export async function unlinkIdentity(input: { operator: Operator; userId: string
       select: { sessionsRevokedAt: true },
     });
     const keys = await tx.apiKey.findMany({ where: { userId: input.userId, revokedAt: null }, select: { id: true } });
-    if (keys.length) await tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { revokedAt: sessionsRevokedAt as Date } });
+    if (keys.length)
+      await tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { revokedAt: sessionsRevokedAt as Date } });
     await recordAdminAction(tx, {
       operator: input.operator,
       action: "user.identity.unlink",
@@ -34,11 +40,21 @@ export async function unlinkIdentity(input: { operator: Operator; userId: string
       targetId: input.userId,
       reason: input.reason,
       requestId: input.requestId,
-      details: { provider: identity.provider, providerAccountId: identity.providerAccountId, linkedAt: identity.createdAt.toISOString(), apiKeysRevoked: keys.length },
+      details: {
+        provider: identity.provider,
+        providerAccountId: identity.providerAccountId,
+        linkedAt: identity.createdAt.toISOString(),
+        apiKeysRevoked: keys.length,
+      },
     });
     return { provider: identity.provider, sessionsRevokedAt: sessionsRevokedAt as Date, keyIds: keys.map((k) => k.id) };
   });
   forgetUser(input.userId);
   for (const id of result.keyIds) forgetApiKey(id);
-  return { unlinked: true, provider: result.provider, sessionsRevokedAt: result.sessionsRevokedAt.toISOString(), apiKeysRevoked: result.keyIds.length };
+  return {
+    unlinked: true,
+    provider: result.provider,
+    sessionsRevokedAt: result.sessionsRevokedAt.toISOString(),
+    apiKeysRevoked: result.keyIds.length,
+  };
 }

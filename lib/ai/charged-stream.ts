@@ -148,7 +148,12 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
   const settleAndClose = async (how: "complete" | "client" | "deadline" | "provider", failure?: unknown) => {
     detach();
     const complete = how === "complete";
-    const outcome = { attempts: meter.bill(complete), complete, delivered: delivered && how !== "provider", extraMicros: input.extraMicros };
+    const outcome = {
+      attempts: meter.bill(complete),
+      complete,
+      delivered: delivered && how !== "provider",
+      extraMicros: input.extraMicros,
+    };
     const billed = outcome.attempts[outcome.attempts.length - 1].usage;
     const model = meter.reported?.model ?? fallbackModel;
     const settled = await settleCharge(charge, outcome, { model, metadata: { ...input.metadata, ...(complete ? {} : { delivered }) } });
@@ -157,7 +162,16 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
       push(framing.error(message));
       return finish();
     }
-    const result: StreamOutcome = { text: meter.text, usage: meter.reported, billed, model, credits: settled.credits, remaining: settled.remaining, partial: !complete, failed: false };
+    const result: StreamOutcome = {
+      text: meter.text,
+      usage: meter.reported,
+      billed,
+      model,
+      credits: settled.credits,
+      remaining: settled.remaining,
+      partial: !complete,
+      failed: false,
+    };
     let extra: Record<string, unknown> | void = undefined;
     try {
       extra = await input.onComplete?.(result);
@@ -184,8 +198,13 @@ export async function startChargedStream(input: ChargedStreamInput): Promise<Rea
       await settleAndClose("complete");
     } catch (error) {
       const how = isAbortError(error) || upstream.signal.aborted ? "client" : failoverOf(error) === "timeout" ? "deadline" : "provider";
-      if (how === "provider" && (!isAppError(error) || error.code === "internal")) log.error("stream failed", { operation: charge.operation, error });
-      else if (how !== "client") log.warn("the stream was cut short; charged for what the provider produced", { operation: charge.operation, error: (error as Error).message });
+      if (how === "provider" && (!isAppError(error) || error.code === "internal"))
+        log.error("stream failed", { operation: charge.operation, error });
+      else if (how !== "client")
+        log.warn("the stream was cut short; charged for what the provider produced", {
+          operation: charge.operation,
+          error: (error as Error).message,
+        });
       await settleAndClose(how, error).catch((e) => log.error("settling a cut stream failed", { error: e }));
     }
   };

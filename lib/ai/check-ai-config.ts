@@ -39,7 +39,9 @@ export function checkAiConfig(): AiConfigReport {
   const r = routing();
   const problems = [...catalog.problems, ...r.problems];
   if (r.providers.size === 0) {
-    problems.push("AI provider: none is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or AI_PROVIDERS (or AI_OFFLINE=true to serve labelled offline answers in production on purpose)");
+    problems.push(
+      "AI provider: none is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or AI_PROVIDERS (or AI_OFFLINE=true to serve labelled offline answers in production on purpose)",
+    );
   }
   // A model in use must be priced; one whose feature is on must also be served (embeddings are
   // optional: without them RAG retrieves by full text).
@@ -48,11 +50,14 @@ export function checkAiConfig(): AiConfigReport {
     if (!m) problems.push(`${setting}: "${id}" is not in the model catalog (add it to AI_MODELS with its prices)`);
     else if (m.kind !== kind) problems.push(`${setting}: "${id}" is a ${m.kind} model, not a ${kind} model`);
     else if (served && r.providers.size > 0 && routesFor(id).length === 0) {
-      problems.push(`${setting}: no configured provider serves "${id}" (its vendor is ${m.vendor}: set its key, route it with AI_ROUTES, or switch its feature off)`);
+      problems.push(
+        `${setting}: no configured provider serves "${id}" (its vendor is ${m.vendor}: set its key, route it with AI_ROUTES, or switch its feature off)`,
+      );
     }
   };
   const f = flags();
-  for (const id of settings.allowedModels) need(id, "chat", id === settings.chatModel ? "AI_CHAT_MODEL" : "AI_ALLOWED_MODELS", f.aiChat || f.aiContent || f.aiRag);
+  for (const id of settings.allowedModels)
+    need(id, "chat", id === settings.chatModel ? "AI_CHAT_MODEL" : "AI_ALLOWED_MODELS", f.aiChat || f.aiContent || f.aiRag);
   for (const name of PUBLIC_IMAGE_MODELS) need(settings.imageModels[name], "image", `AI_IMAGE_MODEL_MAP (${name})`, f.aiImage);
   need(settings.transcriptionModel, "transcription", "AI_TRANSCRIPTION_MODEL", f.aiAudio);
   need(settings.embeddingModel, "embedding", "AI_EMBEDDING_MODEL", false);
@@ -77,7 +82,14 @@ export function flatLimits(): FlatLimit[] {
     if (!model) continue;
     for (const [operation, credits] of chatPrices) {
       if (operation === "content_generation" && id !== settings.chatModel) continue;
-      limits.push({ model: id, operation, credits, budgetUsd: budgetUsd(credits), ...flatChatLimits(model, credits, s), inputUnit: model.tokenizer === "bytes" ? "bytes" : "tokens" });
+      limits.push({
+        model: id,
+        operation,
+        credits,
+        budgetUsd: budgetUsd(credits),
+        ...flatChatLimits(model, credits, s),
+        inputUnit: model.tokenizer === "bytes" ? "bytes" : "tokens",
+      });
     }
   }
   for (const name of PUBLIC_IMAGE_MODELS) {
@@ -86,18 +98,37 @@ export function flatLimits(): FlatLimit[] {
     const budget = costBudgetMicros(flatPrice("image_generation"), s);
     let largest = "none";
     for (const q of IMAGE_QUALITIES) for (const z of IMAGE_SIZES) if (model.perImage[q][z] * 1e6 <= budget) largest = `${q} ${z}`;
-    limits.push({ model: model.id, operation: "image_generation", credits: flatPrice("image_generation"), budgetUsd: budgetUsd(flatPrice("image_generation")), largestImage: largest });
+    limits.push({
+      model: model.id,
+      operation: "image_generation",
+      credits: flatPrice("image_generation"),
+      budgetUsd: budgetUsd(flatPrice("image_generation")),
+      largestImage: largest,
+    });
   }
   const embedding = findModel(settings.embeddingModel);
   if (embedding?.perMillionTokens?.input) {
     const credits = flatPrice("embeddings");
     const perToken = embedding.perMillionTokens.input;
-    limits.push({ model: embedding.id, operation: "embeddings", credits, budgetUsd: budgetUsd(credits), maxInputTokens: Math.floor(costBudgetMicros(credits, s) / perToken), inputUnit: embedding.tokenizer === "bytes" ? "bytes" : "tokens" });
+    limits.push({
+      model: embedding.id,
+      operation: "embeddings",
+      credits,
+      budgetUsd: budgetUsd(credits),
+      maxInputTokens: Math.floor(costBudgetMicros(credits, s) / perToken),
+      inputUnit: embedding.tokenizer === "bytes" ? "bytes" : "tokens",
+    });
   }
   const transcription = findModel(settings.transcriptionModel);
   if (transcription?.perAudioMinute) {
     const credits = flatPrice("speech_to_text");
-    limits.push({ model: transcription.id, operation: "speech_to_text", credits, budgetUsd: budgetUsd(credits), maxMinutes: Math.floor((budgetUsd(credits) / transcription.perAudioMinute) * 10) / 10 });
+    limits.push({
+      model: transcription.id,
+      operation: "speech_to_text",
+      credits,
+      budgetUsd: budgetUsd(credits),
+      maxMinutes: Math.floor((budgetUsd(credits) / transcription.perAudioMinute) * 10) / 10,
+    });
   }
   return limits;
 }

@@ -97,14 +97,22 @@ export const streamBodySchema = z
     systemPrompt,
   })
   .superRefine((body, ctx) => {
-    const images = body.messages.reduce((n, m) => n + (typeof m.content === "string" ? 0 : m.content.filter((p) => p.type === "image").length), 0);
-    if (images > MAX_IMAGES) ctx.addIssue({ code: "custom", path: ["messages"], message: `at most ${MAX_IMAGES} images per request, got ${images}` });
+    const images = body.messages.reduce(
+      (n, m) => n + (typeof m.content === "string" ? 0 : m.content.filter((p) => p.type === "image").length),
+      0,
+    );
+    if (images > MAX_IMAGES)
+      ctx.addIssue({ code: "custom", path: ["messages"], message: `at most ${MAX_IMAGES} images per request, got ${images}` });
   });
 export type StreamBody = z.infer<typeof streamBodySchema>;
 
 export const imageBodySchema = z
   .object({
-    prompt: z.string().min(1, "must be 1 to 4000 characters").max(4000, "must be 1 to 4000 characters").refine((s) => s.trim().length > 0, "must not be blank"),
+    prompt: z
+      .string()
+      .min(1, "must be 1 to 4000 characters")
+      .max(4000, "must be 1 to 4000 characters")
+      .refine((s) => s.trim().length > 0, "must not be blank"),
     model: z.enum(PUBLIC_IMAGE_MODELS).default("image-model-1"),
     size: z.enum(["1024x1024", "1536x1024", "1024x1536", "auto"]).default("1024x1024"),
     quality: z.enum(["low", "medium", "high", "auto"]).default("auto"),
@@ -113,7 +121,11 @@ export const imageBodySchema = z
   })
   .superRefine((body, ctx) => {
     if (body.background === "transparent" && body.output_format === "jpeg") {
-      ctx.addIssue({ code: "custom", path: ["background"], message: "transparent background needs output_format png or webp (jpeg has no transparency)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["background"],
+        message: "transparent background needs output_format png or webp (jpeg has no transparency)",
+      });
     }
   });
 export type ImageBody = z.infer<typeof imageBodySchema>;
@@ -154,7 +166,12 @@ export const chatAnswerResponse = z.object({ text: z.string(), model: z.string()
 
 /** POST /api/ai/chat, batch: results in request order (`cached`: answered from the answer cache), `cost` = credits charged. */
 export const chatBatchResponse = z.object({
-  results: z.array(z.union([chatAnswerResponse.extend({ cached: z.boolean() }), z.object({ error: z.string(), code: z.string().meta({ description: "the error's code, as in error bodies" }) })])),
+  results: z.array(
+    z.union([
+      chatAnswerResponse.extend({ cached: z.boolean() }),
+      z.object({ error: z.string(), code: z.string().meta({ description: "the error's code, as in error bodies" }) }),
+    ]),
+  ),
   cost: z.number(),
 });
 

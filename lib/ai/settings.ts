@@ -83,7 +83,10 @@ export function resolveChatModel(requested: string | undefined): string {
   const s = aiSettings();
   if (!requested) return s.chatModel;
   if (!s.allowedModels.includes(requested)) {
-    throw new AppError("validation_failed", `Invalid body: model "${requested}" is not available; use one of ${s.allowedModels.join(", ")}`);
+    throw new AppError(
+      "validation_failed",
+      `Invalid body: model "${requested}" is not available; use one of ${s.allowedModels.join(", ")}`,
+    );
   }
   return requested;
 }

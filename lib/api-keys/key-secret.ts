@@ -32,7 +32,9 @@ export function keyDisplay(secret: string): { prefix: string; lastFour: string }
 
 /** Looks like one of our keys (anything else is not even looked up). */
 export function isKeySecret(value: string): boolean {
-  return value.length === KEY_PREFIX.length + LENGTH && value.startsWith(KEY_PREFIX) && /^[0-9A-Za-z]+$/.test(value.slice(KEY_PREFIX.length));
+  return (
+    value.length === KEY_PREFIX.length + LENGTH && value.startsWith(KEY_PREFIX) && /^[0-9A-Za-z]+$/.test(value.slice(KEY_PREFIX.length))
+  );
 }
 
 /** A key anywhere in a text (an URL's query, a log line). */

@@ -45,7 +45,11 @@ function limitsData(body: CreateKeyBody | UpdateKeyBody) {
   if (body.models !== undefined) {
     const available = new Set(keyModelsAvailable());
     const unknown = body.models.filter((m) => !available.has(m));
-    if (unknown.length) throw invalid("models", `${unknown.map((m) => `"${m}"`).join(", ")} ${unknown.length === 1 ? "is" : "are"} not available; use models of GET /v1/models`);
+    if (unknown.length)
+      throw invalid(
+        "models",
+        `${unknown.map((m) => `"${m}"`).join(", ")} ${unknown.length === 1 ? "is" : "are"} not available; use models of GET /v1/models`,
+      );
     data.models = [...new Set(body.models)];
   }
   if (body.kinds !== undefined) data.kinds = [...new Set(body.kinds)];
@@ -72,7 +76,8 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
   const userId = s.accountId;
   const prisma = await db();
   const active = await prisma.apiKey.count({ where: { userId, revokedAt: null } });
-  if (active >= MAX_ACTIVE_KEYS) throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+  if (active >= MAX_ACTIVE_KEYS)
+    throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
   const secret = newKeySecret();
   const key = await prisma.apiKey.create({
     data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
@@ -127,7 +132,11 @@ export async function revokeApiKey(
     const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
     if (count > 0) {
       await options.onRevoked?.(tx, key);
-      await emitEvent(tx, { accountId: key.userId, type: "key.revoked", data: { keyId: key.id, name: key.name, by: by === "user" ? "owner" : "operator" } });
+      await emitEvent(tx, {
+        accountId: key.userId,
+        type: "key.revoked",
+        data: { keyId: key.id, name: key.name, by: by === "user" ? "owner" : "operator" },
+      });
     }
     return count > 0;
   });

@@ -86,7 +86,8 @@ export async function resolveKeyRequest(req: Request, ip: string | null): Promis
   // a locked member's keys are suspended like their own.
   let memberState: typeof state | null = "active";
   if (found.key.memberId) {
-    if (!(await membershipOf(found.key.userId, found.key.memberId))) throw unauthorized("This API key was revoked: the member who made it left the organisation", "invalid_api_key");
+    if (!(await membershipOf(found.key.userId, found.key.memberId)))
+      throw unauthorized("This API key was revoked: the member who made it left the organisation", "invalid_api_key");
     memberState = await accountState(found.key.memberId);
     if (!memberState) throw unauthorized("Incorrect API key provided; create keys on the dashboard's API keys page", "invalid_api_key");
   }

@@ -8,7 +8,11 @@ export const BUDGET_PERIODS = ["day", "month", "total"] as const;
 
 const name = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
 const limits = {
-  models: z.array(z.string().min(1).max(100)).max(50).optional().meta({ description: "models the key may use; absent or empty: every model the user may use" }),
+  models: z
+    .array(z.string().min(1).max(100))
+    .max(50)
+    .optional()
+    .meta({ description: "models the key may use; absent or empty: every model the user may use" }),
   kinds: z.array(z.enum(KEY_KINDS)).max(4).optional().meta({ description: "call kinds the key may make; absent or empty: all" }),
   budget: z
     .object({
@@ -19,7 +23,9 @@ const limits = {
     .optional()
     .meta({ description: "the most credits the key may spend per UTC day, calendar month, or in all; null: no budget" }),
   rpm: z.number().int().positive().max(100_000).nullable().optional().meta({ description: "requests per minute; null: no limit" }),
-  alertThresholds: keyAlertThresholds.optional().meta({ description: "percentages of the budget at which budget.threshold fires (default [100]); [] for none" }),
+  alertThresholds: keyAlertThresholds
+    .optional()
+    .meta({ description: "percentages of the budget at which budget.threshold fires (default [100]); [] for none" }),
   expiresAt: z.iso
     .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
     .nullable()

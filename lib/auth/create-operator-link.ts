@@ -16,16 +16,24 @@ export const OPERATOR_LINK_TTL_MS = 15 * 60_000;
 export const OPERATOR_TOKEN_PREFIX = "op.";
 
 /** The signature of a link's payload (only the server's secret makes it). */
-export const signOperatorPayload = (payload: string) => createHmac("sha256", authSecret()).update(`operator-link.${payload}`).digest("base64url");
+export const signOperatorPayload = (payload: string) =>
+  createHmac("sha256", authSecret()).update(`operator-link.${payload}`).digest("base64url");
 
 export const isOperatorAddress = (email: string) => env().ADMIN_EMAILS.includes(email.trim().toLowerCase());
 
 /** The link for `email` on the site at `baseUrl` (everything in the fragment: no log or proxy sees the token). */
 export function createOperatorLink(email: string, baseUrl: string, now = Date.now()): string {
   const address = normalizeEmail(email);
-  if (!isOperatorAddress(address)) throw new AppError("forbidden", `${address} is not in ADMIN_EMAILS: only an operator's address gets a sign-in link this way`);
-  const payload = Buffer.from(JSON.stringify({ e: address, x: now + OPERATOR_LINK_TTL_MS, n: randomBytes(16).toString("base64url") })).toString("base64url");
+  if (!isOperatorAddress(address))
+    throw new AppError("forbidden", `${address} is not in ADMIN_EMAILS: only an operator's address gets a sign-in link this way`);
+  const payload = Buffer.from(
+    JSON.stringify({ e: address, x: now + OPERATOR_LINK_TTL_MS, n: randomBytes(16).toString("base64url") }),
+  ).toString("base64url");
   const link = new URL("/signin/email", `${baseUrl.replace(/\/+$/, "")}/`);
-  link.hash = new URLSearchParams({ email: address, token: `${OPERATOR_TOKEN_PREFIX}${payload}.${signOperatorPayload(payload)}`, callbackUrl: "/admin" }).toString();
+  link.hash = new URLSearchParams({
+    email: address,
+    token: `${OPERATOR_TOKEN_PREFIX}${payload}.${signOperatorPayload(payload)}`,
+    callbackUrl: "/admin",
+  }).toString();
   return link.toString();
 }

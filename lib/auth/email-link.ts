@@ -26,7 +26,9 @@ export async function requestEmailLink(input: { email: string; baseUrl: string; 
   const limit = await checkWindowLimit(`email_link:address:${hash(email)}`, EMAIL_LINK_PER_ADDRESS.limit, EMAIL_LINK_PER_ADDRESS.windowMs);
   if (limit && !limit.allowed) {
     const retryAfter = Math.max(1, limit.reset - Math.floor(Date.now() / 1000));
-    throw new AppError("rate_limited", `Too many sign-in links for this address; retry after ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+    throw new AppError("rate_limited", `Too many sign-in links for this address; retry after ${retryAfter} seconds`, {
+      headers: { "Retry-After": String(retryAfter) },
+    });
   }
   const token = randomBytes(32).toString("base64url");
   const prisma = await db();
@@ -52,12 +54,20 @@ export async function requestEmailLink(input: { email: string; baseUrl: string; 
     // sendEmail logged the cause and the setting to check (one line); the person gets what they can do.
     if (!isAppError(error)) log.error("sign-in link not sent", { error: String(error) });
     if (isAppError(error) && error.reason === "mail_transient") {
-      throw new AppError("unavailable", "This site's email is not going out right now, so the sign-in link could not be sent; try again in a few minutes, and if it keeps failing, contact the site's operator", {
-        headers: { "Retry-After": "300" },
-        reason: "mail_unavailable",
-      });
+      throw new AppError(
+        "unavailable",
+        "This site's email is not going out right now, so the sign-in link could not be sent; try again in a few minutes, and if it keeps failing, contact the site's operator",
+        {
+          headers: { "Retry-After": "300" },
+          reason: "mail_unavailable",
+        },
+      );
     }
-    throw new AppError("unavailable", "This site cannot send email right now, so sign-in links cannot be delivered; please contact the site's operator", { reason: "mail_unavailable" });
+    throw new AppError(
+      "unavailable",
+      "This site cannot send email right now, so sign-in links cannot be delivered; please contact the site's operator",
+      { reason: "mail_unavailable" },
+    );
   }
 }
 

@@ -21,10 +21,15 @@ export const OPERATOR_LINK_PROVIDER = "operator-link";
 const SESSION_ENDED = "session ended";
 
 function describeAuthMetadata(metadata: unknown): Record<string, unknown> {
-  const m = metadata as { message?: unknown; error?: { message?: unknown; name?: unknown }; providerId?: unknown; name?: unknown } | undefined;
+  const m = metadata as
+    { message?: unknown; error?: { message?: unknown; name?: unknown }; providerId?: unknown; name?: unknown } | undefined;
   const error = metadata instanceof Error ? metadata : m?.error;
   return {
-    ...(typeof (error as Error | undefined)?.message === "string" ? { message: (error as Error).message.slice(0, 500) } : typeof m?.message === "string" ? { message: m.message.slice(0, 500) } : {}),
+    ...(typeof (error as Error | undefined)?.message === "string"
+      ? { message: (error as Error).message.slice(0, 500) }
+      : typeof m?.message === "string"
+        ? { message: m.message.slice(0, 500) }
+        : {}),
     ...(typeof (error as Error | undefined)?.name === "string" ? { error: (error as Error).name } : {}),
     ...(typeof m?.providerId === "string" ? { provider: m.providerId } : {}),
   };
@@ -38,7 +43,8 @@ function describeAuthMetadata(metadata: unknown): Record<string, unknown> {
 
 /** next-auth's warning codes, said as what to set. */
 const SIGN_IN_WARNINGS: Record<string, string> = {
-  NEXTAUTH_URL: "NEXTAUTH_URL is not set; set it to this site's public URL (e.g. https://app.example.com), which sign-in callbacks and mailed links are built from",
+  NEXTAUTH_URL:
+    "NEXTAUTH_URL is not set; set it to this site's public URL (e.g. https://app.example.com), which sign-in callbacks and mailed links are built from",
   NO_SECRET: "NEXTAUTH_SECRET is not set; set it to a random secret (openssl rand -base64 32) so sessions survive a restart",
   DEBUG_ENABLED: "next-auth debug output is on; switch it off in production",
   EXPERIMENTAL_API: "an experimental next-auth API is in use",
@@ -76,7 +82,11 @@ export function authOptions(): NextAuthOptions {
           const user = await signInUser({ email: parsed.data });
           if (user.lockedAt) return null;
           // Following the link proved the inbox: the address is verified in this sign-in.
-          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as { id: string; email: string | null; name: string | null };
+          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as {
+            id: string;
+            email: string | null;
+            name: string | null;
+          };
         },
       }),
     );
@@ -96,7 +106,11 @@ export function authOptions(): NextAuthOptions {
           const user = await signInUser({ email: parsed.data });
           if (user.lockedAt) return null;
           // Minted with the server's secret for an ADMIN_EMAILS address: the address is the operator's.
-          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as { id: string; email: string | null; name: string | null };
+          return { id: user.id, email: user.email, name: user.name, emailVerified: true } as {
+            id: string;
+            email: string | null;
+            name: string | null;
+          };
         },
       }),
     );
@@ -167,7 +181,8 @@ export function authOptions(): NextAuthOptions {
     },
     callbacks: {
       async signIn({ user, account, profile }) {
-        if (!account || account.provider === "dev" || account.provider === "email-link" || account.provider === OPERATOR_LINK_PROVIDER) return true;
+        if (!account || account.provider === "dev" || account.provider === "email-link" || account.provider === OPERATOR_LINK_PROVIDER)
+          return true;
         // OAuth/OIDC: the identity's user; a new identity is linked by email only when the provider
         // verified that email (lib/auth/sign-in-with-identity.ts). A refusal shows the sign-in page.
         const outcome = await signInWithIdentity({

@@ -35,4 +35,3 @@ export async function signOutEverywhere(userId: string): Promise<{ sessionsRevok
   forgetUser(userId);
   return { sessionsRevokedAt: at.toISOString() };
 }
-

@@ -95,7 +95,11 @@ export async function getSessionUser(req: Request): Promise<SessionUser | null> 
   return null;
 }
 
-async function decodeSessionUser(req: Request, cookies: Map<string, string>, secret: string): Promise<{ user: SessionUser; expiresAt: number } | null> {
+async function decodeSessionUser(
+  req: Request,
+  cookies: Map<string, string>,
+  secret: string,
+): Promise<{ user: SessionUser; expiresAt: number } | null> {
   for (const cookieName of COOKIE_NAMES) {
     const hasCookie = [...cookies.keys()].some((k) => k.startsWith(cookieName));
     if (!hasCookie && cookieName !== COOKIE_NAMES[1]) continue;

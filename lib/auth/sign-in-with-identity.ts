@@ -18,9 +18,7 @@ export interface ProviderIdentity {
 /** Why a sign-in was refused: the sign-in page's `error` parameter (app/signin/page.tsx). */
 export type IdentityRefusal = "EmailNotVerified" | "EmailMissing" | "AccountLocked";
 
-export type IdentitySignIn =
-  | { ok: true; user: User; emailVerified: boolean }
-  | { ok: false; reason: IdentityRefusal };
+export type IdentitySignIn = { ok: true; user: User; emailVerified: boolean } | { ok: false; reason: IdentityRefusal };
 
 /**
  * The user an OAuth/OIDC identity signs in as. An identity already linked signs in as its user,

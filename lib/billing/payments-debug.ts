@@ -20,19 +20,36 @@ function keyMatches(given: string | null | undefined): boolean {
  * caller's subscriptions and recent payment deliveries, or with ?key=DEBUG_KEY the newest overall.
  */
 export async function getPaymentsDebug(input: { userId: string | null; key?: string | null }) {
-  if (!input.userId && !keyMatches(input.key)) throw new AppError("unauthorized", "Authentication required: sign in or pass ?key=<DEBUG_KEY>");
+  if (!input.userId && !keyMatches(input.key))
+    throw new AppError("unauthorized", "Authentication required: sign in or pass ?key=<DEBUG_KEY>");
   const e = env();
   const prisma = await db();
   const userFilter = input.userId ? { userId: input.userId } : {};
   const user = input.userId
-    ? await prisma.user.findUnique({ where: { id: input.userId }, select: { id: true, email: true, tier: true, billingPeriod: true, downgradeCount: true, hasUsedTrial: true } })
+    ? await prisma.user.findUnique({
+        where: { id: input.userId },
+        select: { id: true, email: true, tier: true, billingPeriod: true, downgradeCount: true, hasUsedTrial: true },
+      })
     : null;
   const subscriptions = await prisma.subscription.findMany({ where: userFilter, orderBy: { createdAt: "desc" }, take: 20 });
   const deliveries = await prisma.webhookDelivery.findMany({
-    where: { source: "payment", ...(user?.email ? { OR: [{ userRef: user.id }, { userEmail: user.email }] } : input.userId ? { userRef: input.userId } : {}) },
+    where: {
+      source: "payment",
+      ...(user?.email ? { OR: [{ userRef: user.id }, { userEmail: user.email }] } : input.userId ? { userRef: input.userId } : {}),
+    },
     orderBy: { receivedAt: "desc" },
     take: 30,
-    select: { id: true, eventType: true, status: true, error: true, objectId: true, userEmail: true, occurredAt: true, receivedAt: true, processedAt: true },
+    select: {
+      id: true,
+      eventType: true,
+      status: true,
+      error: true,
+      objectId: true,
+      userEmail: true,
+      occurredAt: true,
+      receivedAt: true,
+      processedAt: true,
+    },
   });
   return {
     environment: e.appEnv,
@@ -45,7 +62,11 @@ export async function getPaymentsDebug(input: { userId: string | null; key?: str
     },
     pricingModel: flags().pricingModel,
     bonusCredits: flags().bonusCredits,
-    catalog: pricingCatalog().tiers.map((t) => ({ tier: t.key, variants: t.variants, bonusPackages: t.bonusPackages.map((p) => p.variantId) })),
+    catalog: pricingCatalog().tiers.map((t) => ({
+      tier: t.key,
+      variants: t.variants,
+      bonusPackages: t.bonusPackages.map((p) => p.variantId),
+    })),
     user,
     subscriptions,
     deliveries,

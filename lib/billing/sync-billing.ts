@@ -22,7 +22,11 @@ const FIELDS = ["status", "tier", "variantId", "currentPeriodEnd", "trialEndsAt"
 
 function differs(before: Subscription | null, after: Subscription): boolean {
   if (!before) return true;
-  return FIELDS.some((f) => String(before[f] instanceof Date ? (before[f] as Date).getTime() : before[f]) !== String(after[f] instanceof Date ? (after[f] as Date).getTime() : after[f]));
+  return FIELDS.some(
+    (f) =>
+      String(before[f] instanceof Date ? (before[f] as Date).getTime() : before[f]) !==
+      String(after[f] instanceof Date ? (after[f] as Date).getTime() : after[f]),
+  );
 }
 
 /**
@@ -69,7 +73,13 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
         report.subscriptions.unmatched++;
         return;
       }
-      const result = await applySubscriptionSnapshot({ userId, subscription: remote, event: "subscription_updated", provider: "lemonsqueezy", source: "reconciliation" });
+      const result = await applySubscriptionSnapshot({
+        userId,
+        subscription: remote,
+        event: "subscription_updated",
+        provider: "lemonsqueezy",
+        source: "reconciliation",
+      });
       if (result.applied && differs(before, result.subscription)) {
         report.subscriptions.repaired++;
         log.warn("billing sync repaired a subscription", { subscriptionId: remote.id, status: result.subscription.status });

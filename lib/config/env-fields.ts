@@ -11,7 +11,10 @@ export const bool = (fallback: boolean) =>
     .transform((v) => (v === undefined || v === "" ? fallback : v === "true" || v === "1" || v === "yes"));
 /** An optional choice; an empty value (as an unedited .env.example line gives) means unset. */
 export const optionalEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v), z.enum(values).optional());
+  z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : typeof v === "string" ? v.trim() : v),
+    z.enum(values).optional(),
+  );
 export const optionalText = z
   .string()
   .optional()
@@ -22,7 +25,10 @@ export const emailList = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    const entries = (v ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
+    const entries = (v ?? "")
+      .split(",")
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean);
     entries.forEach((entry, i) => {
       if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(entry)) ctx.addIssue({ code: "custom", message: `entry ${i + 1} is not an email address` });
     });
@@ -74,7 +80,8 @@ export const jsonObject = <T extends z.ZodType>(shape: T) =>
       }
       const result = shape.safeParse(parsed);
       if (!result.success) {
-        for (const issue of result.error.issues.slice(0, 10)) ctx.addIssue({ code: "custom", message: `${issue.path.join(".") || "(value)"}: ${issue.message}` });
+        for (const issue of result.error.issues.slice(0, 10))
+          ctx.addIssue({ code: "custom", message: `${issue.path.join(".") || "(value)"}: ${issue.message}` });
         return z.NEVER;
       }
       return result.data;

@@ -8,21 +8,29 @@ export function crossChecks(env: Env): string[] {
   const problems: string[] = [];
   if (env.isProduction) {
     // Each says what to set, with an example, and every alternative in full: one start lists all of it.
-    if (!env.NEXTAUTH_SECRET) problems.push(`NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=${EXAMPLE_SECRET})`);
-    if (!env.CRON_SECRET) problems.push(`CRON_SECRET: required in production, the bearer token of the cron endpoints (e.g. CRON_SECRET=${EXAMPLE_SECRET})`);
+    if (!env.NEXTAUTH_SECRET)
+      problems.push(
+        `NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=${EXAMPLE_SECRET})`,
+      );
+    if (!env.CRON_SECRET)
+      problems.push(`CRON_SECRET: required in production, the bearer token of the cron endpoints (e.g. CRON_SECRET=${EXAMPLE_SECRET})`);
     if (!env.DATABASE_URL && !env.ALLOW_EMBEDDED_DATABASE)
       problems.push(
         "DATABASE_URL: required in production (e.g. DATABASE_URL=postgresql://app:password@db.example.com:5432/app); the embedded database keeps its data on this machine's disk, which a serverless or multi-instance deployment loses, so on one server with a persistent disk set ALLOW_EMBEDDED_DATABASE=true instead",
       );
     if (!env.RATE_LIMIT_ENABLED) problems.push("RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)");
     if (env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_WEBHOOK_SECRET)
-      problems.push(`PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set, the signing secret you also give the store's webhook (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`);
+      problems.push(
+        `PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set, the signing secret you also give the store's webhook (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`,
+      );
     if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_SIMULATOR_ENABLED)
       problems.push(
         `Payments: production needs a payment provider. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY (an API key of the store), LEMONSQUEEZY_STORE_ID (e.g. 12345) and PAYMENT_WEBHOOK_SECRET (e.g. ${EXAMPLE_SECRET}); or, for a trial without real payments, PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET; or PAYMENTS_ENABLED=false (nothing is for sale: purchase buttons hidden, payment routes answer 503)`,
       );
     if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && env.PAYMENT_SIMULATOR_ENABLED && !env.PAYMENT_WEBHOOK_SECRET)
-      problems.push(`PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator (PAYMENT_SIMULATOR_ENABLED=true), which signs its webhooks with it (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`);
+      problems.push(
+        `PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator (PAYMENT_SIMULATOR_ENABLED=true), which signs its webhooks with it (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`,
+      );
   }
   if (env.LEMONSQUEEZY_API_KEY && !env.LEMONSQUEEZY_STORE_ID)
     problems.push("LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set");
@@ -46,4 +54,3 @@ export function signInMethods(env: Env): Array<"dev" | "email" | "github" | "goo
   if (env.AUTH_OIDC_ISSUER && env.AUTH_OIDC_ID && env.AUTH_OIDC_SECRET) methods.push("oidc");
   return methods;
 }
-

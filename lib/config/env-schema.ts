@@ -185,4 +185,3 @@ export type Env = RawEnv & {
   dataDir: string;
   devLoginEnabled: boolean;
 };
-

@@ -57,7 +57,9 @@ function withDerived(raw: RawEnv): Env {
     // Production keeps its embedded data apart from development's (.data holds dev sign-in accounts).
     dataDir: raw.DATA_DIR ?? (isProduction ? ".data-production" : ".data"),
     // In production only with both switches: anyone may then sign in as any email address.
-    devLoginEnabled: isProduction ? raw.AUTH_DEV_LOGIN === "true" && raw.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION : raw.AUTH_DEV_LOGIN !== "false",
+    devLoginEnabled: isProduction
+      ? raw.AUTH_DEV_LOGIN === "true" && raw.AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION
+      : raw.AUTH_DEV_LOGIN !== "false",
   };
 }
 

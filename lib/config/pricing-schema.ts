@@ -20,10 +20,18 @@ export const tierOverrideSchema = z.strictObject({
 });
 
 export const pricingOverrideSchema = z.strictObject({
-  currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as USD").optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as USD")
+    .optional(),
   trialDays: z.number().int().min(0).max(365).optional(),
   bonusExpiryDays: z.number().int().min(1).max(3650).optional(),
-  tiers: z.partialRecord(z.enum(["free", "basic", "pro", "enterprise"], { error: "tiers are free, basic, pro and enterprise" }), tierOverrideSchema).optional(),
+  tiers: z
+    .partialRecord(
+      z.enum(["free", "basic", "pro", "enterprise"], { error: "tiers are free, basic, pro and enterprise" }),
+      tierOverrideSchema,
+    )
+    .optional(),
 });
 
 export type PricingOverride = z.infer<typeof pricingOverrideSchema>;

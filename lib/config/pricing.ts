@@ -152,8 +152,7 @@ export function isTierKey(value: string): value is TierKey {
 }
 
 export type VariantMatch =
-  | { kind: "plan"; tier: TierConfig; billingPeriod: BillingPeriod }
-  | { kind: "bonus"; tier: TierConfig; bonusPackage: BonusPackage };
+  { kind: "plan"; tier: TierConfig; billingPeriod: BillingPeriod } | { kind: "bonus"; tier: TierConfig; bonusPackage: BonusPackage };
 
 /** Finds what a provider variant id sells: a plan (tier + period) or a bonus package. */
 export function findVariant(variantId: string | number | null | undefined): VariantMatch | undefined {

@@ -10,7 +10,9 @@ const chatLimit = z.object({ maxInputTokens: z.number(), maxOutputTokens: z.numb
 
 /** How AI calls are priced (docs/API-NOTES.md "Pricing"): the mode, a credit's value, and the models in use. */
 export const aiPricing = z.object({
-  mode: z.enum(["flat", "metered"]).meta({ description: "flat: SPEC's fixed costs (flatCosts); metered: provider cost x markup / creditValueUsd, rounded up" }),
+  mode: z
+    .enum(["flat", "metered"])
+    .meta({ description: "flat: SPEC's fixed costs (flatCosts); metered: provider cost x markup / creditValueUsd, rounded up" }),
   creditValueUsd: z.number(),
   markup: z.number(),
   minCreditsPerCall: z.number(),
@@ -27,7 +29,10 @@ export const aiPricing = z.object({
       longContext: tokenPrices.extend({ above: z.number() }).optional(),
       usdPerImage: z.record(z.string(), z.record(z.string(), z.number())).optional(),
       usdPerAudioMinute: z.number().optional(),
-      flatLimits: z.object({ chat: chatLimit, stream: chatLimit }).optional().meta({ description: "flat mode: the largest input (with no output) and output (with a short prompt) each flat price accepts" }),
+      flatLimits: z
+        .object({ chat: chatLimit, stream: chatLimit })
+        .optional()
+        .meta({ description: "flat mode: the largest input (with no output) and output (with a short prompt) each flat price accepts" }),
       flatBudgetUsd: z.number().optional(),
     }),
   ),

@@ -50,7 +50,11 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     if (!first || first.userId !== userId || first.kind !== "adjustment" || first.amount !== amount || firstBucket !== bucket) {
       throw new AppError("conflict", "Idempotency key already used for a different adjustment");
     }
-    return { applied: false, operationId: first.id, balances: { subscription: balance.subscriptionCredits, bonus: await heldBonusCredits(tx, userId) } };
+    return {
+      applied: false,
+      operationId: first.id,
+      balances: { subscription: balance.subscriptionCredits, bonus: await heldBonusCredits(tx, userId) },
+    };
   }
 
   const bonusBefore = await heldBonusCredits(tx, userId);
@@ -70,7 +74,10 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
 
   if (bucket === "subscription") {
     if (subscription + amount < 0) {
-      throw new AppError("bad_request", `Adjustment refused: subscription credits would go below zero (balance ${subscription}, adjustment ${amount})`);
+      throw new AppError(
+        "bad_request",
+        `Adjustment refused: subscription credits would go below zero (balance ${subscription}, adjustment ${amount})`,
+      );
     }
     await tx.$executeRaw`UPDATE credit_balances SET subscription_credits = subscription_credits + ${amount}::int, updated_at = now() WHERE user_id = ${userId}::text`;
     subscription += amount;

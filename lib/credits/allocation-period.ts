@@ -35,5 +35,8 @@ export async function accountPeriodEnd(accountId: string, now: Date = new Date()
       select: { currentPeriodEnd: true },
     }),
   ]);
-  return allocationPeriodEnd({ tier: user?.tier ?? "free", lastReset: balance?.resetAt ?? null, renewsAt: subscription?.currentPeriodEnd ?? null }, now);
+  return allocationPeriodEnd(
+    { tier: user?.tier ?? "free", lastReset: balance?.resetAt ?? null, renewsAt: subscription?.currentPeriodEnd ?? null },
+    now,
+  );
 }

@@ -16,7 +16,10 @@ export async function getCreditPreferences(userId: string): Promise<CreditPrefer
 }
 
 /** Sets the user's bonus auto-use; forbidden while the per-user toggle feature is off (bonus credits are then always used). */
-export async function setBonusCreditsAutoUse(userId: string, enabled: boolean): Promise<{ success: boolean; bonusCreditsAutoUse: boolean }> {
+export async function setBonusCreditsAutoUse(
+  userId: string,
+  enabled: boolean,
+): Promise<{ success: boolean; bonusCreditsAutoUse: boolean }> {
   if (!flags().creditsUserToggle) {
     throw new AppError("forbidden", "The bonus credit auto-use toggle is disabled: bonus credits are always used automatically");
   }

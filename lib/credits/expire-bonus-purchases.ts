@@ -36,7 +36,11 @@ export async function expireBonusPurchases(now: Date = new Date()): Promise<{ ex
         INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
         VALUES (${operationId}::text, ${purchase.userId}::text, ${`expire:${purchase.id}:${operationId}`}::text, 'expire', ${-remaining}::int, 'applied',
                 ${JSON.stringify({ bonusPurchaseId: purchase.id })}::jsonb, now(), now())`;
-      const sub = (await tx.$queryRaw<{ sub: number }[]>`SELECT subscription_credits AS sub FROM credit_balances WHERE user_id = ${purchase.userId}::text`)[0].sub;
+      const sub = (
+        await tx.$queryRaw<
+          { sub: number }[]
+        >`SELECT subscription_credits AS sub FROM credit_balances WHERE user_id = ${purchase.userId}::text`
+      )[0].sub;
       await insertLedgerRows(tx, [
         {
           userId: purchase.userId,

@@ -22,9 +22,17 @@ const COLUMNS = [
 
 const PAGE = 1000;
 
-
-function line(row: { id: string; createdAt: Date; type: string; operation: string; amount: number; balanceAfter: number; metadata: unknown }): string {
-  const m = row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : {};
+function line(row: {
+  id: string;
+  createdAt: Date;
+  type: string;
+  operation: string;
+  amount: number;
+  balanceAfter: number;
+  metadata: unknown;
+}): string {
+  const m =
+    row.metadata && typeof row.metadata === "object" && !Array.isArray(row.metadata) ? (row.metadata as Record<string, unknown>) : {};
   const cost = typeof m.costMicros === "number" ? (m.costMicros / 1e6).toFixed(6) : undefined;
   const values: Record<(typeof COLUMNS)[number], unknown> = {
     id: row.id,

@@ -42,10 +42,12 @@ const COLUMN: Record<UsageGroup | UsageStack, string> = {
 function periodOf(q: UsageQuery, now = new Date()): { from: Date; to: Date } {
   const from = q.from ? new Date(q.from) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = q.to ? new Date(q.to) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  if (Number.isNaN(from.getTime())) throw new AppError("validation_failed", "Invalid query: from: must be an ISO 8601 date", { param: "from" });
+  if (Number.isNaN(from.getTime()))
+    throw new AppError("validation_failed", "Invalid query: from: must be an ISO 8601 date", { param: "from" });
   if (Number.isNaN(to.getTime())) throw new AppError("validation_failed", "Invalid query: to: must be an ISO 8601 date", { param: "to" });
   if (to <= from) throw new AppError("validation_failed", "Invalid query: to: must be after from", { param: "to" });
-  if (to.getTime() - from.getTime() > 366 * 86_400_000) throw new AppError("validation_failed", "Invalid query: the period is at most 366 days", { param: "from" });
+  if (to.getTime() - from.getTime() > 366 * 86_400_000)
+    throw new AppError("validation_failed", "Invalid query: the period is at most 366 days", { param: "from" });
   return { from, to };
 }
 
@@ -57,13 +59,19 @@ function periodOf(q: UsageQuery, now = new Date()): { from: Date; to: Date } {
  * the last reset, and at that pace what the cycle will come to, against the allocation.
  */
 export async function getUsageReport(q: UsageQuery) {
-  if (q.stack && q.groupBy !== "day") throw new AppError("validation_failed", "Invalid query: stack: only with group_by=day", { param: "stack" });
+  if (q.stack && q.groupBy !== "day")
+    throw new AppError("validation_failed", "Invalid query: stack: only with group_by=day", { param: "stack" });
   const { from, to } = periodOf(q);
   const prisma = await db();
   const group = COLUMN[q.groupBy];
   const stack = q.stack ? COLUMN[q.stack] : "NULL";
-  const tagJoin = q.groupBy === "tag" ? "LEFT JOIN LATERAL jsonb_array_elements_text(COALESCE(o.details->'metadata'->'tags', '[]'::jsonb)) AS t(tag) ON true" : "";
-  const rows = await prisma.$queryRawUnsafe<{ g: string | null; s: string | null; calls: bigint; credits: bigint; micros: bigint | null }[]>(
+  const tagJoin =
+    q.groupBy === "tag"
+      ? "LEFT JOIN LATERAL jsonb_array_elements_text(COALESCE(o.details->'metadata'->'tags', '[]'::jsonb)) AS t(tag) ON true"
+      : "";
+  const rows = await prisma.$queryRawUnsafe<
+    { g: string | null; s: string | null; calls: bigint; credits: bigint; micros: bigint | null }[]
+  >(
     `SELECT ${group} AS g, ${stack} AS s, COUNT(*) AS calls, COALESCE(SUM(o.amount), 0) AS credits, COALESCE(SUM(o.cost_micros), 0) AS micros
        FROM credit_operations o ${tagJoin}
       WHERE o.user_id = $1 AND o.kind = 'charge' AND o.status IN ('reserved', 'settled') AND o.created_at >= $2 AND o.created_at < $3
@@ -77,19 +85,35 @@ export async function getUsageReport(q: UsageQuery) {
   const keyIds = new Set<string>();
   const memberIds = new Set<string>();
   for (const r of rows) {
-    for (const [dim, value] of [[q.groupBy, r.g], [q.stack, r.s]] as const) {
+    for (const [dim, value] of [
+      [q.groupBy, r.g],
+      [q.stack, r.s],
+    ] as const) {
       if (!value) continue;
       if (dim === "key") keyIds.add(value);
       if (dim === "member") memberIds.add(value);
     }
   }
   const [keys, people] = await Promise.all([
-    keyIds.size ? prisma.apiKey.findMany({ where: { id: { in: [...keyIds] }, userId: q.accountId }, select: { id: true, name: true } }) : [],
+    keyIds.size
+      ? prisma.apiKey.findMany({ where: { id: { in: [...keyIds] }, userId: q.accountId }, select: { id: true, name: true } })
+      : [],
     memberIds.size ? prisma.user.findMany({ where: { id: { in: [...memberIds] } }, select: { id: true, email: true } }) : [],
   ]);
-  const names = new Map<string, string | null>([...keys.map((k) => [k.id, k.name] as const), ...people.map((p) => [p.id, p.email] as const)]);
+  const names = new Map<string, string | null>([
+    ...keys.map((k) => [k.id, k.name] as const),
+    ...people.map((p) => [p.id, p.email] as const),
+  ]);
   const label = (dim: UsageGroup | UsageStack | null | undefined, value: string | null) =>
-    value === null ? (dim === "key" ? "session (no key)" : dim === "tag" ? "untagged" : null) : dim === "key" || dim === "member" ? (names.get(value) ?? value) : value;
+    value === null
+      ? dim === "key"
+        ? "session (no key)"
+        : dim === "tag"
+          ? "untagged"
+          : null
+      : dim === "key" || dim === "member"
+        ? (names.get(value) ?? value)
+        : value;
   const out: UsageRow[] = rows.map((r) => ({
     group: r.g,
     label: label(q.groupBy, r.g),
@@ -140,7 +164,10 @@ const PROJECTION_MIN_CALLS = 10;
 /** The current allocation cycle: spent since its last reset and, at that pace, by its end. */
 async function projectCycle(accountId: string, memberId: string | null) {
   const prisma = await db();
-  const balance = await prisma.creditBalance.findUnique({ where: { userId: accountId }, select: { monthlyAllocation: true, resetAt: true } });
+  const balance = await prisma.creditBalance.findUnique({
+    where: { userId: accountId },
+    select: { monthlyAllocation: true, resetAt: true },
+  });
   if (!balance?.resetAt) return null;
   const start = balance.resetAt;
   const end = await accountPeriodEnd(accountId);
@@ -163,10 +190,14 @@ async function projectCycle(accountId: string, memberId: string | null) {
 
 export type UsageReport = Awaited<ReturnType<typeof getUsageReport>>;
 
-
 /** The report as CSV: one line per row (group, its label, the stack and its label, calls, credits, cost). */
 export function usageReportCsv(r: UsageReport): string {
   const lines = [[r.groupBy, "label", ...(r.stack ? [r.stack, `${r.stack}Label`] : []), "calls", "credits", "costUsd"].join(",")];
-  for (const row of r.rows) lines.push([row.group, row.label, ...(r.stack ? [row.stack, row.stackLabel] : []), row.calls, row.credits, row.costUsd.toFixed(6)].map(csvField).join(","));
+  for (const row of r.rows)
+    lines.push(
+      [row.group, row.label, ...(r.stack ? [row.stack, row.stackLabel] : []), row.calls, row.credits, row.costUsd.toFixed(6)]
+        .map(csvField)
+        .join(","),
+    );
   return `${lines.join("\r\n")}\r\n`;
 }

@@ -21,7 +21,8 @@ export interface BonusPurchaseInput {
  */
 export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ granted: boolean; purchaseId: string }> {
   if (!input.orderId) throw new AppError("bad_request", "orderId is required");
-  if (!Number.isInteger(input.credits) || input.credits <= 0) throw new AppError("bad_request", `Bonus credits must be a positive integer, got ${input.credits}`);
+  if (!Number.isInteger(input.credits) || input.credits <= 0)
+    throw new AppError("bad_request", `Bonus credits must be a positive integer, got ${input.credits}`);
   const expiresAt = input.expiresAt ?? new Date(Date.now() + pricingCatalog().bonusExpiryDays * 86_400_000);
   const prisma = await db();
   const existing = await prisma.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
@@ -49,7 +50,12 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
         balanceAfter: held,
         type: "purchase",
         operation: "bonus_purchase",
-        metadata: { orderId: input.orderId, variantId: input.variantId, expiresAt: expiresAt.toISOString(), ...(input.price !== undefined ? { price: input.price } : {}) },
+        metadata: {
+          orderId: input.orderId,
+          variantId: input.variantId,
+          expiresAt: expiresAt.toISOString(),
+          ...(input.price !== undefined ? { price: input.price } : {}),
+        },
         bonusPurchaseId: purchase.id,
         operationId,
       },

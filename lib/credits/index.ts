@@ -5,7 +5,14 @@
 export type { CreditAllowance, Reservation } from "./types";
 export { UNLIMITED_CREDITS } from "./types";
 export { reserveCredits, type ReserveInput } from "./reserve-credits";
-export { drainSettlements, pendingSettlements, settleInBackground, settleReservation, type SettleInput, type Settlement } from "./settle-reservation";
+export {
+  drainSettlements,
+  pendingSettlements,
+  settleInBackground,
+  settleReservation,
+  type SettleInput,
+  type Settlement,
+} from "./settle-reservation";
 export { refundStaleReservations, staleReservationMs } from "./refund-stale-reservations";
 export { refundReservation } from "./refund-reservation";
 export { getCreditSummary, type CreditSummary } from "./get-credit-summary";

@@ -138,4 +138,3 @@ export async function insertOperationOnce(
     RETURNING id`;
   return rows[0]?.id ?? null;
 }
-

@@ -5,7 +5,10 @@ import { bonusSpendable, queryPrepared } from "./ledger";
 import { UNLIMITED_CREDITS, type Reservation } from "./types";
 
 /** refundReservation, in a "credits.refund" span (lib/tracing). */
-export function refundReservation(reservation: Reservation, options: { reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
+export function refundReservation(
+  reservation: Reservation,
+  options: { reason?: string } = {},
+): Promise<{ refunded: number; remaining: number }> {
   return withSpan("credits.refund", { "credits.amount": reservation.amount }, () => refundReservationUntraced(reservation, options));
 }
 
@@ -26,8 +29,12 @@ interface RefundRow {
  * refund racing a settlement never returns credits twice. Credits returned to a bonus purchase keep
  * its expiry (the expiry job expires them if it has passed).
  */
-async function refundReservationUntraced(reservation: Reservation, options: { reason?: string } = {}): Promise<{ refunded: number; remaining: number }> {
-  if (!reservation.charged || !reservation.id) return { refunded: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS };
+async function refundReservationUntraced(
+  reservation: Reservation,
+  options: { reason?: string } = {},
+): Promise<{ refunded: number; remaining: number }> {
+  if (!reservation.charged || !reservation.id)
+    return { refunded: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS };
   const [row] = await queryPrepared<RefundRow>(
     "credits_refund_charge_v1",
     "SELECT outcome, refunded, subscription_credits, bonus_held, auto_use FROM refund_charge($1::text, $2::text, $3::text)",

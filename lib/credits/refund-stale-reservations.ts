@@ -32,7 +32,14 @@ export async function refundStaleReservations(olderThanMs = staleReservationMs()
   );
   let refunded = 0;
   for (const row of stale) {
-    const reservation = { id: row.id, userId: row.user_id, amount: Number(row.amount), charged: true, remaining: 0, operation: row.operation ?? undefined };
+    const reservation = {
+      id: row.id,
+      userId: row.user_id,
+      amount: Number(row.amount),
+      charged: true,
+      remaining: 0,
+      operation: row.operation ?? undefined,
+    };
     const result = await refundReservation(reservation, { reason: "not_settled" });
     if (result.refunded > 0) refunded++;
   }

@@ -41,7 +41,11 @@ export interface ReserveInput {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } }; message?: string };
+  const e = error as {
+    code?: string;
+    meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } };
+    message?: string;
+  };
   if (e?.code === "P2002" || e?.code === "23505") return true;
   const cause = e?.meta?.driverAdapterError?.cause;
   if (cause?.originalCode === "23505" || cause?.kind === "UniqueConstraintViolation") return true;
@@ -50,7 +54,9 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** reserveCredits, in a "credits.reserve" span (lib/tracing). */
 export function reserveCredits(input: ReserveInput): Promise<Reservation> {
-  return withSpan("credits.reserve", { "credits.operation": input.operation, "credits.amount": input.amount }, () => reserveCreditsUntraced(input));
+  return withSpan("credits.reserve", { "credits.operation": input.operation, "credits.amount": input.amount }, () =>
+    reserveCreditsUntraced(input),
+  );
 }
 
 /**
@@ -74,12 +80,17 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
     await slot?.holdAlone();
     return { id: "", userId, amount: 0, charged: false, remaining: UNLIMITED_CREDITS };
   }
-  if (!Number.isInteger(amount) || amount <= 0) throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
+  if (!Number.isInteger(amount) || amount <= 0)
+    throw new AppError("bad_request", `Credit amount must be a positive integer, got ${amount}`);
   const key = input.idempotencyKey ? `charge:${input.idempotencyKey}` : null;
   const id = randomUUID();
   const metadata =
     input.apiKey || input.memberId
-      ? { ...input.metadata, ...(input.apiKey ? { apiKeyId: input.apiKey.id } : {}), ...(input.memberId ? { memberId: input.memberId } : {}) }
+      ? {
+          ...input.metadata,
+          ...(input.apiKey ? { apiKeyId: input.apiKey.id } : {}),
+          ...(input.memberId ? { memberId: input.memberId } : {}),
+        }
       : input.metadata;
   const args: ReserveArgs = {
     userId,
@@ -137,7 +148,15 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance, ...(key ? { key } : {}) };
       }
       case "existing":
-        return { id: row.reservation_id as string, userId, amount: Number(row.amount), charged: true, remaining, operation: input.operation, allowance };
+        return {
+          id: row.reservation_id as string,
+          userId,
+          amount: Number(row.amount),
+          charged: true,
+          remaining,
+          operation: input.operation,
+          allowance,
+        };
       case "conflict":
         metrics().reservationFailures.inc({ reason: "conflict" });
         throw new AppError("conflict", "Idempotency key already used for another operation");
@@ -165,7 +184,9 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
       case "no_key":
         throw new AppError("unauthorized", "The API key is not valid");
       case "no_member":
-        throw new AppError("forbidden", "You are not a member of this organisation (any more): its wallet cannot be charged", { reason: "not_a_member" });
+        throw new AppError("forbidden", "You are not a member of this organisation (any more): its wallet cannot be charged", {
+          reason: "not_a_member",
+        });
       case "over_cap": {
         const c = row as MemberReserveRow;
         metrics().reservationFailures.inc({ reason: "member_cap" });
@@ -173,7 +194,10 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         throw new AppError(
           "quota_exhausted",
           `Your spending cap in this organisation is used up: ${Number(c.cap_spent)} of ${Number(c.cap_credits)} credits spent ${period}, and this call may cost up to ${amount}; an admin of the organisation can raise it`,
-          { details: { cost: amount, spent: Number(c.cap_spent), cap: Number(c.cap_credits), period: c.cap_period ?? "" }, reason: "member_cap_exceeded" },
+          {
+            details: { cost: amount, spent: Number(c.cap_spent), cap: Number(c.cap_credits), period: c.cap_period ?? "" },
+            reason: "member_cap_exceeded",
+          },
         );
       }
     }

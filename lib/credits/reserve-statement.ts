@@ -22,7 +22,18 @@ export interface ReserveArgs {
 }
 
 export interface ReserveRow {
-  outcome: "no_slot" | "charged" | "existing" | "conflict" | "insufficient" | "rollover_due" | "no_balance" | "over_budget" | "no_key" | "no_member" | "over_cap";
+  outcome:
+    | "no_slot"
+    | "charged"
+    | "existing"
+    | "conflict"
+    | "insufficient"
+    | "rollover_due"
+    | "no_balance"
+    | "over_budget"
+    | "no_key"
+    | "no_member"
+    | "over_cap";
   reservation_id: string | null;
   amount: number | null;
   subscription_credits: number | null;
@@ -48,7 +59,17 @@ const MAX_BATCH = 50;
 
 function reserveOne(a: ReserveArgs): Promise<ReserveRow> {
   if (a.slot) return reserveMany([a]).then((rows) => rows[0] as ReserveRow);
-  return queryPrepared<ReserveRow>("credits_reserve_v6", ONE, [a.userId, a.amount, a.monthStart, a.id, a.operation, a.metadata, a.key, a.bonusAlways, INSTANCE_ID]).then((rows) => rows[0]);
+  return queryPrepared<ReserveRow>("credits_reserve_v6", ONE, [
+    a.userId,
+    a.amount,
+    a.monthStart,
+    a.id,
+    a.operation,
+    a.metadata,
+    a.key,
+    a.bonusAlways,
+    INSTANCE_ID,
+  ]).then((rows) => rows[0]);
 }
 
 /**
@@ -70,7 +91,8 @@ async function reserveMany(batch: ReserveArgs[]): Promise<Array<ReserveRow | und
     INSTANCE_ID,
   ];
   const slot = a[0].slot;
-  if (!slot) return byItem(batch.length, order, await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, reserve));
+  if (!slot)
+    return byItem(batch.length, order, await queryPrepared<ReserveRow & { item: number }>("credits_reserve_many_v2", MANY, reserve));
   // The slots this process gave back since the last statement: deleted first, in the same transaction.
   const released = takeSlotReleases();
   let rows: Array<ReserveRow & { item: number }>;

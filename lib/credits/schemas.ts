@@ -11,7 +11,10 @@ export const aiUsageResponse = z.object({
   bonusCredits: z.number(),
   used: z.number(),
   resetAt: z.string().optional().meta({ description: "the last credit reset (SPEC §4.4); absent when the credit system is off" }),
-  nextResetAt: z.string().optional().meta({ description: "when the next allocation is due: the plan's renewal, or the 1st of next month (UTC) on the free tier; absent when the credit system is off" }),
+  nextResetAt: z.string().optional().meta({
+    description:
+      "when the next allocation is due: the plan's renewal, or the 1st of next month (UTC) on the free tier; absent when the credit system is off",
+  }),
 });
 
 /** A credit transaction (SPEC §2). */
@@ -39,7 +42,11 @@ export const creditPreferencesResponse = z.object({ bonusCreditsAutoUse: z.boole
 export const creditPreferencesUpdatedResponse = z.object({ success: z.boolean(), bonusCreditsAutoUse: z.boolean() });
 
 /** GET /api/usage (lib/credits/get-usage-report.ts). */
-const usageAmounts = { credits: z.number(), calls: z.number(), costUsd: z.number().meta({ description: "what the calls cost upstream, USD" }) };
+const usageAmounts = {
+  credits: z.number(),
+  calls: z.number(),
+  costUsd: z.number().meta({ description: "what the calls cost upstream, USD" }),
+};
 export const usageReportResponse = z.object({
   from: z.string(),
   to: z.string(),
@@ -47,7 +54,10 @@ export const usageReportResponse = z.object({
   stack: z.enum(["model", "key"]).nullable(),
   rows: z.array(
     z.object({
-      group: z.string().nullable().meta({ description: "the day (YYYY-MM-DD), model, key id, tag or member id; null: none (a call without a key or a tag)" }),
+      group: z
+        .string()
+        .nullable()
+        .meta({ description: "the day (YYYY-MM-DD), model, key id, tag or member id; null: none (a call without a key or a tag)" }),
       label: z.string().nullable(),
       stack: z.string().nullable().optional(),
       stackLabel: z.string().nullable().optional(),
@@ -56,6 +66,15 @@ export const usageReportResponse = z.object({
   ),
   total: z.object(usageAmounts),
   projection: z
-    .object({ cycleStart: z.string(), cycleEnd: z.string(), allocation: z.number(), spent: z.number(), projected: z.number().nullable().meta({ description: "at this cycle's pace so far, what it will have cost by its end; null until the cycle is a day old and has 10 charged calls (too little to read a pace from)" }) })
+    .object({
+      cycleStart: z.string(),
+      cycleEnd: z.string(),
+      allocation: z.number(),
+      spent: z.number(),
+      projected: z.number().nullable().meta({
+        description:
+          "at this cycle's pace so far, what it will have cost by its end; null until the cycle is a day old and has 10 charged calls (too little to read a pace from)",
+      }),
+    })
     .nullable(),
 });

@@ -108,7 +108,9 @@ export function settleInBackground(reservation: Reservation, input: SettleInput 
   if (!reservation.charged || !reservation.id) return;
   inBackground++;
   void settle(reservation, input, true)
-    .catch((error) => log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error }))
+    .catch((error) =>
+      log.error("settlement not written; the charge stays reserved and the cleanup refunds it", { reservationId: reservation.id, error }),
+    )
     .finally(() => {
       inBackground--;
     });
@@ -175,7 +177,12 @@ async function writeExact(batch: Waiting[]): Promise<void> {
   batch.forEach((w, i) =>
     w.resolve(
       settled.has(i + 1)
-        ? { settled: true, charged: w.reservation.amount, remaining: w.reservation.remaining, subscriptionCredits: w.reservation.remaining - (w.reservation.allowance?.usableBonusCredits ?? 0) }
+        ? {
+            settled: true,
+            charged: w.reservation.amount,
+            remaining: w.reservation.remaining,
+            subscriptionCredits: w.reservation.remaining - (w.reservation.allowance?.usableBonusCredits ?? 0),
+          }
         : { settled: false, charged: 0, remaining: w.reservation.remaining },
     ),
   );
@@ -210,7 +217,11 @@ function deliver(batch: Waiting[], rows: SettleRow[]): void {
     const uncollected = (w.input.amount ?? w.reservation.amount) - charged;
     if (uncollected > 0) {
       metrics().creditsUncollected.inc({ operation: w.reservation.operation ?? "unknown" }, uncollected);
-      log.warn("a settlement could not collect all it was owed (the quote was not an upper bound)", { reservationId: w.reservation.id, operation: w.reservation.operation, uncollected });
+      log.warn("a settlement could not collect all it was owed (the quote was not an upper bound)", {
+        reservationId: w.reservation.id,
+        operation: w.reservation.operation,
+        uncollected,
+      });
     }
     if (returned > 0) metrics().creditsRefunded.inc({ operation: w.reservation.operation ?? "unknown" }, returned);
     else if (returned < 0) metrics().creditsCharged.inc({ operation: w.reservation.operation ?? "unknown" }, -returned);

@@ -70,7 +70,11 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
     inactiveMessage: "",
     run: async () => {
       const run = await deliverDue();
-      return { message: `Delivered ${run.delivered}, ${run.retrying} to retry, ${run.failed} failed for good`, count: run.delivered, details: { ...run } };
+      return {
+        message: `Delivered ${run.delivered}, ${run.retrying} to retry, ${run.failed} failed for good`,
+        count: run.delivered,
+        details: { ...run },
+      };
     },
   },
 };

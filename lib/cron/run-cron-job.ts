@@ -16,7 +16,8 @@ export interface CronRunAnswer {
  */
 export async function runCronJob(def: CronJob): Promise<CronRunAnswer> {
   const timestamp = () => new Date().toISOString();
-  if (def.housekeeping) await def.housekeeping().catch((error) => log.error("cron housekeeping failed", { job: def.job, error: (error as Error).message }));
+  if (def.housekeeping)
+    await def.housekeeping().catch((error) => log.error("cron housekeeping failed", { job: def.job, error: (error as Error).message }));
   if (!def.active()) return { success: true, message: def.inactiveMessage, expiredCount: 0, timestamp: timestamp() };
   const result = await runJobExclusively(def.job, def.run);
   return { success: result.ran, message: result.message, expiredCount: result.count, timestamp: timestamp() };

@@ -9,9 +9,7 @@ export interface JobOutcome {
   details?: Record<string, unknown>;
 }
 
-export type JobResult =
-  | ({ ran: true } & JobOutcome)
-  | { ran: false; message: string; count: 0 };
+export type JobResult = ({ ran: true } & JobOutcome) | { ran: false; message: string; count: 0 };
 
 /**
  * Runs a scheduled job under its lock so it never runs twice at once, across instances: the lock is
@@ -45,7 +43,11 @@ export async function runJobExclusively(
     const outcome = await work();
     await prisma.cronRun.update({
       where: { id: run.id },
-      data: { status: "succeeded", finishedAt: new Date(), result: { message: outcome.message, count: outcome.count, ...(outcome.details ?? {}) } as never },
+      data: {
+        status: "succeeded",
+        finishedAt: new Date(),
+        result: { message: outcome.message, count: outcome.count, ...(outcome.details ?? {}) } as never,
+      },
     });
     log.info("cron job finished", { job, runId: run.id, count: outcome.count, ms: Date.now() - started });
     metrics().cronRuns.inc({ job, status: "success" });

@@ -47,7 +47,8 @@ interface ReleaseBatch {
   again(): void;
 }
 
-let queued: { ids: string[]; done: Promise<void>; resolve: () => void; reject: (error: unknown) => void; timer: NodeJS.Timeout } | null = null;
+let queued: { ids: string[]; done: Promise<void>; resolve: () => void; reject: (error: unknown) => void; timer: NodeJS.Timeout } | null =
+  null;
 
 /** Gives a slot back (resolved once a statement has deleted it). */
 export function releaseSlotSoon(id: string): Promise<void> {

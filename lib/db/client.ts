@@ -57,7 +57,11 @@ async function openPglite(): Promise<Handle> {
     query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
     // PGlite has one connection and caches parsed statements itself; the name adds nothing.
     queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
-      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () => (await pg.query<T>(sql, params as never[])).rows),
+      withSpan(
+        `db.query ${name}`,
+        { "db.system": "postgresql", "db.operation.name": name },
+        async () => (await pg.query<T>(sql, params as never[])).rows,
+      ),
   };
   const result = await applyMigrations(runner, {
     onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
@@ -99,8 +103,10 @@ async function openPostgres(url: string): Promise<Handle> {
     // A named statement is parsed once per connection; a transaction-pooling proxy hands each
     // transaction another server connection, where the name does not exist: unnamed there.
     queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
-      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, async () =>
-        (await pool.query(prepared ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[],
+      withSpan(
+        `db.query ${name}`,
+        { "db.system": "postgresql", "db.operation.name": name },
+        async () => (await pool.query(prepared ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[],
       ),
   };
   const prisma = new PrismaClient({

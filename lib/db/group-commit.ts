@@ -49,7 +49,7 @@ export function groupCommit<A, R>(options: GroupCommitOptions<A, R>): (args: A) 
       while (waiting.length > 0) {
         const first = waiting[0].args;
         const batch: Waiting<A, R>[] = [];
-        for (let i = 0; i < waiting.length && batch.length < options.maxBatch; ) {
+        for (let i = 0; i < waiting.length && batch.length < options.maxBatch;) {
           if (options.sameBatch(waiting[i].args, first)) batch.push(...waiting.splice(i, 1));
           else i++;
         }

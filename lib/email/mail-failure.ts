@@ -38,21 +38,35 @@ export function describeMailFailure(error: unknown): MailFailure {
   const code = error.providerCode ?? "";
   const text = error.message;
   if (KEY_CODES.has(code) || error.status === 401) {
-    return { setting: "RESEND_API_KEY", advice: "Resend refused the API key: set RESEND_API_KEY to a sending key of your Resend account", transient: false };
+    return {
+      setting: "RESEND_API_KEY",
+      advice: "Resend refused the API key: set RESEND_API_KEY to a sending key of your Resend account",
+      transient: false,
+    };
   }
   if (SENDER_CODES.has(code) || /domain is not verified|from.*(address|field)|testing emails to your own/i.test(text)) {
     return {
       setting: "EMAIL_FROM",
-      advice: "Resend refused the sender: set EMAIL_FROM to an address on a domain verified in your Resend account (Resend's test sender only delivers to your own address)",
+      advice:
+        "Resend refused the sender: set EMAIL_FROM to an address on a domain verified in your Resend account (Resend's test sender only delivers to your own address)",
       transient: false,
     };
   }
   if (error.status === 403) {
-    return { setting: "RESEND_API_KEY", advice: "Resend refused to send with this API key (restricted key or account): check RESEND_API_KEY and the account", transient: false };
+    return {
+      setting: "RESEND_API_KEY",
+      advice: "Resend refused to send with this API key (restricted key or account): check RESEND_API_KEY and the account",
+      transient: false,
+    };
   }
   if (error.status === 429 || /rate_limit|quota/.test(code)) {
-    return { setting: null, advice: "Resend's sending limit or daily quota was reached; messages go out again once it resets", transient: true };
+    return {
+      setting: null,
+      advice: "Resend's sending limit or daily quota was reached; messages go out again once it resets",
+      transient: true,
+    };
   }
-  if (error.status !== null && error.status >= 500) return { setting: null, advice: "Resend answered with a server error; it usually passes", transient: true };
+  if (error.status !== null && error.status >= 500)
+    return { setting: null, advice: "Resend answered with a server error; it usually passes", transient: true };
   return { setting: "EMAIL_FROM", advice: "Resend refused the message: check EMAIL_FROM and the recipient's address", transient: false };
 }

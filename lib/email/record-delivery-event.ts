@@ -22,7 +22,11 @@ const MOVES_FROM: Record<DeliveryEventType, string[]> = {
  * Applies a delivery event to the email log of the provider's message id. `updated`: the log moved;
  * `known`: a log of that message exists (an event for a message we never sent is ignored).
  */
-export async function recordDeliveryEvent(input: { type: DeliveryEventType; providerMessageId: string; at: Date }): Promise<{ updated: number; known: boolean }> {
+export async function recordDeliveryEvent(input: {
+  type: DeliveryEventType;
+  providerMessageId: string;
+  at: Date;
+}): Promise<{ updated: number; known: boolean }> {
   const prisma = await db();
   const { count } = await prisma.emailLog.updateMany({
     where: { providerMessageId: input.providerMessageId, status: { in: MOVES_FROM[input.type] } },

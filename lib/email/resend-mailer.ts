@@ -14,7 +14,11 @@ export function resendMailer(apiKey: string, baseUrl?: string): Mailer {
         const { statusCode: status = null, name = null } = (error ?? {}) as { statusCode?: number | null; name?: string | null };
         // The SDK reports a network failure as an error without a status: not a refusal.
         if (status === null && name === "application_error") throw new Error(`Resend could not be reached: ${error?.message}`);
-        throw new MailerError(`Resend rejected the message${status ? ` (HTTP ${status}${name ? `, ${name}` : ""})` : ""}: ${error?.message ?? "no message id returned"}`, status, name);
+        throw new MailerError(
+          `Resend rejected the message${status ? ` (HTTP ${status}${name ? `, ${name}` : ""})` : ""}: ${error?.message ?? "no message id returned"}`,
+          status,
+          name,
+        );
       }
       return { messageId: data.id };
     },

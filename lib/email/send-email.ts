@@ -59,9 +59,21 @@ export async function sendEmail(input: SendEmailInput): Promise<{ messageId: str
       transport.kind === "resend"
         ? describeMailFailure(error)
         : { setting: "DATA_DIR", advice: "the local mailbox could not write its file: check that DATA_DIR is writable", transient: false };
-    await prisma.emailLog.update({ where: { id: entry.id }, data: { status: "failed", error: `${failure.advice} (${reason})`.slice(0, 2000) } });
-    log.error(`email not sent: ${failure.advice}`, { emailLogId: entry.id, provider: transport.kind, type: input.type, setting: failure.setting, error: reason });
-    throw new AppError("upstream_failed", "The email could not be sent", { cause: error, reason: failure.transient ? "mail_transient" : "mail_misconfigured" });
+    await prisma.emailLog.update({
+      where: { id: entry.id },
+      data: { status: "failed", error: `${failure.advice} (${reason})`.slice(0, 2000) },
+    });
+    log.error(`email not sent: ${failure.advice}`, {
+      emailLogId: entry.id,
+      provider: transport.kind,
+      type: input.type,
+      setting: failure.setting,
+      error: reason,
+    });
+    throw new AppError("upstream_failed", "The email could not be sent", {
+      cause: error,
+      reason: failure.transient ? "mail_transient" : "mail_misconfigured",
+    });
   }
   await prisma.emailLog.update({ where: { id: entry.id }, data: { status: "sent", providerMessageId: messageId } });
   log.info("email sent", { emailLogId: entry.id, provider: transport.kind, type: input.type });

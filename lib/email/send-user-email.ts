@@ -13,7 +13,10 @@ export interface UserEmailInput {
 }
 
 /** POST /api/email/send: a signed-in user's email, subject to the recipient policy. */
-export async function sendUserEmail(userId: string, input: UserEmailInput): Promise<{ success: true; messageId: string; emailLogId: string }> {
+export async function sendUserEmail(
+  userId: string,
+  input: UserEmailInput,
+): Promise<{ success: true; messageId: string; emailLogId: string }> {
   const prisma = await db();
   const user = await prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true } });
   if (!user) throw new AppError("not_found", "User not found");

@@ -43,7 +43,9 @@ export function wantedAccount(req: Request, userId: string): string | null {
 export async function resolveActingAccount(req: Request, userId: string, needed: RequiredRole): Promise<ActingAccount> {
   const account = await actingAccountOf(userId, wantedAccount(req, userId), needed);
   if (account.kind === "organisation" && req.method !== "GET" && req.method !== "HEAD" && (await accountState(account.id)) === "locked") {
-    throw new AppError("forbidden", "This organisation is locked: its wallet can be read but not charged or changed; contact support", { reason: "account_locked" });
+    throw new AppError("forbidden", "This organisation is locked: its wallet can be read but not charged or changed; contact support", {
+      reason: "account_locked",
+    });
   }
   return account;
 }

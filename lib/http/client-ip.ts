@@ -40,9 +40,24 @@ export function isPrivateAddress(address: string): boolean {
   const v4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(a);
   if (v4) {
     const [x, y] = [Number(v4[1]), Number(v4[2])];
-    return x === 10 || x === 127 || (x === 172 && y >= 16 && y <= 31) || (x === 192 && y === 168) || (x === 169 && y === 254) || (x === 100 && y >= 64 && y <= 127);
+    return (
+      x === 10 ||
+      x === 127 ||
+      (x === 172 && y >= 16 && y <= 31) ||
+      (x === 192 && y === 168) ||
+      (x === 169 && y === 254) ||
+      (x === 100 && y >= 64 && y <= 127)
+    );
   }
-  return a === "::1" || a.startsWith("fc") || a.startsWith("fd") || a.startsWith("fe8") || a.startsWith("fe9") || a.startsWith("fea") || a.startsWith("feb");
+  return (
+    a === "::1" ||
+    a.startsWith("fc") ||
+    a.startsWith("fd") ||
+    a.startsWith("fe8") ||
+    a.startsWith("fe9") ||
+    a.startsWith("fea") ||
+    a.startsWith("feb")
+  );
 }
 
 export function clientIp(req: Request): string | null {

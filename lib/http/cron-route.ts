@@ -19,10 +19,13 @@ import { route, type NextRouteHandler } from "./route";
 export function cronRoute(def: CronJob): { GET: NextRouteHandler; POST: NextRouteHandler } {
   const tags = ["cron"];
   return {
-    POST: route({ auth: "none", summary: `${def.summary} (runs the job)`, tags, errors: [401], response: cronRunResponse }, async ({ req }) => {
-      if (!mayRunCron(req)) throw new AppError("unauthorized", "Invalid or missing cron bearer token");
-      return runCronJob(def);
-    }),
+    POST: route(
+      { auth: "none", summary: `${def.summary} (runs the job)`, tags, errors: [401], response: cronRunResponse },
+      async ({ req }) => {
+        if (!mayRunCron(req)) throw new AppError("unauthorized", "Invalid or missing cron bearer token");
+        return runCronJob(def);
+      },
+    ),
     GET: route(
       {
         auth: "none",

@@ -27,13 +27,18 @@ export function refuseCrossSiteWrite(req: Request): void {
   if (origin === null) return;
   const from = hostOf(origin);
   const allowed = new Set(
-    [hostOf(req.url), hostOf(appBaseUrl()), req.headers.get("host")?.toLowerCase() ?? null, req.headers.get("x-forwarded-host")?.split(",")[0].trim().toLowerCase() ?? null].filter(
-      (h): h is string => Boolean(h),
-    ),
+    [
+      hostOf(req.url),
+      hostOf(appBaseUrl()),
+      req.headers.get("host")?.toLowerCase() ?? null,
+      req.headers.get("x-forwarded-host")?.split(",")[0].trim().toLowerCase() ?? null,
+    ].filter((h): h is string => Boolean(h)),
   );
   if (!from || !allowed.has(from)) throw refused();
 }
 
 function refused(): AppError {
-  return new AppError("forbidden", "Cross-site request refused: this change can only be made from this site's own pages", { reason: "cross_site" });
+  return new AppError("forbidden", "Cross-site request refused: this change can only be made from this site's own pages", {
+    reason: "cross_site",
+  });
 }

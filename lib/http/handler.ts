@@ -18,7 +18,8 @@ export { routePattern } from "./route-pattern";
 export { featureOn, routeSteps } from "./route-steps";
 export { DEFAULT_MAX_JSON_BODY_BYTES } from "./read-body";
 
-const isInvalidRequest = (code: string) => code === "validation_failed" || code === "payload_too_large" || code === "unsupported_media_type" || code === "bad_request";
+const isInvalidRequest = (code: string) =>
+  code === "validation_failed" || code === "payload_too_large" || code === "unsupported_media_type" || code === "bad_request";
 
 /** The response, releasing `slot` once its body is sent (at once for an answer that is not a stream). */
 function releasingAtEnd(response: Response, slot: { release(): void }): Response {
@@ -58,7 +59,8 @@ export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai")
     const status = STATUS_BY_CODE[error.code];
     if (status >= 500) log.error("request failed", { code: error.code, error });
     const message = exposesMessage(error.code) ? error.message : "Internal server error";
-    if (dialect === "openai") return openAiErrorResponse({ code: error.code, message, reason: error.reason, param: error.param, headers: error.headers });
+    if (dialect === "openai")
+      return openAiErrorResponse({ code: error.code, message, reason: error.reason, param: error.param, headers: error.headers });
     return errorResponse(status, message, exposesMessage(error.code) ? error.code : "internal", error.headers);
   }
   log.error("unhandled error", { error });
@@ -103,11 +105,17 @@ export function createRoute<
       aiSlot: s.slot?.charge ?? null,
     };
     const result: unknown = await handler(context as unknown as Parameters<typeof handler>[0]);
-    const response = result instanceof Response ? result : s.form && declared.formPost ? redirect(declared.formPost.next(result as never, s.form.body as never), 303) : json(result);
+    const response =
+      result instanceof Response
+        ? result
+        : s.form && declared.formPost
+          ? redirect(declared.formPost.next(result as never, s.form.body as never), 303)
+          : json(result);
     if (response.ok && !response.headers.has("cache-control")) {
       response.headers.set("cache-control", CACHE[spec.cache ?? "none"]);
       // A private answer depends on who asked: a shared browser must not show it to the next account.
-      if (spec.cache?.startsWith("private")) response.headers.set("vary", spec.account ? "Cookie, Authorization, X-Account-Id" : "Cookie, Authorization");
+      if (spec.cache?.startsWith("private"))
+        response.headers.set("vary", spec.account ? "Cookie, Authorization, X-Account-Id" : "Cookie, Authorization");
     }
     return response;
   };
@@ -120,7 +128,9 @@ export function createRoute<
         : toErrorResponse(error, s.log, spec.dialect);
     // Refused at no charge, but read and parsed at ours: counted against the user.
     if (s.aiUser && isAppError(error) && isInvalidRequest(error.code)) {
-      await runtime.aiGuard?.countInvalid(s.aiUser).catch((e) => s.log.warn("invalid request not counted", { error: (e as Error).message }));
+      await runtime.aiGuard
+        ?.countInvalid(s.aiUser)
+        .catch((e) => s.log.warn("invalid request not counted", { error: (e as Error).message }));
     }
     return response;
   };
@@ -159,7 +169,9 @@ export function createRoute<
     tagActiveSpan({ "request.id": requestId });
     const url = new URL(req.url);
     const extraHeaders = new Headers();
-    const s = initialState(req, url, requestId, createLogger({ method: req.method, path: url.pathname }), {}, (name, value) => extraHeaders.set(name, value));
+    const s = initialState(req, url, requestId, createLogger({ method: req.method, path: url.pathname }), {}, (name, value) =>
+      extraHeaders.set(name, value),
+    );
     let answer: Response;
     try {
       // The parameters first: whatever the answer (401, 404, 429), the metric's route label is the

@@ -21,7 +21,9 @@ export function methods(implemented: Partial<Record<Method, NextRouteHandler>>):
     if (guarded?.visibleTo && !(await guarded.visibleTo(req))) return unknownApiPath(req);
     const message = `Method ${req.method} not allowed; use ${allow}`;
     const headers = { allow, "cache-control": "no-store", "x-request-id": requestIdOf(req) };
-    return openai ? openAiErrorResponse({ code: "method_not_allowed", message, headers }) : errorResponse(405, message, "method_not_allowed", headers);
+    return openai
+      ? openAiErrorResponse({ code: "method_not_allowed", message, headers })
+      : errorResponse(405, message, "method_not_allowed", headers);
   };
   const out = {} as Record<Method, NextRouteHandler>;
   for (const m of ALL_METHODS) out[m] = implemented[m] ?? notAllowed;

@@ -71,7 +71,11 @@ const errorResponse = (status: number, openai = false, codes: ErrorCode[] = []) 
   description: (openai ? OPENAI_STATUS_TEXT[status] : undefined) ?? STATUS_TEXT[status] ?? `Status ${status}`,
   content: {
     "application/json": {
-      schema: openai ? openAiErrorRef : codes.length ? { allOf: [errorRef, { type: "object", properties: { code: { enum: codes } } }] } : errorRef,
+      schema: openai
+        ? openAiErrorRef
+        : codes.length
+          ? { allOf: [errorRef, { type: "object", properties: { code: { enum: codes } } }] }
+          : errorRef,
     },
   },
 });
@@ -82,7 +86,10 @@ const rateHeaders = {
   "X-RateLimit-Reset": { description: "Unix time (seconds) when the window resets", schema: { type: "integer" } },
 };
 
-const requestIdHeader = { description: "The request's id (the caller's x-request-id when sane, else a new UUID); logs carry it", schema: { type: "string" } };
+const requestIdHeader = {
+  description: "The request's id (the caller's x-request-id when sane, else a new UUID); logs carry it",
+  schema: { type: "string" },
+};
 
 function operationId(method: string, apiPath: string): string {
   const words = apiPath
@@ -107,7 +114,8 @@ function strictStrings(schema: JsonObject, models: string[] | null): JsonObject 
     // The chat endpoints' `model`: the models this configuration serves (AI_ALLOWED_MODELS).
     const props = out.properties as Record<string, JsonObject> | undefined;
     if (models && props?.model && props.model.type === "string") props.model = { ...props.model, enum: models, pattern: undefined };
-    if (out.type === "string" && out.pattern === undefined && out.enum === undefined && out.const === undefined && out.format === undefined) out.pattern = "^[^\\u0000]*$";
+    if (out.type === "string" && out.pattern === undefined && out.enum === undefined && out.const === undefined && out.format === undefined)
+      out.pattern = "^[^\\u0000]*$";
     return out;
   };
   return visit(schema) as JsonObject;
@@ -152,7 +160,13 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   const successContent = Object.fromEntries(
     produced.map((type) => [
       type,
-      { schema: type.startsWith("application/json") ? (def.response ? jsonSchema(def.response, "output") : { type: "object" }) : { type: "string" } },
+      {
+        schema: type.startsWith("application/json")
+          ? def.response
+            ? jsonSchema(def.response, "output")
+            : { type: "object" }
+          : { type: "string" },
+      },
     ]),
   );
   const cache = def.cache ? CACHE[def.cache] : CACHE.none;
@@ -162,11 +176,16 @@ export function operationFor(method: string, apiPath: string, pathParams: string
       description: STATUS_TEXT[200],
       headers: {
         "Cache-Control": produced.includes("text/event-stream")
-          ? { description: "Caching of the success response: JSON as declared; an event stream is never stored", schema: { type: "string", enum: [...new Set([cache, "no-cache, no-transform"])] } }
+          ? {
+              description: "Caching of the success response: JSON as declared; an event stream is never stored",
+              schema: { type: "string", enum: [...new Set([cache, "no-cache, no-transform"])] },
+            }
           : { description: "Caching of the success response", schema: { type: "string", const: cache } },
         "X-Request-Id": requestIdHeader,
         ...(def.rateLimit ? rateHeaders : {}),
-        ...Object.fromEntries(Object.entries(def.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }])),
+        ...Object.fromEntries(
+          Object.entries(def.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: "string" } }]),
+        ),
       },
       content: successContent,
     };
@@ -185,19 +204,35 @@ export function operationFor(method: string, apiPath: string, pathParams: string
     const codes = openai ? [] : codesFor(status, def);
     responses[String(status)] =
       status >= 300 && status < 400
-        ? { description: STATUS_TEXT[status] ?? "Redirect", headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } } }
+        ? {
+            description: STATUS_TEXT[status] ?? "Redirect",
+            headers: { Location: { description: "Where the client goes next", schema: { type: "string" } } },
+          }
         : status === 429
           ? {
               ...errorResponse(status, openai, codes),
               headers: {
                 "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" } },
                 ...rateHeaders,
-                ...(openai ? { "x-should-retry": { description: "false when no credits or budget are left: retrying cannot help", schema: { type: "string" } } } : {}),
+                ...(openai
+                  ? {
+                      "x-should-retry": {
+                        description: "false when no credits or budget are left: retrying cannot help",
+                        schema: { type: "string" },
+                      },
+                    }
+                  : {}),
                 "X-Request-Id": requestIdHeader,
               },
             }
           : status === 405
-            ? { ...errorResponse(status, openai, codes), headers: { Allow: { description: "The methods this path answers", schema: { type: "string" } }, "X-Request-Id": requestIdHeader } }
+            ? {
+                ...errorResponse(status, openai, codes),
+                headers: {
+                  Allow: { description: "The methods this path answers", schema: { type: "string" } },
+                  "X-Request-Id": requestIdHeader,
+                },
+              }
             : { ...errorResponse(status, openai, codes), headers: { "X-Request-Id": requestIdHeader } };
   }
 
@@ -210,7 +245,14 @@ export function operationFor(method: string, apiPath: string, pathParams: string
   };
   const documented = def.bodyDoc ?? def.body;
   if (documented && (!def.consumes || def.consumes === "application/json")) {
-    op.requestBody = { required: true, content: { "application/json": { schema: strictStrings(jsonSchema(documented, "input"), def.tags?.includes("ai") ? aiSettings().allowedModels : null) } } };
+    op.requestBody = {
+      required: true,
+      content: {
+        "application/json": {
+          schema: strictStrings(jsonSchema(documented, "input"), def.tags?.includes("ai") ? aiSettings().allowedModels : null),
+        },
+      },
+    };
   } else if (def.consumes) {
     const schema = documented
       ? strictStrings(jsonSchema(documented, "input"), def.tags?.includes("ai") ? aiSettings().allowedModels : null)

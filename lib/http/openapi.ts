@@ -35,7 +35,10 @@ export function routeFiles(apiDir: string): string[] {
 
 /** app/api/files/[id]/route.ts -> /api/files/{id} (catch-all segments become one parameter). */
 export function openApiPath(appDir: string, file: string): { path: string; params: string[] } {
-  const rel = path.relative(appDir, path.dirname(file)).split(path.sep).filter((s) => s && !/^\(.*\)$/.test(s));
+  const rel = path
+    .relative(appDir, path.dirname(file))
+    .split(path.sep)
+    .filter((s) => s && !/^\(.*\)$/.test(s));
   const params: string[] = [];
   const segments = rel.map((segment) => {
     const m = /^\[{1,2}(?:\.\.\.)?([^\]]+)\]{1,2}$/.exec(segment);
@@ -59,7 +62,11 @@ export interface OpenApiBuild {
 export type OpenApiAudience = "public" | "admin";
 const isAdminPath = (apiPath: string) => apiPath === "/api/admin" || apiPath.startsWith("/api/admin/");
 
-export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.0", audience: OpenApiAudience = "public"): Promise<OpenApiBuild> {
+export async function buildOpenApiDocument(
+  root = process.cwd(),
+  version = "1.0.0",
+  audience: OpenApiAudience = "public",
+): Promise<OpenApiBuild> {
   const appDir = path.join(root, "app");
   const files = [...routeFiles(path.join(appDir, "api")), ...routeFiles(path.join(appDir, "v1"))]
     // The catch-all that answers unknown /v1 paths is not an operation.
@@ -85,7 +92,11 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
     if (Object.keys(item).length) paths[apiPath] = item;
   }
   if (audience === "public") Object.assign(paths, authPaths());
-  const sorted = Object.fromEntries(Object.keys(paths).sort().map((p) => [p, paths[p]]));
+  const sorted = Object.fromEntries(
+    Object.keys(paths)
+      .sort()
+      .map((p) => [p, paths[p]]),
+  );
   const document = {
     openapi: "3.1.0",
     info:
@@ -103,7 +114,13 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
               "The operator console's API (docs/ADMIN.md). Error bodies are { error, code }. Every endpoint answers 404, exactly as a path no route serves, to anyone but an operator: a signed-in user whose verified email is in ADMIN_EMAILS, or `Authorization: Bearer <ADMIN_API_TOKEN>`. Never cached. Every write needs a reason and is recorded in the audit log.",
           },
     servers: [{ url: "http://localhost:3000" }],
-    tags: [...new Set(Object.values(sorted).flatMap((item) => Object.values(item as JsonObject).flatMap((op) => ((op as JsonObject).tags as string[]) ?? [])))]
+    tags: [
+      ...new Set(
+        Object.values(sorted).flatMap((item) =>
+          Object.values(item as JsonObject).flatMap((op) => ((op as JsonObject).tags as string[]) ?? []),
+        ),
+      ),
+    ]
       .sort()
       .map((name) => ({ name })),
     paths: sorted,
@@ -113,7 +130,11 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
           type: "object",
           properties: {
             error: { type: "string", description: "Human-readable message" },
-            code: { type: "string", enum: ALL_CODES, description: "Stable machine-readable reason; each operation lists the codes of each status" },
+            code: {
+              type: "string",
+              enum: ALL_CODES,
+              description: "Stable machine-readable reason; each operation lists the codes of each status",
+            },
           },
           required: ["error", "code"],
           additionalProperties: false,
@@ -129,7 +150,11 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
                     properties: {
                       message: { type: "string" },
                       type: { type: "string", description: "invalid_request_error, insufficient_quota, requests, server_error" },
-                      code: { type: ["string", "null"], description: "invalid_api_key, missing_api_key, key_in_url, model_not_found, model_not_allowed, permission_denied, insufficient_quota, rate_limit_exceeded, ..." },
+                      code: {
+                        type: ["string", "null"],
+                        description:
+                          "invalid_api_key, missing_api_key, key_in_url, model_not_found, model_not_allowed, permission_denied, insufficient_quota, rate_limit_exceeded, ...",
+                      },
                       param: { type: ["string", "null"], description: "the request field at fault" },
                     },
                     required: ["message", "type", "code", "param"],
@@ -141,10 +166,29 @@ export async function buildOpenApiDocument(root = process.cwd(), version = "1.0.
           : {}),
       },
       securitySchemes: {
-        sessionCookie: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "next-auth JWT session (`__Secure-` prefixed on https)" },
-        bearerSession: { type: "http", scheme: "bearer", bearerFormat: "next-auth JWT", description: "The same session token as Authorization: Bearer" },
+        sessionCookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "next-auth.session-token",
+          description: "next-auth JWT session (`__Secure-` prefixed on https)",
+        },
+        bearerSession: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "next-auth JWT",
+          description: "The same session token as Authorization: Bearer",
+        },
         ...(audience === "admin" ? { adminToken: { type: "http", scheme: "bearer", description: "ADMIN_API_TOKEN, for scripts" } } : {}),
-        ...(audience === "public" ? { apiKey: { type: "http", scheme: "bearer", bearerFormat: "sk-...", description: "An API key from POST /api/keys (the /v1 API only)" } } : {}),
+        ...(audience === "public"
+          ? {
+              apiKey: {
+                type: "http",
+                scheme: "bearer",
+                bearerFormat: "sk-...",
+                description: "An API key from POST /api/keys (the /v1 API only)",
+              },
+            }
+          : {}),
       },
     },
   };

@@ -49,10 +49,14 @@ export async function parseInput(spec: RouteSpec<ZodType | undefined, ZodType | 
     if (spec.bodyFormat === "form" && FORM_TYPES.test(type)) bodyFormat = "form";
     // JSON only as JSON: a text/plain or form body is what a cross-site form can send without asking.
     else if (type && !JSON_TYPE.test(type)) {
-      throw new AppError("unsupported_media_type", `Unsupported Content-Type "${type.split(";")[0].trim().slice(0, 100)}": send the body as application/json`);
+      throw new AppError(
+        "unsupported_media_type",
+        `Unsupported Content-Type "${type.split(";")[0].trim().slice(0, 100)}": send the body as application/json`,
+      );
     }
     // Form bodies are small text fields; a JSON body's size is what was read (chunked ones declare none).
-    const { value: raw, size } = bodyFormat === "form" ? { value: await readFormBody(req, limit), size: 0 } : await readJsonBody(req, limit, spec.maxTextBytes?.());
+    const { value: raw, size } =
+      bodyFormat === "form" ? { value: await readFormBody(req, limit), size: 0 } : await readJsonBody(req, limit, spec.maxTextBytes?.());
     if (raw !== undefined && !type) throw new AppError("unsupported_media_type", "Missing Content-Type: send the body as application/json");
     const large = isLargeBody(size);
     const unsafeBody = findUnsafeText(raw);

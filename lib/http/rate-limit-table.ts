@@ -5,7 +5,8 @@ import { RATE_LIMIT_CATEGORIES, type RateLimitCategory } from "@/lib/ratelimit/c
  * the route declarations) by `npm run openapi`: the table says exactly what the code does. Every
  * operation is listed once, under its category or under "no request limit".
  */
-export const RATE_LIMIT_TABLE_START = "<!-- rate-limit-table: printed by `npm run openapi` from the route declarations; edit those, not this -->";
+export const RATE_LIMIT_TABLE_START =
+  "<!-- rate-limit-table: printed by `npm run openapi` from the route declarations; edit those, not this -->";
 export const RATE_LIMIT_TABLE_END = "<!-- /rate-limit-table -->";
 
 type Operations = Record<string, Record<string, { "x-rate-limit"?: { category: RateLimitCategory } } | unknown>>;

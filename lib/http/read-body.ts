@@ -161,4 +161,3 @@ export async function readFormBody(req: Request, limit: number): Promise<Record<
   for (const [key, value] of data.entries()) if (typeof value === "string" && !(key in fields)) fields[key] = value;
   return fields;
 }
-

@@ -31,7 +31,8 @@ const isRead = (req: Request) => req.method === "GET" || req.method === "HEAD";
 /** A signed-in user's write: from this site's pages only (CSRF), and never by a locked account. */
 function checkUserWrite(req: Request, user: ResolvedUser): void {
   refuseCrossSiteWrite(req);
-  if (user.locked && !isRead(req)) throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
+  if (user.locked && !isRead(req))
+    throw new AppError("forbidden", "This account is locked: it can be read but not changed or charged; contact support");
 }
 
 /** The session's user, when there is one. */
@@ -51,10 +52,14 @@ async function checkKeyRate(key: ApiKeyPrincipal, runtime: RouteRuntime, setHead
   setHeader("x-ratelimit-reset-requests", `${Math.max(0, keyRate.reset - now)}s`);
   if (keyRate.allowed) return;
   const retryAfter = Math.max(1, keyRate.reset - now);
-  throw new AppError("rate_limited", `This API key's limit of ${keyRate.limit} requests per minute is reached; retry after ${retryAfter} seconds`, {
-    headers: { "Retry-After": String(retryAfter) },
-    reason: "rate_limit_exceeded",
-  });
+  throw new AppError(
+    "rate_limited",
+    `This API key's limit of ${keyRate.limit} requests per minute is reached; retry after ${retryAfter} seconds`,
+    {
+      headers: { "Retry-After": String(retryAfter) },
+      reason: "rate_limit_exceeded",
+    },
+  );
 }
 
 /** One resolver per auth mode, chosen by the route's declaration. */
@@ -83,9 +88,12 @@ const RESOLVERS: Record<AuthMode, Resolver> = {
     const keyAuth = await runtime.resolveApiKey!(req, ip);
     const key = keyAuth.key;
     refuseCrossSiteWrite(req);
-    if (keyAuth.locked) throw new AppError("forbidden", "This account is locked: its API keys are suspended; contact support", { reason: "account_locked" });
+    if (keyAuth.locked)
+      throw new AppError("forbidden", "This account is locked: its API keys are suspended; contact support", { reason: "account_locked" });
     if (spec.keyKind && key.kinds.length > 0 && !key.kinds.includes(spec.keyKind)) {
-      throw new AppError("forbidden", `This API key may not make ${spec.keyKind} calls; it may make ${key.kinds.join(", ")} calls`, { reason: "permission_denied" });
+      throw new AppError("forbidden", `This API key may not make ${spec.keyKind} calls; it may make ${key.kinds.join(", ")} calls`, {
+        reason: "permission_denied",
+      });
     }
     await checkKeyRate(key, runtime, setHeader);
     return { user: { id: key.userId, email: null, locked: false }, operator: null, apiKey: key };

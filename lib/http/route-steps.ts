@@ -63,7 +63,9 @@ const nobody: Caller = { user: null, operator: null, apiKey: null };
 
 /** The account an API key acts for: its own (an organisation's key, as the member who made it). */
 function keyAccount(apiKey: ApiKeyPrincipal): ActingAccount {
-  return apiKey.memberId ? { id: apiKey.userId, kind: "organisation", role: "member", memberId: apiKey.memberId } : personalAccount(apiKey.userId);
+  return apiKey.memberId
+    ? { id: apiKey.userId, kind: "organisation", role: "member", memberId: apiKey.memberId }
+    : personalAccount(apiKey.userId);
 }
 
 export const STEPS = {
@@ -90,7 +92,9 @@ export const STEPS = {
     if (s.rate && !s.rate.allowed) {
       runtime.observe?.({ kind: "rate_limited", category: spec.rateLimit });
       const retryAfter = Math.max(1, s.rate.reset - Math.floor(Date.now() / 1000));
-      throw new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+      throw new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, {
+        headers: { "Retry-After": String(retryAfter) },
+      });
     }
   },
 
@@ -145,6 +149,30 @@ export function routeSteps(spec: AnyRouteSpec): StepName[] {
 }
 
 /** The state a request starts with. */
-export function initialState(req: Request, url: URL, requestId: string, log: Logger, params: Record<string, string>, setHeader: RouteState["setHeader"]): RouteState {
-  return { req, url, requestId, log, ip: null, params, caller: nobody, rate: null, slot: null, aiUser: null, account: null, query: undefined, body: undefined, bodyFormat: "json", form: null, setHeader };
+export function initialState(
+  req: Request,
+  url: URL,
+  requestId: string,
+  log: Logger,
+  params: Record<string, string>,
+  setHeader: RouteState["setHeader"],
+): RouteState {
+  return {
+    req,
+    url,
+    requestId,
+    log,
+    ip: null,
+    params,
+    caller: nobody,
+    rate: null,
+    slot: null,
+    aiUser: null,
+    account: null,
+    query: undefined,
+    body: undefined,
+    bodyFormat: "json",
+    form: null,
+    setHeader,
+  };
 }

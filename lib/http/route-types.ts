@@ -64,7 +64,12 @@ export interface AiGuard {
  */
 export type AuthMode = "session" | "none" | "optional" | "operator" | "apiKey";
 
-export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined = ZodType | undefined> {
+export interface RouteSpec<
+  Q extends ZodType | undefined,
+  B extends ZodType | undefined,
+  A extends AuthMode,
+  R extends ZodType | undefined = ZodType | undefined,
+> {
   auth: A;
   /**
    * The answers' dialect: ours (`{ error }`), or OpenAI's for the /v1 API (errors as
@@ -141,7 +146,6 @@ export interface RouteSpec<Q extends ZodType | undefined, B extends ZodType | un
   account?: RequiredRole;
 }
 
-
 export interface RouteContext<Q, B, A extends AuthMode> {
   req: Request;
   user: A extends "session" | "apiKey" ? SessionUser : SessionUser | null;
@@ -174,14 +178,13 @@ export interface RouteContext<Q, B, A extends AuthMode> {
 /** What a handler returns: a Response, or a value of its declared response schema (sent as JSON 200). */
 export type HandlerResult<R> = Response | (R extends ZodType ? z.input<R> : object);
 
-export type RouteHandler<Q, B, A extends AuthMode, R> = (ctx: RouteContext<Infer<Q>, Infer<B>, A>) => Promise<HandlerResult<R>> | HandlerResult<R>;
+export type RouteHandler<Q, B, A extends AuthMode, R> = (
+  ctx: RouteContext<Infer<Q>, Infer<B>, A>,
+) => Promise<HandlerResult<R>> | HandlerResult<R>;
 
 export type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
 
-export type NextRouteHandler = ((
-  req: Request,
-  ctx: { params: Promise<Record<string, string | string[]>> },
-) => Promise<Response>) & {
+export type NextRouteHandler = ((req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>) & {
   definition?: RouteSpec<ZodType | undefined, ZodType | undefined, AuthMode>;
   /** Operator routes: whether this request may learn the route exists (methods() hides its 405 otherwise). */
   visibleTo?: (req: Request) => Promise<boolean>;

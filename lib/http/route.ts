@@ -21,7 +21,17 @@ import { DEFAULT_MAX_JSON_BODY_BYTES, readBodyBytes } from "./read-body";
 import { SSE_FRAMING } from "./sse";
 import { resolveActingAccount } from "./active-account";
 import { PEER_TOKEN_VARIABLE } from "./client-ip";
-import { createRoute, featureOn, type AuthMode, type HandlerResult, type NextRouteHandler, type RouteContext, type RouteHandler, type RouteObservation, type RouteSpec } from "./handler";
+import {
+  createRoute,
+  featureOn,
+  type AuthMode,
+  type HandlerResult,
+  type NextRouteHandler,
+  type RouteContext,
+  type RouteHandler,
+  type RouteObservation,
+  type RouteSpec,
+} from "./handler";
 
 export { toErrorResponse, type NextRouteHandler, type RouteContext } from "./handler";
 export { methods } from "./methods";
@@ -48,7 +58,13 @@ function observe(o: RouteObservation): void {
   // One access line per request (the request id comes with the log context), LOG_ACCESS_SAMPLE of them.
   const sample = env().LOG_ACCESS_SAMPLE;
   if (sample >= 1 || Math.random() < sample) {
-    log.info("request", { method: o.labels.method, route: o.labels.route, status: Number(o.labels.status), ms: Math.round(o.seconds * 10_000) / 10, ...(o.userId ? { userId: o.userId } : {}) });
+    log.info("request", {
+      method: o.labels.method,
+      route: o.labels.route,
+      status: Number(o.labels.status),
+      ms: Math.round(o.seconds * 10_000) / 10,
+      ...(o.userId ? { userId: o.userId } : {}),
+    });
   }
 }
 
@@ -68,12 +84,26 @@ function afterResponse(): void {
   }
 }
 
-const aiGuard = { acquire: (userId: string) => acquireAiSlot(userId), refuseIfTooManyInvalid: (userId: string) => refuseIfTooManyInvalid(userId), countInvalid: (userId: string) => countInvalidAiRequest(userId) };
+const aiGuard = {
+  acquire: (userId: string) => acquireAiSlot(userId),
+  refuseIfTooManyInvalid: (userId: string) => refuseIfTooManyInvalid(userId),
+  countInvalid: (userId: string) => countInvalidAiRequest(userId),
+};
 
 // Spend alerts watch the charges every route makes (lib/spend-alerts: an observer of lib/credits).
 watchCharges();
 
-const nodeRuntime = { resolveUser, resolveOperator, resolveApiKey: resolveKeyRequest, keyRate: checkKeyRate, rateLimit: checkRateLimit, observe, afterResponse, aiGuard, resolveAccount: resolveActingAccount };
+const nodeRuntime = {
+  resolveUser,
+  resolveOperator,
+  resolveApiKey: resolveKeyRequest,
+  keyRate: checkKeyRate,
+  rateLimit: checkRateLimit,
+  observe,
+  afterResponse,
+  aiGuard,
+  resolveAccount: resolveActingAccount,
+};
 
 /** Route wrapper for Node route handlers: session, rate limits, schemas, flags, cache (see handler.ts). */
 export function route<
@@ -86,16 +116,20 @@ export function route<
 }
 
 /** A route's declaration less what its preset fixes. */
-type PresetSpec<Q extends ZodType | undefined, B extends ZodType | undefined, A extends AuthMode, R extends ZodType | undefined, Fixed extends keyof RouteSpec<Q, B, A, R>> = Omit<
-  RouteSpec<Q, B, A, R>,
-  "auth" | Fixed
-> & { tags?: string[] };
+type PresetSpec<
+  Q extends ZodType | undefined,
+  B extends ZodType | undefined,
+  A extends AuthMode,
+  R extends ZodType | undefined,
+  Fixed extends keyof RouteSpec<Q, B, A, R>,
+> = Omit<RouteSpec<Q, B, A, R>, "auth" | Fixed> & { tags?: string[] };
 
 /** The operator API's routes (docs/ADMIN.md): operator auth, its own rate-limit category, the admin tag. */
-export function operatorRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
-  spec: PresetSpec<Q, B, "operator", R, "rateLimit">,
-  handler: RouteHandler<Q, B, "operator", R>,
-): NextRouteHandler {
+export function operatorRoute<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
+>(spec: PresetSpec<Q, B, "operator", R, "rateLimit">, handler: RouteHandler<Q, B, "operator", R>): NextRouteHandler {
   return route<Q, B, "operator", R>({ auth: "operator", rateLimit: "admin", tags: ["admin"], ...spec }, handler);
 }
 
@@ -111,7 +145,14 @@ export function webhookRoute<R extends ZodType | undefined = undefined>(
   handler: (raw: string, ctx: RouteContext<undefined, undefined, "none">) => Promise<HandlerResult<R>>,
 ): NextRouteHandler {
   return route<undefined, undefined, "none", R>(
-    { auth: "none", rateLimit: "webhooks", tags: ["webhooks"], consumes: "application/json", ...spec, errors: [...new Set([400, 401, 413, ...(spec.errors ?? [])])].sort() },
+    {
+      auth: "none",
+      rateLimit: "webhooks",
+      tags: ["webhooks"],
+      consumes: "application/json",
+      ...spec,
+      errors: [...new Set([400, 401, 413, ...(spec.errors ?? [])])].sort(),
+    },
     async (ctx) => {
       const bytes = await readBodyBytes(ctx.req, DEFAULT_MAX_JSON_BODY_BYTES);
       return handler(bytes ? new TextDecoder().decode(bytes) : "", ctx);
@@ -144,19 +185,31 @@ export function simulatorRoute<B extends ZodType | undefined = undefined, R exte
 }
 
 /** A signed-in user's payment actions (checkouts, plan changes, cancel, the portal): the payments rate limit and tag. */
-export function paymentRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
-  spec: PresetSpec<Q, B, "session", R, "rateLimit">,
-  handler: RouteHandler<Q, B, "session", R>,
-): NextRouteHandler {
+export function paymentRoute<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
+>(spec: PresetSpec<Q, B, "session", R, "rateLimit">, handler: RouteHandler<Q, B, "session", R>): NextRouteHandler {
   return route<Q, B, "session", R>({ auth: "session", rateLimit: "payments", tags: ["payments"], account: "admin", ...spec }, handler);
 }
 
 /** A signed-in user's charged AI calls: the ai tag, and what every such call may answer (402, 429, 503) besides its own statuses. */
-export function aiRoute<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
-  spec: PresetSpec<Q, B, "session", R, never>,
-  handler: RouteHandler<Q, B, "session", R>,
-): NextRouteHandler {
-  return route<Q, B, "session", R>({ auth: "session", tags: ["ai"], concurrency: "ai", account: "member", ...spec, errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort() }, handler);
+export function aiRoute<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
+>(spec: PresetSpec<Q, B, "session", R, never>, handler: RouteHandler<Q, B, "session", R>): NextRouteHandler {
+  return route<Q, B, "session", R>(
+    {
+      auth: "session",
+      tags: ["ai"],
+      concurrency: "ai",
+      account: "member",
+      ...spec,
+      errors: [...new Set([402, 429, 503, ...(spec.errors ?? [])])].sort(),
+    },
+    handler,
+  );
 }
 
 /**
@@ -165,7 +218,11 @@ export function aiRoute<Q extends ZodType | undefined = undefined, B extends Zod
  * call (the default) holds an AI slot; `listing: true` declares a free read (the model list): no
  * slot, the v1 rate-limit category, no credit headers.
  */
-export function v1Route<Q extends ZodType | undefined = undefined, B extends ZodType | undefined = undefined, R extends ZodType | undefined = undefined>(
+export function v1Route<
+  Q extends ZodType | undefined = undefined,
+  B extends ZodType | undefined = undefined,
+  R extends ZodType | undefined = undefined,
+>(
   spec: PresetSpec<Q, B, "apiKey", R, "dialect"> & { listing?: boolean },
   handler: (ctx: Parameters<RouteHandler<Q, B, "apiKey", R>>[0]) => Promise<HandlerResult<R> | ChargedAnswer<unknown>> | HandlerResult<R>,
 ): NextRouteHandler {
@@ -173,14 +230,34 @@ export function v1Route<Q extends ZodType | undefined = undefined, B extends Zod
   const feature = Object.assign((f: FeatureFlags) => f.apiKeys && featureOn(own, f), {
     flags: ["apiKeys", ...(typeof own === "string" ? [own] : [])],
   });
-  const defaults = listing ? { rateLimit: "v1" as const, concurrency: "none" as const, responseHeaders: {} } : { responseHeaders: V1_HEADERS, concurrency: "ai" as const };
-  return route<Q, B, "apiKey", R>({ auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, ...defaults, ...rest, feature }, async (ctx) => {
-    const result = await handler(ctx);
-    return result instanceof ChargedAnswer ? chargedResponse(result) : result;
-  });
+  const defaults = listing
+    ? { rateLimit: "v1" as const, concurrency: "none" as const, responseHeaders: {} }
+    : { responseHeaders: V1_HEADERS, concurrency: "ai" as const };
+  return route<Q, B, "apiKey", R>(
+    { auth: "apiKey", dialect: "openai", tags: ["v1"], errors: V1_ERRORS, ...defaults, ...rest, feature },
+    async (ctx) => {
+      const result = await handler(ctx);
+      return result instanceof ChargedAnswer ? chargedResponse(result) : result;
+    },
+  );
 }
 
 /** What a streamed AI call takes from its request: the user, the account charged, the body, the client's signal, our SSE framing, the request's log and its AI slot to take with the charge. */
-export function streamedAiInput<B>(ctx: { user: { id: string }; account: { id: string; memberId: string | null }; body: B; req: Request; log: Logger; aiSlot: ChargeSlot | null }) {
-  return { userId: ctx.user.id, account: ctx.account, body: ctx.body, signal: ctx.req.signal, framing: SSE_FRAMING, log: ctx.log, slot: ctx.aiSlot };
+export function streamedAiInput<B>(ctx: {
+  user: { id: string };
+  account: { id: string; memberId: string | null };
+  body: B;
+  req: Request;
+  log: Logger;
+  aiSlot: ChargeSlot | null;
+}) {
+  return {
+    userId: ctx.user.id,
+    account: ctx.account,
+    body: ctx.body,
+    signal: ctx.req.signal,
+    framing: SSE_FRAMING,
+    log: ctx.log,
+    slot: ctx.aiSlot,
+  };
 }

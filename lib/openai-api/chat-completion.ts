@@ -31,7 +31,8 @@ function toMessages(messages: OpenAiChatMessage[]): { messages: ChatMessage[]; i
     const parts = m.content.map((p, j): ContentPart => {
       if (p.type === "text") return { type: "text", text: p.text };
       const field = `messages.${i}.content.${j}.image_url.url`;
-      if (!p.image_url.url.startsWith("data:")) throw invalid(field, "only base64 data URLs are accepted (data:image/png;base64,...); remote image URLs are not fetched");
+      if (!p.image_url.url.startsWith("data:"))
+        throw invalid(field, "only base64 data URLs are accepted (data:image/png;base64,...); remote image URLs are not fetched");
       const checked = imageDataUrl.safeParse(p.image_url.url);
       if (!checked.success) throw invalid(field, checked.error.issues[0]?.message ?? "is not a valid image");
       images++;
@@ -53,14 +54,25 @@ interface PreparedCompletion {
  * large; no credits or budget is a 429 insufficient_quota, both before any upstream call). Flat
  * prices: 15 credits, 20 streamed, 30 with an image (the session API's chat, stream and image-stream).
  */
-async function prepare(key: ApiKeyPrincipal, body: ChatCompletionBody, provider: string, tags?: RequestTags, slot?: ChargeSlot | null): Promise<PreparedCompletion> {
+async function prepare(
+  key: ApiKeyPrincipal,
+  body: ChatCompletionBody,
+  provider: string,
+  tags?: RequestTags,
+  slot?: ChargeSlot | null,
+): Promise<PreparedCompletion> {
   const model = requireKeyModel(key, body.model, "chat").id;
   const { messages, images } = toMessages(body.messages);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const maxTokensField = body.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens";
   const operation = body.stream ? (images > 0 ? "stream_image" : "stream") : "chat";
   // A JSON answer about an image costs what the session API's image stream costs (its ledger name stays "chat").
-  const quote = await quoteChatRoutes(model, { messages, maxTokens, flat: flatPrice(images > 0 ? "stream_image" : operation), maxTokensField });
+  const quote = await quoteChatRoutes(model, {
+    messages,
+    maxTokens,
+    flat: flatPrice(images > 0 ? "stream_image" : operation),
+    maxTokensField,
+  });
   const charge = await openCharge({
     userId: key.userId,
     apiKey: chargeKey(key),
@@ -80,7 +92,13 @@ function finishReason(usage: TokenUsage | null, cap: number | undefined): "stop"
 const completionId = () => `chatcmpl-${randomUUID().replaceAll("-", "")}`;
 
 /** POST /v1/chat/completions without streaming: streamed upstream through the charged call engine, answered as one JSON completion. */
-export async function createChatCompletion(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ChatCompletionBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createChatCompletion(input: {
+  key: ApiKeyPrincipal;
+  slot?: ChargeSlot | null;
+  body: ChatCompletionBody;
+  signal?: AbortSignal;
+  tags?: RequestTags;
+}) {
   const provider = aiProvider();
   const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags, input.slot);
   const { result, settled } = await runChargedChat({ charge, provider, request, signal: input.signal });
@@ -124,7 +142,9 @@ function openAiFraming(model: string, includeUsage: boolean, cap: number | undef
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    encoder.encode(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: null, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`);
+    encoder.encode(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: null, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`,
+    );
   let first = true;
   return {
     text(text) {
@@ -162,7 +182,14 @@ function openAiFraming(model: string, includeUsage: boolean, cap: number | undef
 }
 
 /** POST /v1/chat/completions with `stream: true`: the charged-stream engine in OpenAI's framing. */
-export async function streamChatCompletion(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ChatCompletionBody; signal: AbortSignal; log?: Logger; tags?: RequestTags }) {
+export async function streamChatCompletion(input: {
+  key: ApiKeyPrincipal;
+  slot?: ChargeSlot | null;
+  body: ChatCompletionBody;
+  signal: AbortSignal;
+  log?: Logger;
+  tags?: RequestTags;
+}) {
   const provider = aiProvider();
   const { request, charge, model } = await prepare(input.key, input.body, provider.name, input.tags, input.slot);
   const body = await startChargedStream({
@@ -173,7 +200,9 @@ export async function streamChatCompletion(input: { key: ApiKeyPrincipal; slot?:
     framing: openAiFraming(model, input.body.stream_options?.include_usage === true, request.maxTokens),
     log: input.log,
     // The usage the provider reported (or what was counted), for the closing chunks.
-    onComplete: async (outcome) => ({ usage: { promptTokens: outcome.billed.promptTokens ?? 0, completionTokens: outcome.billed.completionTokens ?? 0 } }),
+    onComplete: async (outcome) => ({
+      usage: { promptTokens: outcome.billed.promptTokens ?? 0, completionTokens: outcome.billed.completionTokens ?? 0 },
+    }),
   });
   return { body, reservation: charge.reservation };
 }

@@ -33,22 +33,46 @@ function toBase64(vector: number[]): string {
  * provider reports (ours when it reports none). Without a provider the offline one answers
  * deterministic vectors, labelled by an offline- model name.
  */
-export async function createEmbeddings(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: EmbeddingsBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createEmbeddings(input: {
+  key: ApiKeyPrincipal;
+  slot?: ChargeSlot | null;
+  body: EmbeddingsBody;
+  signal?: AbortSignal;
+  tags?: RequestTags;
+}) {
   const { key, body } = input;
   const model = requireKeyModel(key, body.model, "embeddings");
   if (body.dimensions && model.dimensions && body.dimensions > model.dimensions) {
-    throw new AppError("validation_failed", `Invalid body: dimensions: at most ${model.dimensions} for ${model.id}`, { param: "dimensions" });
+    throw new AppError("validation_failed", `Invalid body: dimensions: at most ${model.dimensions} for ${model.id}`, {
+      param: "dimensions",
+    });
   }
   const texts = typeof body.input === "string" ? [body.input] : body.input;
   const provider = aiProvider();
   const quote = await quoteEmbeddingsRoutes(model.id, { texts, operation: "embeddings" });
-  const charge = await openCharge({ userId: key.userId, apiKey: chargeKey(key), slot: input.slot, operation: "embeddings", quote, metadata: { provider: provider.name, api: "v1", inputs: texts.length, ...input.tags } });
-  const tokensOf = (r: EmbeddingResult) => r.promptTokens ?? quotedUsage(quote, findModel(r.route?.model ?? model.id) ?? quote.model).promptTokens ?? 0;
+  const charge = await openCharge({
+    userId: key.userId,
+    apiKey: chargeKey(key),
+    slot: input.slot,
+    operation: "embeddings",
+    quote,
+    metadata: { provider: provider.name, api: "v1", inputs: texts.length, ...input.tags },
+  });
+  const tokensOf = (r: EmbeddingResult) =>
+    r.promptTokens ?? quotedUsage(quote, findModel(r.route?.model ?? model.id) ?? quote.model).promptTokens ?? 0;
   const { value: result, settled } = await runChargedCall({
     charge,
     signal: input.signal,
     call: (signal) => provider.embed(texts, signal, model.id),
-    answered: (r) => ({ attempts: billOneShot(quote, { route: r.route ?? null, usage: { promptTokens: tokensOf(r) }, reported: r.promptTokens !== undefined }, undefined, r.spent), complete: true }),
+    answered: (r) => ({
+      attempts: billOneShot(
+        quote,
+        { route: r.route ?? null, usage: { promptTokens: tokensOf(r) }, reported: r.promptTokens !== undefined },
+        undefined,
+        r.spent,
+      ),
+      complete: true,
+    }),
     failed: (error) => oneShotFailure(quote, error),
     settle: (r) => ({ model: r.model }),
   });

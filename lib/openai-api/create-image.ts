@@ -11,7 +11,13 @@ import type { RequestTags } from "./request-tags";
  * session API's image generation (flat 80 credits; metered: what was rendered). The model defaults to
  * the one behind image-model-1.
  */
-export async function createImage(input: { key: ApiKeyPrincipal; slot?: ChargeSlot | null; body: ImagesBody; signal?: AbortSignal; tags?: RequestTags }) {
+export async function createImage(input: {
+  key: ApiKeyPrincipal;
+  slot?: ChargeSlot | null;
+  body: ImagesBody;
+  signal?: AbortSignal;
+  tags?: RequestTags;
+}) {
   const { key, body } = input;
   const model = requireKeyModel(key, body.model ?? aiSettings().imageModels["image-model-1"], "images");
   const size = body.size ?? "1024x1024";

@@ -9,9 +9,29 @@ import { TRANSCRIPTION_TEXT_FIELDS, transcriptionFields } from "./schemas";
 
 /** ISO 639-1 codes as the English names OpenAI's verbose_json gives (the common ones; others keep the code). */
 const LANGUAGE_NAMES: Record<string, string> = {
-  en: "english", de: "german", fr: "french", es: "spanish", it: "italian", pt: "portuguese", nl: "dutch", pl: "polish",
-  ru: "russian", uk: "ukrainian", ja: "japanese", zh: "chinese", ko: "korean", ar: "arabic", hi: "hindi", tr: "turkish",
-  sv: "swedish", da: "danish", no: "norwegian", fi: "finnish", cs: "czech", el: "greek", he: "hebrew",
+  en: "english",
+  de: "german",
+  fr: "french",
+  es: "spanish",
+  it: "italian",
+  pt: "portuguese",
+  nl: "dutch",
+  pl: "polish",
+  ru: "russian",
+  uk: "ukrainian",
+  ja: "japanese",
+  zh: "chinese",
+  ko: "korean",
+  ar: "arabic",
+  hi: "hindi",
+  tr: "turkish",
+  sv: "swedish",
+  da: "danish",
+  no: "norwegian",
+  fi: "finnish",
+  cs: "czech",
+  el: "greek",
+  he: "hebrew",
 };
 
 /**
@@ -44,7 +64,14 @@ export async function createTranscription(input: { key: ApiKeyPrincipal; slot?: 
     format === "text"
       ? result.text
       : format === "verbose_json"
-        ? { task: "transcribe", language: LANGUAGE_NAMES[result.language] ?? result.language, duration: seconds, text: result.text, segments: [], usage: { type: "duration", seconds } }
+        ? {
+            task: "transcribe",
+            language: LANGUAGE_NAMES[result.language] ?? result.language,
+            duration: seconds,
+            text: result.text,
+            segments: [],
+            usage: { type: "duration", seconds },
+          }
         : { text: result.text, usage: { type: "duration" as const, seconds } };
   return { credits: { credits, remaining }, answer };
 }

@@ -21,16 +21,26 @@ export function modelsForKey(key: ApiKeyPrincipal): ModelSpec[] {
 export function requireKeyModel(key: ApiKeyPrincipal, model: string, kind: KeyKind): ModelSpec {
   const found = offeredModels().find((m) => m.id === model);
   if (!found) {
-    throw new AppError("not_found", `The model \`${model}\` does not exist or you do not have access to it; GET /v1/models lists what this key may use`, {
-      param: "model",
-      reason: "model_not_found",
-    });
+    throw new AppError(
+      "not_found",
+      `The model \`${model}\` does not exist or you do not have access to it; GET /v1/models lists what this key may use`,
+      {
+        param: "model",
+        reason: "model_not_found",
+      },
+    );
   }
   if (KIND_OF_MODEL[found.kind] !== kind) {
-    throw new AppError("validation_failed", `Invalid body: model: ${model} serves ${KIND_OF_MODEL[found.kind]} calls, not ${kind}`, { param: "model", reason: "invalid_value" });
+    throw new AppError("validation_failed", `Invalid body: model: ${model} serves ${KIND_OF_MODEL[found.kind]} calls, not ${kind}`, {
+      param: "model",
+      reason: "invalid_value",
+    });
   }
   if (key.models.length && !key.models.includes(model)) {
-    throw new AppError("forbidden", `This API key may not use the model \`${model}\`; it may use ${key.models.join(", ")}`, { param: "model", reason: "model_not_allowed" });
+    throw new AppError("forbidden", `This API key may not use the model \`${model}\`; it may use ${key.models.join(", ")}`, {
+      param: "model",
+      reason: "model_not_allowed",
+    });
   }
   return found;
 }

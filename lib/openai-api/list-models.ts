@@ -66,6 +66,10 @@ export function listModels(key: ApiKeyPrincipal) {
 /** GET /v1/models/{model}. */
 export function getModel(key: ApiKeyPrincipal, id: string) {
   const found = modelsForKey(key).find((m) => m.id === id);
-  if (!found) throw new AppError("not_found", `The model \`${id}\` does not exist or you do not have access to it`, { param: "model", reason: "model_not_found" });
+  if (!found)
+    throw new AppError("not_found", `The model \`${id}\` does not exist or you do not have access to it`, {
+      param: "model",
+      reason: "model_not_found",
+    });
   return toModelObject(found);
 }

@@ -15,7 +15,9 @@ export const MAX_TAGS = 10;
 /** The body fields, as the /v1 schemas accept them. */
 export const endUserField = z.string().max(256, "must be at most 256 characters").nullish();
 export const requestMetadataField = z
-  .record(z.string().min(1).max(64, "keys must be at most 64 characters"), z.string().max(512, "values must be at most 512 characters"), { error: "must be an object of string values" })
+  .record(z.string().min(1).max(64, "keys must be at most 64 characters"), z.string().max(512, "values must be at most 512 characters"), {
+    error: "must be an object of string values",
+  })
   .refine((m) => Object.keys(m).length <= 16, "at most 16 keys")
   .nullish();
 
@@ -30,7 +32,14 @@ export function requestTags(req: Request, body?: { user?: string | null; metadat
   const out: RequestTags = {};
   const header = req.headers.get(TAG_HEADER);
   if (header !== null) {
-    const tags = [...new Set(header.split(",").map((t) => t.trim()).filter(Boolean))];
+    const tags = [
+      ...new Set(
+        header
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean),
+      ),
+    ];
     const bad = tags.find((t) => !TAG.test(t));
     if (bad !== undefined || tags.length > MAX_TAGS) {
       throw new AppError(

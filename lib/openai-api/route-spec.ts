@@ -20,7 +20,8 @@ export class ChargedAnswer<T> {
 }
 
 /** The answer of a charged /v1 call (`{ answer, credits }` as the lib/openai-api functions return it). */
-export const charged = <T>(result: { answer: T; credits: { credits: number; remaining: number } }) => new ChargedAnswer(result.answer, result.credits);
+export const charged = <T>(result: { answer: T; credits: { credits: number; remaining: number } }) =>
+  new ChargedAnswer(result.answer, result.credits);
 
 /** The HTTP answer of a charged call: JSON, plain text (a transcription's text format) or a Response, with its credit headers. */
 export function chargedResponse(result: ChargedAnswer<unknown>): Response {

@@ -35,7 +35,9 @@ const contentPart = z.discriminatedUnion("type", [textPart, imagePart], {
 });
 
 const chatMessage = z.object({
-  role: z.enum(["system", "developer", "user", "assistant"], { error: "must be system, developer, user or assistant (tool messages are not supported)" }),
+  role: z.enum(["system", "developer", "user", "assistant"], {
+    error: "must be system, developer, user or assistant (tool messages are not supported)",
+  }),
   content: z.union([z.string().max(MAX_CONTENT_CHARS), z.array(contentPart).min(1).max(20), z.null()]),
   name: z
     .string()
@@ -78,11 +80,16 @@ const CHAT_REFUSED: Record<string, (value: unknown) => string | null> = {
   tool_choice: (v) => (v === null || v === undefined || v === "none" ? null : "tools and function calling are not supported"),
   function_call: (v) => (v === null || v === undefined || v === "none" ? null : "tools and function calling are not supported"),
   response_format: (v) =>
-    v === null || v === undefined || (typeof v === "object" && (v as { type?: unknown }).type === "text") ? null : "only the text response format is supported",
+    v === null || v === undefined || (typeof v === "object" && (v as { type?: unknown }).type === "text")
+      ? null
+      : "only the text response format is supported",
   stop: (v) => (empty(v) ? null : "stop sequences are not supported"),
   logprobs: (v) => (empty(v) ? null : "log probabilities are not supported"),
   top_logprobs: (v) => (v === null || v === undefined || v === 0 ? null : "log probabilities are not supported"),
-  logit_bias: (v) => (v === null || v === undefined || (typeof v === "object" && Object.keys(v as object).length === 0) ? null : "logit_bias is not supported"),
+  logit_bias: (v) =>
+    v === null || v === undefined || (typeof v === "object" && Object.keys(v as object).length === 0)
+      ? null
+      : "logit_bias is not supported",
   modalities: (v) => (empty(v) || (Array.isArray(v) && v.every((m) => m === "text")) ? null : "only the text modality is supported"),
   audio: (v) => (empty(v) ? null : "audio output is not supported"),
   prediction: (v) => (empty(v) ? null : "predicted outputs are not supported"),
@@ -92,17 +99,25 @@ const CHAT_REFUSED: Record<string, (value: unknown) => string | null> = {
 export const chatCompletionBody = CHAT_FIELDS.superRefine(checkParams(CHAT_ACCEPTED, CHAT_REFUSED)).superRefine((body, ctx) => {
   let images = 0;
   for (const m of body.messages) if (Array.isArray(m.content)) images += m.content.filter((p) => p.type === "image_url").length;
-  if (images > MAX_IMAGES) ctx.addIssue({ code: "custom", path: ["messages"], message: `at most ${MAX_IMAGES} images per request, got ${images}` });
-  if (body.stream_options && !body.stream) ctx.addIssue({ code: "custom", path: ["stream_options"], message: "is only allowed when stream is true" });
+  if (images > MAX_IMAGES)
+    ctx.addIssue({ code: "custom", path: ["messages"], message: `at most ${MAX_IMAGES} images per request, got ${images}` });
+  if (body.stream_options && !body.stream)
+    ctx.addIssue({ code: "custom", path: ["stream_options"], message: "is only allowed when stream is true" });
 });
 export type ChatCompletionBody = z.infer<typeof chatCompletionBody>;
 
 /** Embeddings: text inputs only (token arrays are not accepted). */
 const EMBEDDING_FIELDS = z.looseObject({
   model: z.string({ error: "is required" }).min(1, "is required").max(100),
-  input: z.union([z.string().min(1, "must not be empty"), z.array(z.string().min(1, "must not be empty")).min(1, "must not be empty").max(2048, "at most 2048 inputs per request")], {
-    error: "must be a string or an array of strings (token arrays are not supported)",
-  }),
+  input: z.union(
+    [
+      z.string().min(1, "must not be empty"),
+      z.array(z.string().min(1, "must not be empty")).min(1, "must not be empty").max(2048, "at most 2048 inputs per request"),
+    ],
+    {
+      error: "must be a string or an array of strings (token arrays are not supported)",
+    },
+  ),
   encoding_format: nullish(z.enum(["float", "base64"], { error: "must be float or base64" })),
   dimensions: nullish(z.number().int().positive().max(65_536)),
   user: endUserField,
@@ -112,7 +127,11 @@ export type EmbeddingsBody = z.infer<typeof embeddingsBody>;
 
 /** Image generation: GPT Image sizes and qualities, one image, returned as base64. */
 const IMAGE_FIELDS = z.looseObject({
-  prompt: z.string({ error: "is required" }).min(1, "must be 1 to 32000 characters").max(32_000, "must be 1 to 32000 characters").refine((s) => s.trim().length > 0, "must not be blank"),
+  prompt: z
+    .string({ error: "is required" })
+    .min(1, "must be 1 to 32000 characters")
+    .max(32_000, "must be 1 to 32000 characters")
+    .refine((s) => s.trim().length > 0, "must not be blank"),
   model: nullish(z.string().min(1).max(100)),
   n: nullish(z.literal(1, { error: "only 1 image per request is supported" })),
   size: nullish(z.enum(["1024x1024", "1536x1024", "1024x1536", "auto"], { error: "must be 1024x1024, 1536x1024, 1024x1536 or auto" })),
@@ -136,7 +155,9 @@ export type ImagesBody = z.infer<typeof imagesBody>;
 /** Transcription's text fields (the file is read separately). */
 export const transcriptionFields = z.object({
   model: z.string().min(1).max(100).optional(),
-  response_format: z.enum(["json", "text", "verbose_json"], { error: "must be json, text or verbose_json (srt and vtt are not supported)" }).default("json"),
+  response_format: z
+    .enum(["json", "text", "verbose_json"], { error: "must be json, text or verbose_json (srt and vtt are not supported)" })
+    .default("json"),
   temperature: z.coerce.number().min(0).max(1).optional(),
   prompt: z.string().max(10_000).optional(),
 });
@@ -197,7 +218,10 @@ export const modelObject = z.object({
     .object({
       mode: z.enum(["flat", "metered"]),
       credits_per_call: z.number().nullable().meta({ description: "flat mode: what one call costs" }),
-      credits_per_usd: z.number().nullable().meta({ description: "metered mode: credits per USD of list-price usage (the markup over the credit's value)" }),
+      credits_per_usd: z
+        .number()
+        .nullable()
+        .meta({ description: "metered mode: credits per USD of list-price usage (the markup over the credit's value)" }),
       min_credits_per_call: z.number().nullable(),
       flat_limits: z
         .array(
@@ -205,7 +229,10 @@ export const modelObject = z.object({
             operation: z.string(),
             credits: z.number(),
             max_input: z.number().optional().meta({ description: "the most input one call may send (in input_unit)" }),
-            input_unit: z.enum(["tokens", "bytes"]).optional().meta({ description: "bytes: the model's tokenizer is not published, so its input is counted by its UTF-8 length" }),
+            input_unit: z
+              .enum(["tokens", "bytes"])
+              .optional()
+              .meta({ description: "bytes: the model's tokenizer is not published, so its input is counted by its UTF-8 length" }),
             max_output_tokens: z.number().optional(),
             largest_image: z.string().optional(),
             max_audio_minutes: z.number().optional(),
@@ -213,7 +240,9 @@ export const modelObject = z.object({
         )
         .nullable()
         .meta({ description: "flat mode: the largest call each flat price accepts, after the AI_FLAT_MARGIN safety margin" }),
-      usd: z.record(z.string(), z.unknown()).meta({ description: "the list prices a metered call is priced from (USD; per million tokens, per image, per audio minute)" }),
+      usd: z
+        .record(z.string(), z.unknown())
+        .meta({ description: "the list prices a metered call is priced from (USD; per million tokens, per image, per audio minute)" }),
     })
     .meta({ description: "our addition" }),
 });

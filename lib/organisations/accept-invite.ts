@@ -14,7 +14,8 @@ export interface InviteAcceptor {
   emailVerified: boolean;
 }
 
-const gone = () => new AppError("not_found", "This invitation is not valid: it was used, withdrawn or replaced, or it expired; ask for a new one");
+const gone = () =>
+  new AppError("not_found", "This invitation is not valid: it was used, withdrawn or replaced, or it expired; ask for a new one");
 
 /**
  * Spends an invitation: once, before it expires, for a session whose verified email is the invited
@@ -27,10 +28,16 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
   const now = new Date();
   if (!invite || invite.acceptedAt || invite.revokedAt || invite.expiresAt <= now) throw gone();
   if (!who.email || normalizeEmail(who.email) !== invite.email) {
-    throw new AppError("forbidden", `This invitation is for ${invite.email}: sign in with that address to accept it`, { reason: "wrong_account" });
+    throw new AppError("forbidden", `This invitation is for ${invite.email}: sign in with that address to accept it`, {
+      reason: "wrong_account",
+    });
   }
   if (!who.emailVerified) {
-    throw new AppError("forbidden", `Sign in with a method that verifies ${invite.email} (the emailed link, or a provider that confirms the address) to accept`, { reason: "email_unverified" });
+    throw new AppError(
+      "forbidden",
+      `Sign in with a method that verifies ${invite.email} (the emailed link, or a provider that confirms the address) to accept`,
+      { reason: "email_unverified" },
+    );
   }
   const org = await prisma.$transaction(async (tx) => {
     const { count } = await tx.organisationInvite.updateMany({
@@ -38,8 +45,11 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
       data: { acceptedAt: now, acceptedBy: who.userId },
     });
     if (count !== 1) throw gone();
-    const existing = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } } });
-    if (!existing) await tx.organisationMember.create({ data: { organisationId: invite.organisationId, userId: who.userId, role: invite.role } });
+    const existing = await tx.organisationMember.findUnique({
+      where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } },
+    });
+    if (!existing)
+      await tx.organisationMember.create({ data: { organisationId: invite.organisationId, userId: who.userId, role: invite.role } });
     const o = await tx.organisation.findUniqueOrThrow({ where: { id: invite.organisationId } });
     return { o, role: existing?.role ?? invite.role };
   });

@@ -25,12 +25,17 @@ function slugFrom(name: string): string {
  * sign-in), its empty wallet (an organisation has no free allocation: it buys a plan or credits), and
  * the owner's membership, in one transaction. A taken slug answers 409.
  */
-export async function createOrganisation(userId: string, body: { name: string; slug?: string }): Promise<{ organisation: OrganisationView }> {
+export async function createOrganisation(
+  userId: string,
+  body: { name: string; slug?: string },
+): Promise<{ organisation: OrganisationView }> {
   const prisma = await db();
   const owned = await prisma.organisationMember.count({ where: { userId, role: "owner" } });
-  if (owned >= MAX_OWNED_ORGANISATIONS) throw new AppError("forbidden", `You own ${MAX_OWNED_ORGANISATIONS} organisations, the most one person may own`);
+  if (owned >= MAX_OWNED_ORGANISATIONS)
+    throw new AppError("forbidden", `You own ${MAX_OWNED_ORGANISATIONS} organisations, the most one person may own`);
   const slug = body.slug ?? slugFrom(body.name);
-  if (await prisma.organisation.findUnique({ where: { slug }, select: { id: true } })) throw new AppError("conflict", `The slug "${slug}" is taken; choose another`);
+  if (await prisma.organisation.findUnique({ where: { slug }, select: { id: true } }))
+    throw new AppError("conflict", `The slug "${slug}" is taken; choose another`);
   try {
     const org = await prisma.$transaction(async (tx) => {
       const account = await tx.user.create({ data: { kind: "organisation", name: body.name } });

@@ -10,9 +10,10 @@ import type { ActingAccount } from "./roles";
 export async function describeAccount(input: ActingAccount | { userId: string; wanted: string | null }) {
   let account: ActingAccount;
   if ("wanted" in input) {
-    account = !input.wanted || input.wanted === input.userId
-      ? { id: input.userId, kind: "person", role: "owner", memberId: null }
-      : await requireMember(input.wanted, input.userId);
+    account =
+      !input.wanted || input.wanted === input.userId
+        ? { id: input.userId, kind: "person", role: "owner", memberId: null }
+        : await requireMember(input.wanted, input.userId);
   } else account = input;
   const prisma = await db();
   const row = await prisma.user.findUnique({ where: { id: account.id }, select: { name: true, email: true } });

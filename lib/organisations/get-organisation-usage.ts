@@ -19,7 +19,10 @@ export async function getOrganisationUsage(organisationId: string, userId: strin
   const everyone = roleAllows(acting.role, "admin");
   const query = { accountId: organisationId, memberId: everyone ? null : userId, from: period.from, to: period.to, projection: false };
   const byMember = await getUsageReport({ ...query, groupBy: "member" });
-  const [byKey, byModel] = await Promise.all([getUsageReport({ ...query, groupBy: "key" }), getUsageReport({ ...query, groupBy: "model" })]);
+  const [byKey, byModel] = await Promise.all([
+    getUsageReport({ ...query, groupBy: "key" }),
+    getUsageReport({ ...query, groupBy: "model" }),
+  ]);
   return {
     from: byMember.from,
     to: byMember.to,
@@ -37,8 +40,12 @@ export type OrganisationUsage = Awaited<ReturnType<typeof getOrganisationUsage>>
 export function usageCsv(u: OrganisationUsage): string {
   const lines = [["dimension", "id", "label", "calls", "credits", "costUsd"].join(",")];
   for (const m of u.byMember) lines.push(["member", m.userId, m.email, m.calls, m.credits, m.costUsd.toFixed(6)].map(csvField).join(","));
-  for (const k of u.byKey) lines.push(["key", k.keyId ?? "", k.name ?? (k.keyId ? "" : "(session)"), k.calls, k.credits, k.costUsd.toFixed(6)].map(csvField).join(","));
-  for (const m of u.byModel) lines.push(["model", m.model ?? "", m.model ?? "", m.calls, m.credits, m.costUsd.toFixed(6)].map(csvField).join(","));
+  for (const k of u.byKey)
+    lines.push(
+      ["key", k.keyId ?? "", k.name ?? (k.keyId ? "" : "(session)"), k.calls, k.credits, k.costUsd.toFixed(6)].map(csvField).join(","),
+    );
+  for (const m of u.byModel)
+    lines.push(["model", m.model ?? "", m.model ?? "", m.calls, m.credits, m.costUsd.toFixed(6)].map(csvField).join(","));
   lines.push(["total", "", "", u.total.calls, u.total.credits, u.total.costUsd.toFixed(6)].map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }

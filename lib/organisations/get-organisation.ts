@@ -8,7 +8,10 @@ import { memberCapsOf, toOrganisationView } from "./views";
 export async function getOrganisation(organisationId: string, userId: string) {
   await requireMember(organisationId, userId);
   const prisma = await db();
-  const member = await prisma.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId } }, include: { organisation: true } });
+  const member = await prisma.organisationMember.findUnique({
+    where: { organisationId_userId: { organisationId, userId } },
+    include: { organisation: true },
+  });
   if (!member) throw notFound("Organisation");
   const s = await getCreditSummary(organisationId);
   return {

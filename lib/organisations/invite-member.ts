@@ -29,7 +29,11 @@ async function checkInviteLimits(organisationId: string, actorId: string, email:
     const outcome = await checkWindowLimit(key, limit, INVITE_LIMITS.windowMs);
     if (outcome && !outcome.allowed) {
       const retryAfter = Math.max(1, outcome.reset - Math.floor(Date.now() / 1000));
-      throw new AppError("rate_limited", `Too many invitations for ${who} this hour (at most ${limit}); retry after ${retryAfter} seconds`, { headers: { "Retry-After": String(retryAfter) } });
+      throw new AppError(
+        "rate_limited",
+        `Too many invitations for ${who} this hour (at most ${limit}); retry after ${retryAfter} seconds`,
+        { headers: { "Retry-After": String(retryAfter) } },
+      );
     }
   }
 }
@@ -38,7 +42,10 @@ export const hashInviteToken = (token: string) => createHash("sha256").update(to
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function toInviteView(i: { id: string; email: string; role: string; expiresAt: Date; createdAt: Date; acceptedAt: Date | null; revokedAt: Date | null }, now = new Date()): InviteView {
+export function toInviteView(
+  i: { id: string; email: string; role: string; expiresAt: Date; createdAt: Date; acceptedAt: Date | null; revokedAt: Date | null },
+  now = new Date(),
+): InviteView {
   const status = i.acceptedAt ? "accepted" : i.revokedAt ? "revoked" : i.expiresAt <= now ? "expired" : "pending";
   return { id: i.id, email: i.email, role: i.role, status, expiresAt: i.expiresAt.toISOString(), createdAt: i.createdAt.toISOString() };
 }
@@ -49,7 +56,11 @@ export function toInviteView(i: { id: string; email: string; role: string; expir
  * for 7 days, for a session whose verified email is the invited address. A new invitation to the same
  * address replaces the waiting one. If the email cannot go out, nothing is kept (503).
  */
-export async function inviteMember(organisationId: string, actorId: string, body: { email: string; role: "admin" | "member" }): Promise<{ invite: InviteView }> {
+export async function inviteMember(
+  organisationId: string,
+  actorId: string,
+  body: { email: string; role: "admin" | "member" },
+): Promise<{ invite: InviteView }> {
   await requireMember(organisationId, actorId, "admin");
   const email = normalizeEmail(body.email);
   const prisma = await db();
@@ -60,13 +71,24 @@ export async function inviteMember(organisationId: string, actorId: string, body
     prisma.organisationInvite.count({ where: { organisationId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } } }),
   ]);
   if (existing) throw new AppError("conflict", `${email} is already a member of this organisation`);
-  if (pending >= MAX_PENDING_INVITES) throw new AppError("forbidden", `This organisation has ${MAX_PENDING_INVITES} invitations waiting; revoke some before sending more`);
+  if (pending >= MAX_PENDING_INVITES)
+    throw new AppError("forbidden", `This organisation has ${MAX_PENDING_INVITES} invitations waiting; revoke some before sending more`);
   await checkInviteLimits(organisationId, actorId, email);
   const token = randomBytes(32).toString("base64url");
   const invite = await prisma.$transaction(async (tx) => {
-    await tx.organisationInvite.updateMany({ where: { organisationId, email, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+    await tx.organisationInvite.updateMany({
+      where: { organisationId, email, acceptedAt: null, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     return tx.organisationInvite.create({
-      data: { organisationId, email, role: body.role, tokenHash: hashInviteToken(token), invitedBy: actorId, expiresAt: new Date(Date.now() + INVITE_TTL_MS) },
+      data: {
+        organisationId,
+        email,
+        role: body.role,
+        tokenHash: hashInviteToken(token),
+        invitedBy: actorId,
+        expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+      },
     });
   });
   // In the fragment: no server log, trace or proxy sees the token; the page posts it when the person accepts.
@@ -83,10 +105,14 @@ export async function inviteMember(organisationId: string, actorId: string, body
     });
   } catch (error) {
     await prisma.organisationInvite.delete({ where: { id: invite.id } }).catch(() => undefined);
-    throw new AppError("unavailable", "The invitation email could not be sent; try again in a few minutes, and if it keeps failing, contact the site's operator", {
-      reason: "mail_unavailable",
-      cause: error,
-    });
+    throw new AppError(
+      "unavailable",
+      "The invitation email could not be sent; try again in a few minutes, and if it keeps failing, contact the site's operator",
+      {
+        reason: "mail_unavailable",
+        cause: error,
+      },
+    );
   }
   log.info("organisation invite sent", { organisationId, inviteId: invite.id, by: actorId });
   return { invite: toInviteView(invite) };
@@ -96,7 +122,11 @@ export async function inviteMember(organisationId: string, actorId: string, body
 export async function listInvites(organisationId: string, actorId: string): Promise<{ invites: InviteView[] }> {
   await requireMember(organisationId, actorId, "admin");
   const prisma = await db();
-  const rows = await prisma.organisationInvite.findMany({ where: { organisationId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 200 });
+  const rows = await prisma.organisationInvite.findMany({
+    where: { organisationId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 200,
+  });
   const now = new Date();
   return { invites: rows.map((r) => toInviteView(r, now)) };
 }
@@ -105,8 +135,13 @@ export async function listInvites(organisationId: string, actorId: string): Prom
 export async function revokeInvite(organisationId: string, actorId: string, inviteId: string): Promise<{ invite: InviteView }> {
   await requireMember(organisationId, actorId, "admin");
   const prisma = await db();
-  const found = /^[0-9a-f-]{36}$/i.test(inviteId) ? await prisma.organisationInvite.findFirst({ where: { id: inviteId, organisationId } }) : null;
+  const found = /^[0-9a-f-]{36}$/i.test(inviteId)
+    ? await prisma.organisationInvite.findFirst({ where: { id: inviteId, organisationId } })
+    : null;
   if (!found) throw new AppError("not_found", "Invitation not found");
-  const invite = found.acceptedAt || found.revokedAt ? found : await prisma.organisationInvite.update({ where: { id: inviteId }, data: { revokedAt: new Date() } });
+  const invite =
+    found.acceptedAt || found.revokedAt
+      ? found
+      : await prisma.organisationInvite.update({ where: { id: inviteId }, data: { revokedAt: new Date() } });
   return { invite: toInviteView(invite) };
 }

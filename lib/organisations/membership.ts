@@ -20,7 +20,10 @@ export async function membershipOf(organisationId: string, userId: string, nowMs
   const hit = known.get(key);
   if (hit && hit.until > nowMs) return hit.role;
   const prisma = await db();
-  const row = await prisma.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId } }, select: { role: true } });
+  const row = await prisma.organisationMember.findUnique({
+    where: { organisationId_userId: { organisationId, userId } },
+    select: { role: true },
+  });
   const role = (row?.role as OrganisationRole | undefined) ?? null;
   if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
   known.set(key, { role, until: nowMs + MEMBERSHIP_TTL_MS });

@@ -16,10 +16,16 @@ export async function releaseOrganisationsOf(userId: string): Promise<{ transfer
   for (const { organisationId } of owned) {
     const heir = await prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
-      const others = await tx.organisationMember.findMany({ where: { organisationId, userId: { not: userId } }, orderBy: [{ createdAt: "asc" }] });
+      const others = await tx.organisationMember.findMany({
+        where: { organisationId, userId: { not: userId } },
+        orderBy: [{ createdAt: "asc" }],
+      });
       const next = others.find((m) => m.role === "admin") ?? others[0];
       if (!next) return null;
-      await tx.organisationMember.update({ where: { organisationId_userId: { organisationId, userId: next.userId } }, data: { role: "owner" } });
+      await tx.organisationMember.update({
+        where: { organisationId_userId: { organisationId, userId: next.userId } },
+        data: { role: "owner" },
+      });
       await tx.organisationMember.update({ where: { organisationId_userId: { organisationId, userId } }, data: { role: "admin" } });
       return next.userId;
     });
@@ -29,7 +35,9 @@ export async function releaseOrganisationsOf(userId: string): Promise<{ transfer
       log.info("organisation ownership passed on (owner deleted)", { organisationId, to: heir });
       continue;
     }
-    await cancelUserSubscriptions(organisationId).catch((error) => log.error("organisation subscription not cancelled", { organisationId, error }));
+    await cancelUserSubscriptions(organisationId).catch((error) =>
+      log.error("organisation subscription not cancelled", { organisationId, error }),
+    );
     await prisma.user.deleteMany({ where: { id: organisationId, kind: "organisation" } });
     deleted++;
     log.info("organisation deleted with its only member", { organisationId });

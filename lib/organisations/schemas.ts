@@ -8,15 +8,12 @@ const slug = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$/, "must be 3 to 40 letters, digits or hyphens, not starting or ending with a hyphen");
-const cap = z
-  .number()
-  .int("must be a whole number of credits")
-  .nonnegative("must be 0 or more")
-  .max(1_000_000_000)
-  .nullable()
-  .optional();
+const cap = z.number().int("must be a whole number of credits").nonnegative("must be 0 or more").max(1_000_000_000).nullable().optional();
 
-export const createOrganisationBody = z.object({ name, slug: slug.optional().meta({ description: "unique; default: made from the name" }) });
+export const createOrganisationBody = z.object({
+  name,
+  slug: slug.optional().meta({ description: "unique; default: made from the name" }),
+});
 export const updateOrganisationBody = z.object({ name: name.optional(), slug: slug.optional() });
 export const updateMemberBody = z
   .object({
@@ -24,15 +21,23 @@ export const updateMemberBody = z
     dailyCap: cap.meta({ description: "credits the member may spend per UTC day; null: no cap" }),
     monthlyCap: cap.meta({ description: "credits the member may spend per calendar month (UTC); null: no cap" }),
   })
-  .refine((b) => b.role !== undefined || b.dailyCap !== undefined || b.monthlyCap !== undefined, { message: "give role, dailyCap or monthlyCap" });
+  .refine((b) => b.role !== undefined || b.dailyCap !== undefined || b.monthlyCap !== undefined, {
+    message: "give role, dailyCap or monthlyCap",
+  });
 export const transferBody = z.object({ userId: z.uuid({ error: "must be a member's user id" }) });
 export const createInviteBody = z.object({
   email: z.email({ error: "must be an email address" }).max(320),
   role: z.enum(["admin", "member"], { error: "must be admin or member" }).default("member"),
 });
-export const acceptInviteBody = z.object({ token: z.string({ error: "is required" }).min(10, "is not an invitation token").max(200, "is not an invitation token") });
+export const acceptInviteBody = z.object({
+  token: z.string({ error: "is required" }).min(10, "is not an invitation token").max(200, "is not an invitation token"),
+});
 export const activeAccountBody = z.object({
-  accountId: z.string().max(100).nullable().meta({ description: "an organisation's id, or null (or your own user id) for your personal account" }),
+  accountId: z
+    .string()
+    .max(100)
+    .nullable()
+    .meta({ description: "an organisation's id, or null (or your own user id) for your personal account" }),
 });
 
 const role = z.enum(ORGANISATION_ROLES);
@@ -52,7 +57,11 @@ export const walletView = z.object({
   resetAt: z.string().nullable(),
 });
 export const organisationResponse = z.object({ organisation: organisationView });
-export const organisationDetailResponse = z.object({ organisation: organisationView, wallet: walletView, you: memberCaps.extend({ userId: z.string(), role }) });
+export const organisationDetailResponse = z.object({
+  organisation: organisationView,
+  wallet: walletView,
+  you: memberCaps.extend({ userId: z.string(), role }),
+});
 export const organisationsResponse = z.object({ organisations: z.array(organisationView) });
 export const memberView = z.object({
   userId: z.string(),
@@ -60,7 +69,9 @@ export const memberView = z.object({
   name: z.string().nullable(),
   role,
   joinedAt: z.string(),
-  caps: memberCaps.nullable().meta({ description: "the member's caps and spend: shown to the owner and admins, and to the member themselves" }),
+  caps: memberCaps
+    .nullable()
+    .meta({ description: "the member's caps and spend: shown to the owner and admins, and to the member themselves" }),
 });
 export const membersResponse = z.object({ members: z.array(memberView) });
 export const memberResponse = z.object({ member: memberView });
@@ -81,7 +92,9 @@ export const usageRow = z.object({ credits: z.number(), calls: z.number(), costU
 export const organisationUsageResponse = z.object({
   from: z.string(),
   to: z.string(),
-  scope: z.enum(["organisation", "member"]).meta({ description: "organisation: every member's spend (owner and admins); member: your own" }),
+  scope: z
+    .enum(["organisation", "member"])
+    .meta({ description: "organisation: every member's spend (owner and admins); member: your own" }),
   total: usageRow,
   byMember: z.array(usageRow.extend({ userId: z.string(), email: z.string().nullable() })),
   byKey: z.array(usageRow.extend({ keyId: z.string().nullable(), name: z.string().nullable() })),

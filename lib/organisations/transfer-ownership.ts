@@ -7,12 +7,14 @@ import { toMemberView } from "./list-members";
 /** The owner hands the organisation to another member, who becomes its owner; the former owner stays as an admin. */
 export async function transferOwnership(organisationId: string, ownerId: string, newOwnerId: string) {
   await requireMember(organisationId, ownerId, "owner");
-  if (newOwnerId === ownerId) throw new AppError("validation_failed", "Invalid body: userId: you are already the owner", { param: "userId" });
+  if (newOwnerId === ownerId)
+    throw new AppError("validation_failed", "Invalid body: userId: you are already the owner", { param: "userId" });
   const prisma = await db();
   const member = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
     const current = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: ownerId } } });
-    if (current?.role !== "owner") throw new AppError("forbidden", "Only the organisation's owner may do this", { reason: "role_required" });
+    if (current?.role !== "owner")
+      throw new AppError("forbidden", "Only the organisation's owner may do this", { reason: "role_required" });
     const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: newOwnerId } } });
     if (!target) throw new AppError("not_found", "Member not found");
     await tx.organisationMember.update({ where: { organisationId_userId: { organisationId, userId: ownerId } }, data: { role: "admin" } });

@@ -26,7 +26,8 @@ export async function updateMember(
     if (target.role === "owner" && body.role !== undefined) {
       throw new AppError("conflict", "The owner's role changes only by a transfer of ownership (POST /api/orgs/{id}/transfer)");
     }
-    if (target.role === "owner" && actorId !== memberId) throw new AppError("forbidden", "Only the owner may change the owner's caps", { reason: "role_required" });
+    if (target.role === "owner" && actorId !== memberId)
+      throw new AppError("forbidden", "Only the owner may change the owner's caps", { reason: "role_required" });
     return tx.organisationMember.update({
       where: { organisationId_userId: { organisationId, userId: memberId } },
       data: {
@@ -38,7 +39,14 @@ export async function updateMember(
     });
   });
   forgetMembership(organisationId, memberId);
-  log.info("organisation member updated", { organisationId, memberId, by: actorId, role: body.role, dailyCap: body.dailyCap, monthlyCap: body.monthlyCap });
+  log.info("organisation member updated", {
+    organisationId,
+    memberId,
+    by: actorId,
+    role: body.role,
+    dailyCap: body.dailyCap,
+    monthlyCap: body.monthlyCap,
+  });
   return { member: toMemberView(updated, true) };
 }
 
@@ -62,15 +70,31 @@ export async function removeMember(organisationId: string, actorId: string, memb
         ? new AppError("conflict", "The owner cannot leave: transfer ownership to another member first (POST /api/orgs/{id}/transfer)")
         : new AppError("forbidden", "The owner cannot be removed", { reason: "role_required" });
     }
-    const keys = await tx.apiKey.findMany({ where: { userId: organisationId, createdBy: memberId, revokedAt: null }, select: { id: true, name: true } });
-    await tx.apiKey.updateMany({ where: { id: { in: keys.map((k) => k.id) } }, data: { revokedAt: new Date(), revokedBy: leaving ? "member_left" : "member_removed" } });
-    for (const k of keys) await emitEvent(tx, { accountId: organisationId, type: "key.revoked", data: { keyId: k.id, name: k.name, by: leaving ? "member_left" : "member_removed" } });
+    const keys = await tx.apiKey.findMany({
+      where: { userId: organisationId, createdBy: memberId, revokedAt: null },
+      select: { id: true, name: true },
+    });
+    await tx.apiKey.updateMany({
+      where: { id: { in: keys.map((k) => k.id) } },
+      data: { revokedAt: new Date(), revokedBy: leaving ? "member_left" : "member_removed" },
+    });
+    for (const k of keys)
+      await emitEvent(tx, {
+        accountId: organisationId,
+        type: "key.revoked",
+        data: { keyId: k.id, name: k.name, by: leaving ? "member_left" : "member_removed" },
+      });
     await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     return keys.map((k) => k.id);
   });
   if (revokedKeys.length) deliverSoon();
   // The keys' cached copies need no forgetting: a key of an organisation works only while its maker is a member.
   forgetMembership(organisationId, memberId);
-  log.info(leaving ? "organisation member left" : "organisation member removed", { organisationId, memberId, by: actorId, keysRevoked: revokedKeys.length });
+  log.info(leaving ? "organisation member left" : "organisation member removed", {
+    organisationId,
+    memberId,
+    by: actorId,
+    keysRevoked: revokedKeys.length,
+  });
   return { removed: true };
 }

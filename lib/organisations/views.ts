@@ -7,7 +7,10 @@ export function toOrganisationView(org: { id: string; name: string; slug: string
 }
 
 /** A member's spend in the current windows: a window that began before today (or this month) counts nothing. */
-export function memberCapsOf(m: Pick<OrganisationMember, "dailyCap" | "monthlyCap" | "dayStart" | "daySpent" | "monthStart" | "monthSpent">, now = new Date()) {
+export function memberCapsOf(
+  m: Pick<OrganisationMember, "dailyCap" | "monthlyCap" | "dayStart" | "daySpent" | "monthStart" | "monthSpent">,
+  now = new Date(),
+) {
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const month = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
   return {

@@ -76,7 +76,14 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
       if (outcome.ok) {
         await prisma.outboundDelivery.update({
           where: { id: head.id },
-          data: { status: "delivered", attempts, lastAttemptAt: new Date(), lastStatus: outcome.status, lastError: null, deliveredAt: new Date() },
+          data: {
+            status: "delivered",
+            attempts,
+            lastAttemptAt: new Date(),
+            lastStatus: outcome.status,
+            lastError: null,
+            deliveredAt: new Date(),
+          },
         });
         run.delivered++;
         metrics().outboundDeliveries.inc({ outcome: "delivered" });
@@ -101,9 +108,14 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
       }
       run.failed++;
       // A day of failures: the endpoint is switched off (its later events wait, not lost) and its owners told.
-      await prisma.webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: false, disabledAt: new Date(), disabledReason: `Every attempt failed for 24 hours: ${outcome.error}` } });
+      await prisma.webhookEndpoint.update({
+        where: { id: endpointId },
+        data: { enabled: false, disabledAt: new Date(), disabledReason: `Every attempt failed for 24 hours: ${outcome.error}` },
+      });
       log.warn("outbound webhook endpoint disabled", { endpointId, error: outcome.error });
-      await notifyEndpointDisabled(endpointId).catch((error) => log.error("endpoint-disabled email not sent", { endpointId, error: (error as Error).message }));
+      await notifyEndpointDisabled(endpointId).catch((error) =>
+        log.error("endpoint-disabled email not sent", { endpointId, error: (error as Error).message }),
+      );
       return;
     }
   } finally {
@@ -114,7 +126,9 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
 /** Alert emails due: claimed a few at a time (a claim pushes the next attempt out, so instances never send one twice at once). */
 async function sendDueEmails(now: Date, run: DeliveryRun): Promise<void> {
   const prisma = await db();
-  const due = await prisma.$queryRaw<{ id: string; email_to: string; attempts: number; payload: unknown; account_id: string; event_created_at: Date }[]>`
+  const due = await prisma.$queryRaw<
+    { id: string; email_to: string; attempts: number; payload: unknown; account_id: string; event_created_at: Date }[]
+  >`
     UPDATE outbound_deliveries d SET next_attempt_at = now() + interval '2 minutes'
       FROM outbound_events ev
      WHERE ev.id = d.event_id AND d.id IN (
@@ -125,13 +139,22 @@ async function sendDueEmails(now: Date, run: DeliveryRun): Promise<void> {
     const attempts = d.attempts + 1;
     try {
       await sendEmail({ to: d.email_to, type: "alert", ...emailOfEvent(d.payload as never) });
-      await prisma.outboundDelivery.update({ where: { id: d.id }, data: { status: "delivered", attempts, lastAttemptAt: new Date(), deliveredAt: new Date(), lastError: null } });
+      await prisma.outboundDelivery.update({
+        where: { id: d.id },
+        data: { status: "delivered", attempts, lastAttemptAt: new Date(), deliveredAt: new Date(), lastError: null },
+      });
       run.delivered++;
     } catch (error) {
       const expired = now.getTime() + retryDelay(attempts) - new Date(d.event_created_at).getTime() > RETRY_WINDOW_MS;
       await prisma.outboundDelivery.update({
         where: { id: d.id },
-        data: { status: expired ? "failed" : "pending", attempts, lastAttemptAt: new Date(), lastError: (error as Error).message.slice(0, 500), nextAttemptAt: new Date(now.getTime() + retryDelay(attempts)) },
+        data: {
+          status: expired ? "failed" : "pending",
+          attempts,
+          lastAttemptAt: new Date(),
+          lastError: (error as Error).message.slice(0, 500),
+          nextAttemptAt: new Date(now.getTime() + retryDelay(attempts)),
+        },
       });
       if (expired) run.failed++;
       else run.retrying++;

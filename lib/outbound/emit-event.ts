@@ -37,7 +37,9 @@ export async function emitEvent(
   ];
   // An event nobody is to receive is not kept (an account without endpoints pays no outbox row).
   if (rows.length === 0) return { id, deliveries: 0 };
-  await tx.outboundEvent.create({ data: { id, accountId: input.accountId, type: input.type, payload: payload as Prisma.InputJsonValue, createdAt } });
+  await tx.outboundEvent.create({
+    data: { id, accountId: input.accountId, type: input.type, payload: payload as Prisma.InputJsonValue, createdAt },
+  });
   await tx.outboundDelivery.createMany({ data: rows });
   return { id, deliveries: rows.length };
 }

@@ -25,7 +25,10 @@ export function emailOfEvent(event: EventEnvelope): { subject: string; text: str
       line = `No credits are left: AI calls are refused until you buy more or the monthly allocation renews${d.resetsAt ? ` (${String(d.resetsAt).slice(0, 10)})` : ""}.`;
       break;
     case "budget.threshold":
-      subject = d.scope === "key" ? `API key “${String(d.keyName ?? "")}” reached ${n(d.threshold)}% of its budget` : `You have used ${n(d.threshold)}% of your monthly credits${who}`;
+      subject =
+        d.scope === "key"
+          ? `API key “${String(d.keyName ?? "")}” reached ${n(d.threshold)}% of its budget`
+          : `You have used ${n(d.threshold)}% of your monthly credits${who}`;
       line =
         d.scope === "key"
           ? `The key has spent ${n(d.spent)} of its ${n(d.budget)}-credit budget${d.period && d.period !== "total" ? ` for this ${String(d.period)}` : ""}.`

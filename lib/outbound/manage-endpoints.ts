@@ -62,12 +62,24 @@ async function owned(accountId: string, endpointId: string): Promise<WebhookEndp
   return endpoint;
 }
 
-export async function createEndpoint(accountId: string, createdBy: string, body: { url: string; events: string[]; description?: string | null }) {
+export async function createEndpoint(
+  accountId: string,
+  createdBy: string,
+  body: { url: string; events: string[]; description?: string | null },
+) {
   const prisma = await db();
-  if ((await prisma.webhookEndpoint.count({ where: { accountId } })) >= MAX_ENDPOINTS) throw new AppError("forbidden", `An account may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+  if ((await prisma.webhookEndpoint.count({ where: { accountId } })) >= MAX_ENDPOINTS)
+    throw new AppError("forbidden", `An account may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
   const secret = newSigningSecret();
   const endpoint = await prisma.webhookEndpoint.create({
-    data: { accountId, createdBy, url: await checkedUrl(body.url), events: [...new Set(body.events)], description: body.description ?? null, secret },
+    data: {
+      accountId,
+      createdBy,
+      url: await checkedUrl(body.url),
+      events: [...new Set(body.events)],
+      description: body.description ?? null,
+      secret,
+    },
   });
   log.info("webhook endpoint created", { accountId, endpointId: endpoint.id });
   return { endpoint: toEndpointView(endpoint), secret };
@@ -80,7 +92,11 @@ export async function listEndpoints(accountId: string) {
 }
 
 /** Changes an endpoint; enabling a disabled one sends what waited for it. */
-export async function updateEndpoint(accountId: string, endpointId: string, body: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }) {
+export async function updateEndpoint(
+  accountId: string,
+  endpointId: string,
+  body: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+) {
   await owned(accountId, endpointId);
   const prisma = await db();
   const endpoint = await prisma.webhookEndpoint.update({
@@ -89,7 +105,11 @@ export async function updateEndpoint(accountId: string, endpointId: string, body
       ...(body.url !== undefined ? { url: await checkedUrl(body.url) } : {}),
       ...(body.events !== undefined ? { events: [...new Set(body.events)] } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
-      ...(body.enabled === true ? { enabled: true, disabledAt: null, disabledReason: null } : body.enabled === false ? { enabled: false, disabledAt: new Date(), disabledReason: "Disabled by its owner" } : {}),
+      ...(body.enabled === true
+        ? { enabled: true, disabledAt: null, disabledReason: null }
+        : body.enabled === false
+          ? { enabled: false, disabledAt: new Date(), disabledReason: "Disabled by its owner" }
+          : {}),
     },
   });
   if (body.enabled) deliverSoon();
@@ -132,7 +152,11 @@ export async function replayDelivery(accountId: string, endpointId: string, deli
   const prisma = await db();
   const found = UUID.test(deliveryId) ? await prisma.outboundDelivery.findFirst({ where: { id: deliveryId, endpointId } }) : null;
   if (!found) throw notFound("Delivery");
-  const delivery = await prisma.outboundDelivery.update({ where: { id: deliveryId }, data: { status: "pending", nextAttemptAt: new Date() }, include: { event: true } });
+  const delivery = await prisma.outboundDelivery.update({
+    where: { id: deliveryId },
+    data: { status: "pending", nextAttemptAt: new Date() },
+    include: { event: true },
+  });
   deliverSoon();
   return { delivery: toDeliveryView(delivery) };
 }
@@ -141,7 +165,9 @@ export async function replayDelivery(accountId: string, endpointId: string, deli
 export async function sendTestEvent(accountId: string, endpointId: string) {
   await owned(accountId, endpointId);
   const prisma = await db();
-  const event = await prisma.$transaction((tx) => emitEvent(tx, { accountId, type: "webhook.test", data: { message: "A test event from your dashboard" }, onlyEndpoint: endpointId }));
+  const event = await prisma.$transaction((tx) =>
+    emitEvent(tx, { accountId, type: "webhook.test", data: { message: "A test event from your dashboard" }, onlyEndpoint: endpointId }),
+  );
   deliverSoon();
   const delivery = await prisma.outboundDelivery.findFirstOrThrow({ where: { eventId: event.id, endpointId }, include: { event: true } });
   return { delivery: toDeliveryView(delivery) };

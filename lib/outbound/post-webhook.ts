@@ -38,7 +38,12 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       target,
       {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "subscription-ai-webhooks/1", "content-length": Buffer.byteLength(body), ...headers },
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "subscription-ai-webhooks/1",
+          "content-length": Buffer.byteLength(body),
+          ...headers,
+        },
         lookup: guardedLookup as never,
         agent: false,
       },
@@ -61,7 +66,13 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
       req.destroy();
       finish({ ok: false, status: null, error: `no answer within ${SEND_TIMEOUT_MS / 1000} seconds` });
     }, SEND_TIMEOUT_MS);
-    req.on("error", (error: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: error.code === "EBLOCKED" ? error.message : `could not connect (${error.code ?? error.message})` }));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      finish({
+        ok: false,
+        status: null,
+        error: error.code === "EBLOCKED" ? error.message : `could not connect (${error.code ?? error.message})`,
+      }),
+    );
     req.end(body);
   });
 }

@@ -68,7 +68,8 @@ export function checkEndpointUrl(raw: string): URL {
   if (url.protocol !== "https:" && !(url.protocol === "http:" && privateTargetsAllowed())) {
     throw new AppError("validation_failed", "Invalid body: url: must be an https URL", { param: "url" });
   }
-  if (url.username || url.password) throw new AppError("validation_failed", "Invalid body: url: must not carry credentials", { param: "url" });
+  if (url.username || url.password)
+    throw new AppError("validation_failed", "Invalid body: url: must not carry credentials", { param: "url" });
   if (!privateTargetsAllowed() && isIP(url.hostname.replace(/^\[|\]$/g, "")) && isBlockedAddress(url.hostname.replace(/^\[|\]$/g, ""))) {
     throw new AppError("validation_failed", "Invalid body: url: must not be a private, loopback or link-local address", { param: "url" });
   }

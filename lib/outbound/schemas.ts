@@ -12,7 +12,12 @@ const description = z.string().trim().max(200, "must be at most 200 characters")
 
 export const createEndpointBody = z.object({ url, events, description });
 export const updateEndpointBody = z
-  .object({ url: url.optional(), events: events.optional(), description, enabled: z.boolean().optional().meta({ description: "true enables a disabled endpoint again" }) })
+  .object({
+    url: url.optional(),
+    events: events.optional(),
+    description,
+    enabled: z.boolean().optional().meta({ description: "true enables a disabled endpoint again" }),
+  })
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give url, events, description or enabled" });
 
 export const endpointView = z.object({
@@ -26,7 +31,10 @@ export const endpointView = z.object({
   createdAt: z.string(),
 });
 export const endpointResponse = z.object({ endpoint: endpointView });
-export const endpointCreatedResponse = z.object({ endpoint: endpointView, secret: z.string().meta({ description: "the signing secret (whsec_…), shown in this answer and when rotated" }) });
+export const endpointCreatedResponse = z.object({
+  endpoint: endpointView,
+  secret: z.string().meta({ description: "the signing secret (whsec_…), shown in this answer and when rotated" }),
+});
 export const endpointsResponse = z.object({ endpoints: z.array(endpointView) });
 export const deliveryView = z.object({
   id: z.string(),

@@ -77,9 +77,19 @@ export async function streamQuestion(input: AskInput, framing: StreamFraming): P
     metadata: answerMetadata(p),
     onComplete: async (outcome) => {
       // A partial answer is kept when the client went away, not when the provider broke it off.
-      if (outcome.text && !outcome.failed) await persistExchange(p, outcome.text, outcome.model, outcome.partial ? undefined : outcome.usage?.completionTokens, { aborted: outcome.partial });
+      if (outcome.text && !outcome.failed)
+        await persistExchange(p, outcome.text, outcome.model, outcome.partial ? undefined : outcome.usage?.completionTokens, {
+          aborted: outcome.partial,
+        });
       return { conversationId: p.conversation.id, model: outcome.model, chunksUsed: p.chunks.length };
     },
   });
-  return { body, conversationId: p.conversation.id, sources: p.sources, chunksUsed: p.chunks.length, tokensEstimated: p.tokensEstimated, retrieval: p.mode };
+  return {
+    body,
+    conversationId: p.conversation.id,
+    sources: p.sources,
+    chunksUsed: p.chunks.length,
+    tokensEstimated: p.tokensEstimated,
+    retrieval: p.mode,
+  };
 }

@@ -16,10 +16,18 @@ export function contextBlock(chunks: RetrievedChunk[]): string {
 
 /** System message (instructions + context), then the conversation history, then the question. */
 export function buildMessages(question: string, chunks: RetrievedChunk[], history: ChatMessage[]): ChatMessage[] {
-  return [{ role: "system", content: `${SYSTEM_INSTRUCTIONS}\n\n${contextBlock(chunks)}` }, ...history, { role: "user", content: question }];
+  return [
+    { role: "system", content: `${SYSTEM_INSTRUCTIONS}\n\n${contextBlock(chunks)}` },
+    ...history,
+    { role: "user", content: question },
+  ];
 }
 
 /** Estimated prompt tokens: contents plus ~4 tokens of framing per message. */
 export function estimatePromptTokens(messages: ChatMessage[]): number {
-  return messages.reduce((sum, m) => sum + 4 + countTokens(typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join(" ")), 3);
+  return messages.reduce(
+    (sum, m) =>
+      sum + 4 + countTokens(typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p.text : "")).join(" ")),
+    3,
+  );
 }

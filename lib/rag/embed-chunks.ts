@@ -33,7 +33,10 @@ export function usableVectors(vectors: number[][] | undefined, count: number): b
   if (vectors.every((v) => v.length === EMBEDDING_DIMENSIONS)) return true;
   if (!loggedDimensions) {
     loggedDimensions = true;
-    log.warn("rag: embeddings have the wrong dimensions; vector search is skipped", { expected: EMBEDDING_DIMENSIONS, got: vectors[0]?.length });
+    log.warn("rag: embeddings have the wrong dimensions; vector search is skipped", {
+      expected: EMBEDDING_DIMENSIONS,
+      got: vectors[0]?.length,
+    });
   }
   return false;
 }
@@ -43,17 +46,30 @@ export function usableVectors(vectors: number[][] | undefined, count: number): b
  * cost upstream, priced by use in every pricing mode, operation "rag_index"); null when the payer
  * cannot pay for it (the chunks then stay searchable by full text only).
  */
-async function embedBatch(provider: AiProvider, texts: string[], payer: string | null, signal?: AbortSignal): Promise<EmbeddingResult | null> {
+async function embedBatch(
+  provider: AiProvider,
+  texts: string[],
+  payer: string | null,
+  signal?: AbortSignal,
+): Promise<EmbeddingResult | null> {
   const modelId = aiSettings().embeddingModel;
   if (!payer) return provider.embed(texts, signal, modelId);
   const model = pricedModel(modelId, "embedding");
   const quote = meteredQuote(model, quoteEmbedding(model, texts).usage);
   let charge;
   try {
-    charge = await openCharge({ userId: payer, operation: "rag_index", quote, metadata: { provider: provider.name, chunks: texts.length } });
+    charge = await openCharge({
+      userId: payer,
+      operation: "rag_index",
+      quote,
+      metadata: { provider: provider.name, chunks: texts.length },
+    });
   } catch (error) {
     if (isAppError(error) && error.code === "insufficient_credits") {
-      log.info("rag: an upload's vectors are not made: its owner's credits do not cover them (full-text search only)", { userId: payer, chunks: texts.length });
+      log.info("rag: an upload's vectors are not made: its owner's credits do not cover them (full-text search only)", {
+        userId: payer,
+        chunks: texts.length,
+      });
       return null;
     }
     throw error;
@@ -62,7 +78,19 @@ async function embedBatch(provider: AiProvider, texts: string[], payer: string |
     charge,
     signal,
     call: (s) => provider.embed(texts, s, modelId),
-    answered: (r) => ({ attempts: billOneShot(quote, { route: r.route ?? null, usage: { promptTokens: r.promptTokens ?? quote.worst.promptTokens }, reported: r.promptTokens !== undefined }, undefined, r.spent), complete: true }),
+    answered: (r) => ({
+      attempts: billOneShot(
+        quote,
+        {
+          route: r.route ?? null,
+          usage: { promptTokens: r.promptTokens ?? quote.worst.promptTokens },
+          reported: r.promptTokens !== undefined,
+        },
+        undefined,
+        r.spent,
+      ),
+      complete: true,
+    }),
     failed: (error) => oneShotFailure(quote, error),
   });
   return value;
@@ -74,7 +102,12 @@ async function embedBatch(provider: AiProvider, texts: string[], payer: string |
  * upload this is, charged for the embeddings (the shared knowledge folder is the operator's).
  * Returns how many were stored.
  */
-export async function embedChunks(prisma: Db, chunks: { id: string; content: string }[], signal?: AbortSignal, payer: string | null = null): Promise<number> {
+export async function embedChunks(
+  prisma: Db,
+  chunks: { id: string; content: string }[],
+  signal?: AbortSignal,
+  payer: string | null = null,
+): Promise<number> {
   if (chunks.length === 0) return 0;
   const provider = await embeddingProvider(prisma);
   if (!provider) return 0;
@@ -103,7 +136,10 @@ export async function embedChunks(prisma: Db, chunks: { id: string; content: str
       stored += batch.length;
     }
   } catch (error) {
-    log.warn("rag: embedding chunks failed; they stay searchable by full text", { error: (error as Error)?.message, chunks: chunks.length });
+    log.warn("rag: embedding chunks failed; they stay searchable by full text", {
+      error: (error as Error)?.message,
+      chunks: chunks.length,
+    });
   }
   return stored;
 }

@@ -1,7 +1,14 @@
 import { AppError } from "@/lib/errors";
 
 /** Upload content types that are indexed for retrieval (everything else is stored but not searchable). */
-export const INDEXABLE_TYPES = ["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/json", "application/pdf"] as const;
+export const INDEXABLE_TYPES = [
+  "text/plain",
+  "text/markdown",
+  "text/x-markdown",
+  "text/csv",
+  "application/json",
+  "application/pdf",
+] as const;
 
 export function baseContentType(contentType: string): string {
   return contentType.split(";")[0].trim().toLowerCase();

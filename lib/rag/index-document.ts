@@ -65,7 +65,12 @@ export async function indexDocument(input: DocumentInput, options: { signal?: Ab
       title: input.title,
       contentHash: hash,
     };
-    const doc = await tx.ragDocument.upsert({ where: { key: input.key }, create: { key: input.key, ...data }, update: data, select: { id: true } });
+    const doc = await tx.ragDocument.upsert({
+      where: { key: input.key },
+      create: { key: input.key, ...data },
+      update: data,
+      select: { id: true },
+    });
     await tx.ragChunk.deleteMany({ where: { documentId: doc.id } });
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
       const params: unknown[] = [];

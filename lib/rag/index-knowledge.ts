@@ -51,7 +51,8 @@ async function listFiles(root: string, dir = root): Promise<string[]> {
     if (entry.name.startsWith(".")) continue;
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await listFiles(root, full)));
-    else if (entry.isFile() && KNOWLEDGE_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) out.push(path.relative(root, full).split(path.sep).join("/"));
+    else if (entry.isFile() && KNOWLEDGE_EXTENSIONS.has(path.extname(entry.name).toLowerCase()))
+      out.push(path.relative(root, full).split(path.sep).join("/"));
   }
   return out;
 }
@@ -67,12 +68,26 @@ export function documentTitle(text: string, fileName: string): string {
  * content hash) are skipped, changed ones re-chunked, and documents whose file disappeared removed.
  * Called at server start (RAG_INDEX_ON_START) and by `npm run rag:index`.
  */
-export async function indexKnowledge(options: { dir?: string; onProgress?: (p: KnowledgeProgress) => void } = {}): Promise<KnowledgeIndexResult> {
+export async function indexKnowledge(
+  options: { dir?: string; onProgress?: (p: KnowledgeProgress) => void } = {},
+): Promise<KnowledgeIndexResult> {
   const dir = options.dir ? path.resolve(/*turbopackIgnore: true*/ options.dir) : knowledgeDir();
-  const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const exists = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!exists) log.warn("rag: the knowledge folder does not exist; shared knowledge is left as it is", { dir });
   const files = exists ? await listFiles(dir) : [];
-  const result: KnowledgeIndexResult = { dir, files: files.length, indexed: 0, unchanged: 0, removed: 0, failed: 0, chunks: 0, embedded: 0 };
+  const result: KnowledgeIndexResult = {
+    dir,
+    files: files.length,
+    indexed: 0,
+    unchanged: 0,
+    removed: 0,
+    failed: 0,
+    chunks: 0,
+    embedded: 0,
+  };
   let done = 0;
   for (const file of files) {
     let status: KnowledgeProgress["status"] = "failed";

@@ -7,7 +7,13 @@ import type { PreparedAsk } from "./prepare-ask";
  * transaction. A conversation deleted while the answer was produced stays deleted. Never throws: the
  * answer was delivered and paid, so a lost transcript is logged, not turned into an error.
  */
-export async function persistExchange(p: PreparedAsk, answer: string, model: string, completionTokens?: number, extra: { aborted?: boolean } = {}): Promise<void> {
+export async function persistExchange(
+  p: PreparedAsk,
+  answer: string,
+  model: string,
+  completionTokens?: number,
+  extra: { aborted?: boolean } = {},
+): Promise<void> {
   try {
     const prisma = await db();
     const { conversation, input } = p;
@@ -18,11 +24,21 @@ export async function persistExchange(p: PreparedAsk, answer: string, model: str
           data: { id: conversation.id, userId: input.userId, title: conversation.title, tier: conversation.tier, createdAt: new Date(now) },
         });
       } else {
-        const { count } = await tx.ragConversation.updateMany({ where: { id: conversation.id, userId: input.userId }, data: { updatedAt: new Date(now) } });
+        const { count } = await tx.ragConversation.updateMany({
+          where: { id: conversation.id, userId: input.userId },
+          data: { updatedAt: new Date(now) },
+        });
         if (count === 0) return; // deleted while the answer was produced
       }
       await tx.ragMessage.create({
-        data: { conversationId: conversation.id, role: "user", content: input.question, tokens: countTokens(input.question), model, createdAt: new Date(now) },
+        data: {
+          conversationId: conversation.id,
+          role: "user",
+          content: input.question,
+          tokens: countTokens(input.question),
+          model,
+          createdAt: new Date(now),
+        },
       });
       await tx.ragMessage.create({
         data: {

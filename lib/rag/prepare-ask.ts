@@ -98,9 +98,17 @@ async function loadHistory(conversationId: string): Promise<{ messages: ChatMess
  * The quote of an answer with `chunks` as its context. Flat: the RAG price (10 credits + 1 per started
  * 500 tokens of context, at most 20), refusing what it does not pay for; metered: the usage's cost.
  */
-async function quoteAnswer(question: string, chunks: RetrievedChunk[], history: { messages: ChatMessage[]; tokens: number }, contextTokens: number) {
+async function quoteAnswer(
+  question: string,
+  chunks: RetrievedChunk[],
+  history: { messages: ChatMessage[]; tokens: number },
+  contextTokens: number,
+) {
   const messages = buildMessages(question, chunks, history.messages);
-  return { messages, quote: await quoteChatRoutes(aiSettings().chatModel, { messages, flat: ragCreditCost(contextTokens), field: "question" }) };
+  return {
+    messages,
+    quote: await quoteChatRoutes(aiSettings().chatModel, { messages, flat: ragCreditCost(contextTokens), field: "question" }),
+  };
 }
 
 /**
@@ -150,7 +158,9 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   }
   const contextTokens = retrieval.chunks.reduce((sum, c) => sum + c.tokens, 0) + history.tokens;
   const { messages, quote } = await quoteAnswer(input.question, retrieval.chunks, history, contextTokens);
-  charge = charge ? { ...charge, quote } : await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation, quote, metadata });
+  charge = charge
+    ? { ...charge, quote }
+    : await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation, quote, metadata });
   return {
     input,
     log,
@@ -170,7 +180,11 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
 }
 
 /** The most an answer can cost before retrieval: the largest context, and the question's embedding. */
-async function ceilingQuote(question: string, history: { messages: ChatMessage[]; tokens: number }, embeddingMicros: number): Promise<Quote> {
+async function ceilingQuote(
+  question: string,
+  history: { messages: ChatMessage[]; tokens: number },
+  embeddingMicros: number,
+): Promise<Quote> {
   const largest: RetrievedChunk[] = Array.from({ length: RAG.topK }, (_, i) => ({
     id: `ceiling-${i}`,
     documentId: "ceiling",

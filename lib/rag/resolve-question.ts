@@ -11,8 +11,10 @@ export interface SdkMessage {
 function textOf(message: SdkMessage): string {
   const pieces: string[] = [];
   if (typeof message.content === "string") pieces.push(message.content);
-  else if (Array.isArray(message.content)) for (const p of message.content) if (p?.type === "text" && typeof p.text === "string") pieces.push(p.text);
-  if (Array.isArray(message.parts)) for (const p of message.parts) if (p?.type === "text" && typeof p.text === "string") pieces.push(p.text);
+  else if (Array.isArray(message.content))
+    for (const p of message.content) if (p?.type === "text" && typeof p.text === "string") pieces.push(p.text);
+  if (Array.isArray(message.parts))
+    for (const p of message.parts) if (p?.type === "text" && typeof p.text === "string") pieces.push(p.text);
   return pieces.join("\n");
 }
 
@@ -27,7 +29,8 @@ export function resolveQuestion(body: { question?: string; messages?: SdkMessage
     const lastUser = [...body.messages].reverse().find((m) => m?.role === "user");
     question = lastUser ? textOf(lastUser).trim() : "";
   }
-  if (!question) throw new AppError("validation_failed", "Missing question: send `question` or `messages` ending with a user message that has text");
+  if (!question)
+    throw new AppError("validation_failed", "Missing question: send `question` or `messages` ending with a user message that has text");
   if (question.length > RAG.questionMaxChars) {
     throw new AppError("validation_failed", `Invalid body: question must be at most ${RAG.questionMaxChars} characters`);
   }

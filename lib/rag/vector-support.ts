@@ -22,7 +22,7 @@ export function hasVectorSupport(prisma: Db): Promise<boolean> {
         if (!ok && !loggedAbsent) {
           loggedAbsent = true;
           log.warn(
-            "rag: pgvector is not installed on this PostgreSQL, so knowledge search matches words only: a question worded differently from the document (synonyms, another language) finds nothing. Install pgvector (docs/DEPLOY.md, \"PostgreSQL and Redis on your machine\") and run npm run db:migrate",
+            'rag: pgvector is not installed on this PostgreSQL, so knowledge search matches words only: a question worded differently from the document (synonyms, another language) finds nothing. Install pgvector (docs/DEPLOY.md, "PostgreSQL and Redis on your machine") and run npm run db:migrate',
           );
         }
         return ok;

@@ -20,7 +20,12 @@ export const RATE_LIMIT_CATEGORIES = {
   upload: { perUser: 10, perIp: 20, protects: "storage and the work of reading uploads", spec: true },
   email: { perUser: 5, perIp: 10, protects: "the sending domain's reputation: mail to any address", spec: true },
   contact: { perUser: null, perIp: 3, protects: "defined by SPEC §8; no endpoint uses it", spec: true },
-  payments: { perUser: 20, perIp: null, protects: "the payment provider's API (each call creates a checkout or changes a subscription)", spec: true },
+  payments: {
+    perUser: 20,
+    perIp: null,
+    protects: "the payment provider's API (each call creates a checkout or changes a subscription)",
+    spec: true,
+  },
   webhooks: { perUser: null, perIp: 100, protects: "signature checking against forged deliveries", spec: true },
   api: { perUser: 100, perIp: 200, protects: "the endpoints SPEC §8 names", spec: true },
   /** The operator console's API: a console page makes a few calls per view. */

@@ -18,14 +18,25 @@ const MAX_BATCH = 64;
 
 function acquireOne(slot: SlotRequest): Promise<boolean> {
   return dbRunner()
-    .then((runner) => runner.queryPrepared<{ ok: boolean }>("ai_slot_acquire_v1", ONE, [slot.key, slot.id, slot.cap, slot.leaseMs, INSTANCE_ID, LOST_AFTER_MS]))
+    .then((runner) =>
+      runner.queryPrepared<{ ok: boolean }>("ai_slot_acquire_v1", ONE, [
+        slot.key,
+        slot.id,
+        slot.cap,
+        slot.leaseMs,
+        INSTANCE_ID,
+        LOST_AFTER_MS,
+      ]),
+    )
     .then((rows) => rows[0]?.ok === true);
 }
 
 /** One group in one `acquire_ai_slots` statement, sorted by user (the advisory locks in one order). */
 async function acquireMany(batch: SlotRequest[]): Promise<Array<boolean | undefined>> {
   const order = sortedOrder(batch, (s) => s.key);
-  const rows = await (await dbRunner()).queryPrepared<{ item: number; ok: boolean }>("ai_slots_acquire_v1", MANY, [
+  const rows = await (
+    await dbRunner()
+  ).queryPrepared<{ item: number; ok: boolean }>("ai_slots_acquire_v1", MANY, [
     order.map((i) => batch[i].key),
     order.map((i) => batch[i].id),
     batch[0].cap,

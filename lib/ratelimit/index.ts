@@ -112,7 +112,11 @@ async function countHits(
     return tightest;
   } catch (error) {
     // Logged when the store stops answering (and when it is back), not on every request meanwhile.
-    dependencyState(`rate-limit store (${store.name})`, "down", { store: store.name, error: (error as Error).message, effect: "requests are allowed without a limit" });
+    dependencyState(`rate-limit store (${store.name})`, "down", {
+      store: store.name,
+      error: (error as Error).message,
+      effect: "requests are allowed without a limit",
+    });
     log.debug("rate limit store unavailable; request allowed", { store: store.name, category: label });
     metrics().rateLimitFailOpen.inc({ store: store.name });
     return null;

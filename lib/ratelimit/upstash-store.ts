@@ -30,7 +30,11 @@ export function createUpstashStore(options: { url: string; token: string; timeou
     // Slots: a sorted set per key scored by each slot's expiry; one script drops the lapsed ones,
     // counts the rest and adds the slot under the cap (atomic in Redis).
     async acquireSlot(slot: SlotRequest): Promise<boolean> {
-      const taken = await redis.eval(ACQUIRE_SLOT, [`aislots:${slot.key}`], [String(slot.nowMs), String(slot.cap), String(slot.nowMs + slot.leaseMs), slot.id, String(slot.leaseMs)]);
+      const taken = await redis.eval(
+        ACQUIRE_SLOT,
+        [`aislots:${slot.key}`],
+        [String(slot.nowMs), String(slot.cap), String(slot.nowMs + slot.leaseMs), slot.id, String(slot.leaseMs)],
+      );
       return Number(taken) === 1;
     },
     async releaseSlot(key: string, id: string): Promise<void> {
@@ -58,4 +62,3 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
-

@@ -40,7 +40,10 @@ export function configurationProblems(source: Record<string, string | undefined>
     }
     if (e.isProduction && e.LEMONSQUEEZY_API_KEY) {
       const missing = missingPricingSettings().filter((name) => !name.startsWith("PRICING_CONFIG"));
-      if (missing.length) found.push(`PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for ${missing.join(", ")} (docs/DEPLOY.md, "Lemon Squeezy")`);
+      if (missing.length)
+        found.push(
+          `PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for ${missing.join(", ")} (docs/DEPLOY.md, "Lemon Squeezy")`,
+        );
     }
     found.push(...checkAiConfig().problems);
     return found;

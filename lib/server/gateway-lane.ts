@@ -101,7 +101,9 @@ export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
       }
     } catch (error) {
       state = "off";
-      options.logLine("error", "gateway lane is off: Next.js answers every route (as with GATEWAY_LANE=false)", { reason: (error as Error).message });
+      options.logLine("error", "gateway lane is off: Next.js answers every route (as with GATEWAY_LANE=false)", {
+        reason: (error as Error).message,
+      });
       return;
     }
     handlers = loaded;
@@ -219,7 +221,11 @@ function settleUnreadBody(req: IncomingMessage, res: ServerResponse, body: Reque
 }
 
 /** The request a route handler gets from Next, built from the node request. */
-function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string): { request: Request; abort: AbortController; body: RequestBody | null } {
+function toRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  hostname: string,
+): { request: Request; abort: AbortController; body: RequestBody | null } {
   const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
   const https = encrypted || String(req.headers["x-forwarded-proto"] ?? "").includes("https");
   const port = req.socket.localPort;
@@ -240,7 +246,9 @@ function toRequest(req: IncomingMessage, res: ServerResponse, hostname: string):
   res.once("close", () => {
     if (!res.writableFinished) abort.abort(new Error("client disconnected"));
   });
-  const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+  const hasBody =
+    req.headers["transfer-encoding"] !== undefined ||
+    (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
   const init: RequestInit & { duplex: "half" } = { method: "POST", headers, signal: abort.signal, duplex: "half" };
   const body = hasBody ? requestBody(req) : null;
   if (body) init.body = body.stream;
@@ -262,11 +270,13 @@ async function answer(
   let response: Response;
   if (tracingEnabled()) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    span = trace.getTracer("gateway-lane").startSpan(
-      `POST ${route}`,
-      { kind: SpanKind.SERVER, attributes: { "http.method": "POST", "http.route": route, "http.target": route, "next.route": route } },
-      parent,
-    );
+    span = trace
+      .getTracer("gateway-lane")
+      .startSpan(
+        `POST ${route}`,
+        { kind: SpanKind.SERVER, attributes: { "http.method": "POST", "http.route": route, "http.target": route, "next.route": route } },
+        parent,
+      );
     const active = span;
     res.once("close", () => {
       active.setAttribute("http.status_code", res.statusCode);
@@ -291,7 +301,12 @@ function acceptsGzip(req: IncomingMessage): boolean {
 /** Gzip from 1 KB (the compression package's threshold); never an event stream or a no-transform answer. */
 const GZIP_THRESHOLD = 1024;
 
-async function writeResponse(req: IncomingMessage, res: ServerResponse, response: Response, security: { key: string; value: string }[]): Promise<void> {
+async function writeResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  security: { key: string; value: string }[],
+): Promise<void> {
   res.statusCode = response.status;
   for (const { key, value } of security) res.setHeader(key, value);
   response.headers.forEach((value, name) => {

@@ -60,7 +60,9 @@ export async function loadRouteHandler(modulePath: string): Promise<LaneRouteHan
  * Answers whether any server was made that way yet (Next not using http.createServer any more would
  * leave it false once the app has started).
  */
-export function interceptRequestListeners(listen: (req: http.IncomingMessage, res: http.ServerResponse, next: http.RequestListener) => void): { servers: http.Server[] } {
+export function interceptRequestListeners(
+  listen: (req: http.IncomingMessage, res: http.ServerResponse, next: http.RequestListener) => void,
+): { servers: http.Server[] } {
   const servers: http.Server[] = [];
   const createServer = http.createServer;
   http.createServer = function (this: unknown, ...args: unknown[]) {

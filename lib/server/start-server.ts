@@ -21,7 +21,9 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   }
   const e = env();
   if (e.isProduction && e.devLoginEnabled) {
-    log.warn("AUTH_DEV_LOGIN is on in production (AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true): anyone can sign in as any email address. Use it for a closed demo only.");
+    log.warn(
+      "AUTH_DEV_LOGIN is on in production (AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true): anyone can sign in as any email address. Use it for a closed demo only.",
+    );
   }
   logAiPricing(checkAiConfig().limits);
   // Build the tokenizers' tables now, before the first request: the first count would otherwise hold
@@ -104,12 +106,16 @@ function logAiPricing(limits: import("@/lib/ai/check-ai-config").FlatLimit[]): v
   const e = env();
   log.info("AI pricing", { mode: e.AI_PRICING_MODE, markup: e.AI_MARKUP, flatMargin: e.AI_FLAT_MARGIN, flatLimits: limits.length });
   for (const l of limits) {
-    const what = l.maxInputTokens !== undefined
-      ? `up to ${l.maxInputTokens.toLocaleString("en-US")} input ${l.inputUnit === "bytes" ? "bytes" : "tokens"}${l.maxOutputTokens !== undefined ? ` (no output) or ${l.maxOutputTokens.toLocaleString("en-US")} output tokens (a short prompt)` : ""}`
-      : l.largestImage !== undefined
-        ? `images up to ${l.largestImage}`
-        : `recordings up to ${l.maxMinutes} minutes`;
-    log.debug(`flat price limit: ${l.operation} on ${l.model} (${l.credits} credits = $${l.budgetUsd.toFixed(4)} of usage) accepts ${what}`, { ...l });
+    const what =
+      l.maxInputTokens !== undefined
+        ? `up to ${l.maxInputTokens.toLocaleString("en-US")} input ${l.inputUnit === "bytes" ? "bytes" : "tokens"}${l.maxOutputTokens !== undefined ? ` (no output) or ${l.maxOutputTokens.toLocaleString("en-US")} output tokens (a short prompt)` : ""}`
+        : l.largestImage !== undefined
+          ? `images up to ${l.largestImage}`
+          : `recordings up to ${l.maxMinutes} minutes`;
+    log.debug(
+      `flat price limit: ${l.operation} on ${l.model} (${l.credits} credits = $${l.budgetUsd.toFixed(4)} of usage) accepts ${what}`,
+      { ...l },
+    );
   }
 }
 

@@ -13,7 +13,10 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
  * order_created for a bonus package, then answers where to send the buyer. Ids derive from the
  * checkout id, so completing the same checkout twice grants nothing twice.
  */
-export async function completeSimulatedCheckout(id: string, input: { email?: string | null } = {}): Promise<{ redirectUrl: string; kind: "plan" | "bonus" }> {
+export async function completeSimulatedCheckout(
+  id: string,
+  input: { email?: string | null } = {},
+): Promise<{ redirectUrl: string; kind: "plan" | "bonus" }> {
   const read = readSimulatedCheckout(id);
   if (!read) throw new AppError("not_found", "Checkout not found or expired");
   const { checkout, match } = read;
@@ -42,7 +45,12 @@ export async function completeSimulatedCheckout(id: string, input: { email?: str
           total: Math.round(match.bonusPackage.price * 100),
           currency: pricingCatalog().currency,
           discount_code: checkout.discountCode ?? null,
-          first_order_item: { variant_id: checkout.variantId, product_id: "simulator-bonus", price: Math.round(match.bonusPackage.price * 100), quantity: 1 },
+          first_order_item: {
+            variant_id: checkout.variantId,
+            product_id: "simulator-bonus",
+            price: Math.round(match.bonusPackage.price * 100),
+            quantity: 1,
+          },
           created_at: now.toISOString(),
           updated_at: now.toISOString(),
           test_mode: true,

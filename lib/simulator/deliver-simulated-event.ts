@@ -7,7 +7,11 @@ import { signPaymentBody } from "@/lib/webhooks/payment/signature";
 const log = createLogger({ component: "checkout-simulator" });
 
 /** Signs a Lemon Squeezy-shaped event and runs it through the webhook processing, as a delivery would. */
-export async function deliverSimulatedEvent(eventName: string, data: { type: string; id: string; attributes: Record<string, unknown> }, custom: Record<string, string>) {
+export async function deliverSimulatedEvent(
+  eventName: string,
+  data: { type: string; id: string; attributes: Record<string, unknown> },
+  custom: Record<string, string>,
+) {
   const secret = paymentWebhookSecret();
   if (!secret) throw new AppError("provider_not_configured", "The checkout simulator needs PAYMENT_WEBHOOK_SECRET in production");
   const rawBody = JSON.stringify({

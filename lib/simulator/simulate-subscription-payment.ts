@@ -17,7 +17,10 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 async function subscriptionRow(id: string): Promise<{ row: Subscription; email: string | null }> {
   const prisma = await db();
-  const row = await prisma.subscription.findUnique({ where: { providerSubscriptionId: id }, include: { user: { select: { email: true } } } });
+  const row = await prisma.subscription.findUnique({
+    where: { providerSubscriptionId: id },
+    include: { user: { select: { email: true } } },
+  });
   if (!row) throw new AppError("not_found", "Subscription not found at the payment provider");
   return { row, email: row.user.email };
 }
@@ -26,14 +29,22 @@ export async function simulatePaymentFailure(id: string): Promise<void> {
   const { row, email } = await subscriptionRow(id);
   const now = new Date();
   await deliverSimulatedEvent("subscription_payment_failed", invoice(row, email, "renewal", "failed", now), { user_id: row.userId });
-  await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "past_due" }, now) }, { user_id: row.userId });
+  await deliverSimulatedEvent(
+    "subscription_updated",
+    { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "past_due" }, now) },
+    { user_id: row.userId },
+  );
 }
 
 export async function simulatePaymentRecovery(id: string): Promise<void> {
   const { row, email } = await subscriptionRow(id);
   const now = new Date();
   await deliverSimulatedEvent("subscription_payment_recovered", invoice(row, email, "renewal", "paid", now), { user_id: row.userId });
-  await deliverSimulatedEvent("subscription_updated", { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "active" }, now) }, { user_id: row.userId });
+  await deliverSimulatedEvent(
+    "subscription_updated",
+    { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "active" }, now) },
+    { user_id: row.userId },
+  );
 }
 
 export async function simulateRenewal(id: string): Promise<void> {
@@ -44,7 +55,10 @@ export async function simulateRenewal(id: string): Promise<void> {
   await deliverSimulatedEvent("subscription_payment_success", invoice(row, email, "renewal", "paid", now), { user_id: row.userId });
   await deliverSimulatedEvent(
     "subscription_updated",
-    { type: "subscriptions", ...snapshotFromRecord(row, email, { status: "active", renews_at: renewsAt.toISOString(), trial_ends_at: iso(row.trialEndsAt) }, now) },
+    {
+      type: "subscriptions",
+      ...snapshotFromRecord(row, email, { status: "active", renews_at: renewsAt.toISOString(), trial_ends_at: iso(row.trialEndsAt) }, now),
+    },
     { user_id: row.userId },
   );
 }

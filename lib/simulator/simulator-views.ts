@@ -17,7 +17,9 @@ export async function describeSimulatedCheckout(id: string) {
   const { checkout, match } = read;
   const currency = pricingCatalog().currency;
   const prisma = await db();
-  const user = checkout.userId ? await prisma.user.findUnique({ where: { id: checkout.userId }, select: { email: true, hasUsedTrial: true } }) : null;
+  const user = checkout.userId
+    ? await prisma.user.findUnique({ where: { id: checkout.userId }, select: { email: true, hasUsedTrial: true } })
+    : null;
   const email = checkout.email ?? user?.email ?? null;
   if (match.kind === "bonus") {
     return {
@@ -60,7 +62,10 @@ export async function loadSimulatedPortal(token: string | null | undefined) {
   const access = readPortalToken(token);
   if (!access) return null;
   const prisma = await db();
-  const sub = await prisma.subscription.findFirst({ where: { providerSubscriptionId: access.sub, userId: access.uid }, include: { user: { select: { email: true, downgradeCount: true } } } });
+  const sub = await prisma.subscription.findFirst({
+    where: { providerSubscriptionId: access.sub, userId: access.uid },
+    include: { user: { select: { email: true, downgradeCount: true } } },
+  });
   if (!sub) return null;
   const catalog = pricingCatalog();
   const plans = catalog.tiers
@@ -99,7 +104,12 @@ export type PortalAction = (typeof PORTAL_ACTIONS)[number];
  * billing functions as the API (answered at once, as Lemon Squeezy's API answers); the payment
  * actions deliver the signed webhooks a real provider would send.
  */
-export async function runSimulatedPortalAction(input: { token: string; action: PortalAction; variantId?: string; requestUrl: string }): Promise<string> {
+export async function runSimulatedPortalAction(input: {
+  token: string;
+  action: PortalAction;
+  variantId?: string;
+  requestUrl: string;
+}): Promise<string> {
   const access = readPortalToken(input.token);
   if (!access) throw new AppError("not_found", "Portal session not found or expired");
   if (!simulatorEnabled()) throw new AppError("not_found", "Not found");

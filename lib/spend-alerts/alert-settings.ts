@@ -24,7 +24,9 @@ export async function alertSettingsOf(accountId: string, nowMs = Date.now()): Pr
   if (hit && hit.until > nowMs) return hit.settings;
   const prisma = await db();
   const row = await prisma.alertSettings.findUnique({ where: { accountId } });
-  const settings = row ? { allocationThresholds: row.allocationThresholds, lowBalance: row.lowBalance ?? DEFAULT_ALERT_SETTINGS.lowBalance, email: row.email } : DEFAULT_ALERT_SETTINGS;
+  const settings = row
+    ? { allocationThresholds: row.allocationThresholds, lowBalance: row.lowBalance ?? DEFAULT_ALERT_SETTINGS.lowBalance, email: row.email }
+    : DEFAULT_ALERT_SETTINGS;
   if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
   known.set(accountId, { settings, until: nowMs + TTL_MS });
   return settings;
@@ -34,7 +36,9 @@ export async function alertSettingsOf(accountId: string, nowMs = Date.now()): Pr
 export async function setAlertSettings(accountId: string, body: Partial<AlertSettings>): Promise<{ alerts: AlertSettings }> {
   const current = await alertSettingsOf(accountId, 0);
   const next: AlertSettings = {
-    allocationThresholds: body.allocationThresholds ? [...new Set(body.allocationThresholds)].sort((a, b) => a - b) : current.allocationThresholds,
+    allocationThresholds: body.allocationThresholds
+      ? [...new Set(body.allocationThresholds)].sort((a, b) => a - b)
+      : current.allocationThresholds,
     lowBalance: body.lowBalance ?? current.lowBalance,
     email: body.email ?? current.email,
   };

@@ -8,5 +8,8 @@ export async function getAlerts(accountId: string) {
     alertSettingsOf(accountId, 0),
     prisma.alertFiring.findMany({ where: { accountId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 20 }),
   ]);
-  return { alerts, fired: rows.map((r) => ({ alert: r.alert, period: r.period, eventId: r.eventId, createdAt: r.createdAt.toISOString() })) };
+  return {
+    alerts,
+    fired: rows.map((r) => ({ alert: r.alert, period: r.period, eventId: r.eventId, createdAt: r.createdAt.toISOString() })),
+  };
 }

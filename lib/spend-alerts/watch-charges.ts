@@ -95,8 +95,24 @@ async function lowAlerts(accountId: string, balance: number, refused: boolean, l
   const mark = lowMarks.get(accountId);
   if (mark !== undefined && balance <= mark.balance && (!depleted || mark.depleted)) return;
   const period = await topUpPeriod(accountId);
-  if (low) await fireOnce({ accountId, alert: "low", period, type: "credits.low", data: { balance, level: settings.lowBalance }, email: settings.email });
-  if (depleted) await fireOnce({ accountId, alert: "depleted", period, type: "credits.depleted", data: { balance: Math.max(0, balance), resetsAt: (await accountPeriodEnd(accountId)).toISOString() }, email: settings.email });
+  if (low)
+    await fireOnce({
+      accountId,
+      alert: "low",
+      period,
+      type: "credits.low",
+      data: { balance, level: settings.lowBalance },
+      email: settings.email,
+    });
+  if (depleted)
+    await fireOnce({
+      accountId,
+      alert: "depleted",
+      period,
+      type: "credits.depleted",
+      data: { balance: Math.max(0, balance), resetsAt: (await accountPeriodEnd(accountId)).toISOString() },
+      email: settings.email,
+    });
   if (lowMarks.size >= MAX_MEMO) lowMarks.delete(lowMarks.keys().next().value as string);
   lowMarks.set(accountId, { balance, depleted: depleted || Boolean(mark?.depleted && balance <= mark.balance) });
 }

@@ -70,7 +70,9 @@ export function s3Store(): ObjectStore {
       let keyMarker: string | undefined;
       let uploadIdMarker: string | undefined;
       for (;;) {
-        const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        const page = await client.send(
+          new ListMultipartUploadsCommand({ Bucket: bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+        );
         for (const upload of page.Uploads ?? []) {
           if (!upload.Key || !upload.UploadId || !upload.Initiated || upload.Initiated >= startedBefore) continue;
           await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }));
@@ -122,7 +124,16 @@ async function putStreamed(client: S3Client, bucket: string, key: string, body: 
     parts.push({ PartNumber: partNumber });
     await inFlight; // the other buffer must be sent before it is refilled
     inFlight = client
-      .send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: data, ContentLength: data.length }))
+      .send(
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: data,
+          ContentLength: data.length,
+        }),
+      )
       .then((out) => {
         parts[partNumber - 1] = { PartNumber: partNumber, ETag: out.ETag };
       });
@@ -145,12 +156,16 @@ async function putStreamed(client: S3Client, bucket: string, key: string, body: 
     }
     if (!uploadId) {
       const data = buffers[current].subarray(0, filled);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, ContentType: contentType }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, ContentType: contentType }),
+      );
       return;
     }
     if (filled > 0) await sendPart();
     await inFlight;
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    await client.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+    );
   } catch (error) {
     await inFlight.catch(() => undefined);
     if (uploadId) {

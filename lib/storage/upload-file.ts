@@ -20,7 +20,11 @@ export interface UploadInput {
 
 /** The file name as shown back to the user: no directories, no control characters, at most 255 chars. */
 export function cleanFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim();
   return base.slice(0, 255);
 }
 

@@ -44,7 +44,8 @@ export class UploadInspector extends Transform {
     const head = Buffer.concat(this.head, this.headLength);
     const detected = detectBinaryType(head);
     if (isTextType(this.declaredType)) {
-      if (detected) return new AppError("validation_failed", `File content is ${detected}, not ${this.declaredType} as declared in filetype`);
+      if (detected)
+        return new AppError("validation_failed", `File content is ${detected}, not ${this.declaredType} as declared in filetype`);
       this.decoder = new TextDecoder("utf-8", { fatal: true });
     } else if (detected !== this.declaredType) {
       return new AppError(
@@ -57,7 +58,8 @@ export class UploadInspector extends Transform {
 
   private checkText(chunk: Buffer, final: boolean): AppError | null {
     if (!this.decoder) return null;
-    if (chunk.includes(0)) return new AppError("validation_failed", `File content is not text (NUL byte) but filetype is ${this.declaredType}`);
+    if (chunk.includes(0))
+      return new AppError("validation_failed", `File content is not text (NUL byte) but filetype is ${this.declaredType}`);
     try {
       this.decoder.decode(chunk, { stream: !final });
     } catch {

@@ -40,7 +40,11 @@ export async function accountState(userId: string, session?: SessionMark, nowMs 
     const prisma = await db();
     const row = await prisma.user.findUnique({
       where: { id: userId },
-      select: { lockedAt: true, sessionsRevokedAt: true, revokedSessions: { where: { expiresAt: { gt: new Date(nowMs) } }, select: { sid: true } } },
+      select: {
+        lockedAt: true,
+        sessionsRevokedAt: true,
+        revokedSessions: { where: { expiresAt: { gt: new Date(nowMs) } }, select: { sid: true } },
+      },
     });
     if (!row) {
       known.delete(userId);

@@ -2,7 +2,12 @@ import { z } from "zod";
 
 /** Answers of the three webhook endpoints (what the sender sees; the effects are in the delivery log). */
 
-export const identityWebhookResponse = z.object({ received: z.literal(true), type: z.string(), duplicate: z.boolean(), result: z.string().optional() });
+export const identityWebhookResponse = z.object({
+  received: z.literal(true),
+  type: z.string(),
+  duplicate: z.boolean(),
+  result: z.string().optional(),
+});
 
 export const paymentWebhookResponse = z.object({
   received: z.literal(true),

@@ -20,7 +20,10 @@ async function deliverPayment(event: unknown): Promise<number> {
   const raw = JSON.stringify(event);
   const res = await fetch(`${h.baseUrl}/api/webhooks/payment`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-signature": createHmac("sha256", TEST_SECRETS.PAYMENT_WEBHOOK_SECRET).update(raw).digest("hex") },
+    headers: {
+      "content-type": "application/json",
+      "x-signature": createHmac("sha256", TEST_SECRETS.PAYMENT_WEBHOOK_SECRET).update(raw).digest("hex"),
+    },
     body: raw,
   });
   return res.status;
@@ -42,7 +45,9 @@ describe("operator console in a real browser", () => {
       return { status: r.status, body: await r.json() };
     });
     expect(api).toEqual({ status: 404, body: { error: "Not found: no API endpoint at /api/admin/users", code: "not_found" } });
-    customerId = await customer.evaluate(async () => ((await (await fetch("/api/auth/session")).json()) as { user: { id: string } }).user.id);
+    customerId = await customer.evaluate(
+      async () => ((await (await fetch("/api/auth/session")).json()) as { user: { id: string } }).user.id,
+    );
     await context.close();
     // The customer's bonus order arrives (and is granted); the operator will replay it later.
     expect(
@@ -51,7 +56,14 @@ describe("operator console in a real browser", () => {
         data: {
           type: "orders",
           id: "ord-browser-1",
-          attributes: { status: "paid", total: 499, user_email: "paid-no-credits@example.com", first_order_item: { variant_id: "local-bonus-basic-500" }, created_at: new Date().toISOString(), updated_at: new Date().toISOString() },
+          attributes: {
+            status: "paid",
+            total: 499,
+            user_email: "paid-no-credits@example.com",
+            first_order_item: { variant_id: "local-bonus-basic-500" },
+            created_at: new Date().toISOString(),
+            updated_at: new Date().toISOString(),
+          },
         },
       }),
     ).toBe(200);
@@ -108,7 +120,14 @@ describe("operator console in a real browser", () => {
     await page.getByRole("navigation", { name: "Operator console" }).getByRole("link", { name: "AI routes" }).click();
     const routes = page.getByRole("table", { name: "Routes per model" });
     await routes.waitFor();
-    expect(await routes.getByRole("columnheader").allTextContents()).toEqual(["Model", "Route", "Calls", "Errors", "p50 / p95", "Last error"]);
+    expect(await routes.getByRole("columnheader").allTextContents()).toEqual([
+      "Model",
+      "Route",
+      "Calls",
+      "Errors",
+      "p50 / p95",
+      "Last error",
+    ]);
     expect(await routes.getByRole("row").count()).toBeGreaterThan(1);
     await shot(page, "admin-ai-routes");
 

@@ -18,7 +18,6 @@ const h = useHarness();
  */
 let run = "";
 
-
 async function json<T>(page: Page, url: string): Promise<T> {
   return page.evaluate(async (u) => (await fetch(u, { cache: "no-store" })).json(), url) as Promise<T>;
 }
@@ -337,7 +336,10 @@ describe("dashboard in a real browser", () => {
 
     // The conversation is kept: after a reload it opens from the list with its answers and sources.
     await page.reload();
-    await page.getByTestId("conversation-list").getByRole("button", { name: /What is the launch codename/ }).click();
+    await page
+      .getByTestId("conversation-list")
+      .getByRole("button", { name: /What is the launch codename/ })
+      .click();
     await expect.poll(() => page.getByTestId("rag-answer").count()).toBe(2);
     expect(await page.getByTestId("rag-question").first().textContent()).toContain("What is the launch codename of project Zephyr?");
     const kept = page.getByTestId("rag-answer").first().getByTestId("rag-sources");
@@ -440,7 +442,17 @@ describe("dashboard in a real browser", () => {
     await page.goto("/dashboard/credits");
     const table = page.getByTestId("history-table");
     await table.waitFor();
-    for (const op of ["Chat", "Batch chat", "Streaming chat", "Streaming chat with image", "Image generation", "Content generation", "Speech to text", "Knowledge question", "Bonus package"]) {
+    for (const op of [
+      "Chat",
+      "Batch chat",
+      "Streaming chat",
+      "Streaming chat with image",
+      "Image generation",
+      "Content generation",
+      "Speech to text",
+      "Knowledge question",
+      "Bonus package",
+    ]) {
       expect(await table.getByRole("cell", { name: op, exact: true }).count(), op).toBeGreaterThan(0);
     }
     const year = new Date().getUTCFullYear();
@@ -487,7 +499,19 @@ describe("dashboard in a real browser", () => {
     await phone.waitForURL("**/dashboard/files");
     await expect.poll(() => nav.isVisible()).toBe(false);
     // No page scrolls sideways on a phone.
-    for (const path of ["/dashboard", "/dashboard/billing", "/dashboard/credits", "/dashboard/ai", "/dashboard/ai/image", "/dashboard/ai/content", "/dashboard/ai/speech", "/dashboard/ai/batch", "/dashboard/files", "/dashboard/knowledge", "/dashboard/email"]) {
+    for (const path of [
+      "/dashboard",
+      "/dashboard/billing",
+      "/dashboard/credits",
+      "/dashboard/ai",
+      "/dashboard/ai/image",
+      "/dashboard/ai/content",
+      "/dashboard/ai/speech",
+      "/dashboard/ai/batch",
+      "/dashboard/files",
+      "/dashboard/knowledge",
+      "/dashboard/email",
+    ]) {
       await phone.goto(path);
       await phone.getByRole("heading", { level: 1 }).waitFor();
       await phone.waitForLoadState("networkidle");

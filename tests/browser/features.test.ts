@@ -7,7 +7,12 @@ import { newPage, signIn, useHarness } from "./harness";
  * time) in classic SaaS mode with image generation, knowledge chat and API keys switched off.
  */
 const h = useHarness({
-  env: { PUBLIC_PRICING_MODEL: "classic_saas", PUBLIC_AI_IMAGE_GEN_ENABLED: "false", PUBLIC_AI_RAG_CHAT_ENABLED: "false", API_KEYS_ENABLED: "false" },
+  env: {
+    PUBLIC_PRICING_MODEL: "classic_saas",
+    PUBLIC_AI_IMAGE_GEN_ENABLED: "false",
+    PUBLIC_AI_RAG_CHAT_ENABLED: "false",
+    API_KEYS_ENABLED: "false",
+  },
 });
 
 const navLinks = (page: Page) => page.getByRole("navigation", { name: "Dashboard" }).getByRole("link").allTextContents();
@@ -19,7 +24,18 @@ describe("dashboard with features switched off", () => {
     ({ page } = await newPage(h));
     await signIn(page, `flags-${Date.now().toString(36)}@example.com`);
     await page.getByTestId("plan-name").waitFor();
-    expect(await navLinks(page)).toEqual(["Overview", "Billing", "Usage", "AI studio", "Files", "Email", "Organisations", "Alerts", "Account", "Mailbox (dev)"]);
+    expect(await navLinks(page)).toEqual([
+      "Overview",
+      "Billing",
+      "Usage",
+      "AI studio",
+      "Files",
+      "Email",
+      "Organisations",
+      "Alerts",
+      "Account",
+      "Mailbox (dev)",
+    ]);
     const tools = page.getByRole("region", { name: "What you can do" });
     expect(await tools.getByRole("link", { name: /Images/ }).count()).toBe(0);
     expect(await tools.getByRole("link", { name: /Knowledge/ }).count()).toBe(0);

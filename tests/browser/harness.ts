@@ -72,7 +72,13 @@ export async function newPage(h: Harness, viewport = { width: 1280, height: 860 
 export async function clickMailLink(page: Page, link: Locator, arrived: (url: URL) => boolean): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await link.click();
-    if (await page.waitForURL(arrived, { timeout: 5_000 }).then(() => true, () => false)) return;
+    if (
+      await page.waitForURL(arrived, { timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     // Gone from the page (the navigation is under way), or clicked three times: wait, or fail, below.
     if (attempt === 3 || !(await link.isVisible().catch(() => false))) break;
     console.warn(`browser: a click on a mail link left the page at ${page.url()}; clicking again`);
@@ -97,7 +103,9 @@ export async function signIn(page: Page, email: string): Promise<void> {
  */
 export async function watchErrors(page: Page, errors: string[]): Promise<void> {
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`),
+    );
   });
   page.on("pageerror", (e) => errors.push(`${page.url()}: uncaught ${e.message}`));
   page.on("console", (m) => {

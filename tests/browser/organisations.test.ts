@@ -52,7 +52,11 @@ describe("organisations (browser)", () => {
     await member.page.goto("/dev/mailbox");
     const mail = member.page.locator("article").filter({ hasText: "Join Browser Team" }).first();
     await mail.waitFor();
-    await clickMailLink(member.page, mail.frameLocator("iframe").getByRole("link", { name: "Accept the invitation" }), (url) => url.pathname === "/invite");
+    await clickMailLink(
+      member.page,
+      mail.frameLocator("iframe").getByRole("link", { name: "Accept the invitation" }),
+      (url) => url.pathname === "/invite",
+    );
     await member.page.getByText(`Join Browser Team as ${memberEmail}?`).waitFor();
     // The token left the address bar (and the history) once the page read it.
     expect(member.page.url()).not.toContain("token=");
@@ -87,7 +91,9 @@ describe("organisations (browser)", () => {
     const capped = await post(member.page, "/api/ai/chat", hello);
     expect(capped.status).toBe(429);
     expect(capped.json.error).toContain("cap in this organisation");
-    const personal = await member.page.evaluate(async () => (await (await fetch("/api/user/status", { headers: { "x-account-id": "personal" } })).json()) as { tier: string });
+    const personal = await member.page.evaluate(
+      async () => (await (await fetch("/api/user/status", { headers: { "x-account-id": "personal" } })).json()) as { tier: string },
+    );
     expect(personal.tier).toBe("free");
 
     // The owner sees the spend by member.
@@ -114,7 +120,10 @@ describe("organisations (browser)", () => {
     await member.page.goto("/dashboard/organisations");
     await member.page.getByRole("button", { name: "Leave this organisation" }).click();
     await member.page.getByText("None yet").waitFor();
-    const members = await owner.page.evaluate(async (u) => (await (await fetch(u, { cache: "no-store" })).json()) as { members: { email: string }[] }, `/api/orgs/${await owner.page.getByTestId("account-switcher").inputValue()}/members`);
+    const members = await owner.page.evaluate(
+      async (u) => (await (await fetch(u, { cache: "no-store" })).json()) as { members: { email: string }[] },
+      `/api/orgs/${await owner.page.getByTestId("account-switcher").inputValue()}/members`,
+    );
     expect(members.members.map((m) => m.email)).toEqual([ownerEmail]);
     expect(errors).toEqual([]);
   });

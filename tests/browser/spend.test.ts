@@ -18,7 +18,11 @@ afterAll(() => receiver?.close());
 
 async function chat(page: Page): Promise<number> {
   return page.evaluate(async () => {
-    const r = await fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "Hello chart" }] }) });
+    const r = await fetch("/api/ai/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "Hello chart" }] }),
+    });
     return ((await r.json()) as { cost: number }).cost;
   });
 }
@@ -47,7 +51,9 @@ describe("spend controls (browser)", () => {
     await page.locator("#alert-low").fill("120");
     await page.getByRole("button", { name: "Save alerts" }).click();
     await page.getByText("Saved.").waitFor();
-    const alerts = await page.evaluate(async () => (await (await fetch("/api/alerts", { cache: "no-store" })).json()) as { alerts: { lowBalance: number } });
+    const alerts = await page.evaluate(
+      async () => (await (await fetch("/api/alerts", { cache: "no-store" })).json()) as { alerts: { lowBalance: number } },
+    );
     expect(alerts.alerts.lowBalance).toBe(120);
 
     await page.locator("#endpoint-url").fill(receiver.url);
@@ -56,7 +62,8 @@ describe("spend controls (browser)", () => {
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole("button", { name: "Send test" }).click();
     const deadline = Date.now() + 10_000;
-    while (!receiver.received.some((r) => r.json.type === "webhook.test") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!receiver.received.some((r) => r.json.type === "webhook.test") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const got = receiver.received.find((r) => r.json.type === "webhook.test")!;
     expect(verifyStandardWebhook(secret, got.headers, got.body)).toBe(true);
     await page.getByRole("button", { name: "Deliveries" }).click();

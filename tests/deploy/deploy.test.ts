@@ -119,7 +119,10 @@ afterAll(async () => {
   if (DEPLOY_IMAGE) engineRun(["rm", "--force", "--ignore", containerName]);
   if (server) removeDir(server.dataDir);
   await Promise.all([redis?.close(), s3?.close(), openai?.close(), resend?.close(), lemon?.close()]);
-  if (databaseName) await withPgClient(testDatabaseAdminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)).catch(() => undefined);
+  if (databaseName)
+    await withPgClient(testDatabaseAdminUrl(), (c) => c.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)).catch(
+      () => undefined,
+    );
   if (appDir) removeDir(path.dirname(appDir));
 });
 
@@ -128,7 +131,9 @@ describe("the standalone artifact", () => {
     for (let dir = path.dirname(appDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
       expect(existsSync(path.join(dir, "node_modules")), `${dir}/node_modules`).toBe(false);
     }
-    expect(readdirSync(path.join(appDir, "prisma", "migrations")).sort()).toEqual(readdirSync(path.join(ROOT, "prisma", "migrations")).sort());
+    expect(readdirSync(path.join(appDir, "prisma", "migrations")).sort()).toEqual(
+      readdirSync(path.join(ROOT, "prisma", "migrations")).sort(),
+    );
     expect(readdirSync(path.join(appDir, "knowledge")).sort()).toEqual(readdirSync(path.join(ROOT, "knowledge")).sort());
     for (const file of [
       "node_modules/@electric-sql/pglite/dist/pglite.wasm",
@@ -141,7 +146,8 @@ describe("the standalone artifact", () => {
     }
     // Only what the server needs: the sources, tests, docs and the lock are not shipped (a file read
     // at run time under a computed name must not make the build trace whatever matches its pattern).
-    for (const absent of ["app", "lib", "tests", "docs", "components", "bench", "package-lock.json"]) expect(existsSync(path.join(appDir, absent)), absent).toBe(false);
+    for (const absent of ["app", "lib", "tests", "docs", "components", "bench", "package-lock.json"])
+      expect(existsSync(path.join(appDir, absent)), absent).toBe(false);
   });
 
   it.runIf(DEPLOY_IMAGE)("the image runs as its unprivileged user, serves on 3000 and declares a HEALTHCHECK on /api/health", () => {
@@ -180,7 +186,9 @@ describe("migrations by explicit command", () => {
       url.pathname = `/missing_${randomBytes(4).toString("hex")}`;
       const result = run("npm", ["run", "--silent", "db:migrate"], ROOT, { DATABASE_URL: url.toString(), NODE_ENV: "production" });
       expect(result.status).toBe(1);
-      expect(result.output).toContain(`database "${url.pathname.slice(1)}" does not exist, and it could not be created (role "${role}" may not create databases)`);
+      expect(result.output).toContain(
+        `database "${url.pathname.slice(1)}" does not exist, and it could not be created (role "${role}" may not create databases)`,
+      );
       expect(result.output).toContain("createdb -h");
       const exists = await withPgClient(admin, (c) => c.query("SELECT 1 FROM pg_database WHERE datname = $1", [url.pathname.slice(1)]));
       expect(exists.rows).toEqual([]);
@@ -215,7 +223,9 @@ describe("production server on PostgreSQL, Redis, S3 and the provider stubs", ()
       serverDir: appDir,
       dataDirPrefix: "svc-deploy-data-",
       readyTimeoutMs: 120_000,
-      launch: DEPLOY_IMAGE ? (serverEnv, dataDir) => containerCommand(DEPLOY_IMAGE!, { env: serverEnv, dataDir, name: containerName }) : undefined,
+      launch: DEPLOY_IMAGE
+        ? (serverEnv, dataDir) => containerCommand(DEPLOY_IMAGE!, { env: serverEnv, dataDir, name: containerName })
+        : undefined,
     });
   }, 180_000);
 
@@ -378,7 +388,11 @@ describe("a required setting missing", () => {
     const bare = { NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1" };
     const launched = DEPLOY_IMAGE
       ? containerCommand(DEPLOY_IMAGE, { env: bare })
-      : { command: process.execPath, args: [path.join(appDir, "server.js")], env: { PATH: process.env.PATH, HOME: process.env.HOME, ...bare } as unknown as NodeJS.ProcessEnv };
+      : {
+          command: process.execPath,
+          args: [path.join(appDir, "server.js")],
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...bare } as unknown as NodeJS.ProcessEnv,
+        };
     const child = spawn(launched.command, launched.args, { cwd: appDir, env: launched.env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));

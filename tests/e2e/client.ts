@@ -24,7 +24,10 @@ export class Client {
     return res;
   }
 
-  async json<T = any>(pathname: string, init?: RequestInit & { headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: T }> {
+  async json<T = any>(
+    pathname: string,
+    init?: RequestInit & { headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: T }> {
     const res = await this.fetch(pathname, init);
     const text = await res.text();
     let body: T;

@@ -40,7 +40,8 @@ function sample(input: Json | undefined, depth = 0): unknown {
   switch (type) {
     case "object": {
       const out: Json = {};
-      for (const key of (schema.required as string[] | undefined) ?? []) out[key] = sample(schema.properties?.[key], depth + 1) ?? "example";
+      for (const key of (schema.required as string[] | undefined) ?? [])
+        out[key] = sample(schema.properties?.[key], depth + 1) ?? "example";
       return out;
     }
     case "array":
@@ -91,7 +92,8 @@ async function send(method: string, apiPath: string, op: Json, mode: "anonymous"
     const value = mode === "negative" ? [] : sample(media.schema);
     if (type === "multipart/form-data") {
       const form = new FormData();
-      for (const [k, v] of Object.entries((value as Json) ?? {})) form.set(k, k === "audio" ? new Blob([Buffer.from("not audio")]) : String(v));
+      for (const [k, v] of Object.entries((value as Json) ?? {}))
+        form.set(k, k === "audio" ? new Blob([Buffer.from("not audio")]) : String(v));
       body = form;
     } else if (type === "application/x-www-form-urlencoded") {
       headers["content-type"] = type;
@@ -116,12 +118,14 @@ function check(apiPath: string, method: string, op: Json, call: Call): string[] 
   if (!documented) return [`${call.label}: status ${status} is not documented (documented: ${Object.keys(op.responses).join(", ")})`];
   // Documented headers that are always sent (the rest depend on the request: X-Cache, X-RAG-*).
   for (const name of ["X-Request-Id", "Allow", "Retry-After", "Cache-Control"]) {
-    if (documented.headers?.[name] && !call.res.headers.has(name)) problems.push(`${call.label}: ${status} lacks the documented header ${name}`);
+    if (documented.headers?.[name] && !call.res.headers.has(name))
+      problems.push(`${call.label}: ${status} lacks the documented header ${name}`);
   }
   const content = documented.content as Json | undefined;
   if (!content) return problems;
   const type = (call.res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (!content[type]) return [...problems, `${call.label}: ${status} answered ${type || "no content type"}, documented ${Object.keys(content).join(", ")}`];
+  if (!content[type])
+    return [...problems, `${call.label}: ${status} answered ${type || "no content type"}, documented ${Object.keys(content).join(", ")}`];
   if (type === "application/json") {
     let body: unknown;
     try {
@@ -129,7 +133,9 @@ function check(apiPath: string, method: string, op: Json, call: Call): string[] 
     } catch {
       return [`${call.label}: ${status} body is not JSON`];
     }
-    const ref = (op.responses as Json)[status] ? pointer("paths", apiPath, method.toLowerCase(), "responses", status, "content", type, "schema") : pointer("paths", apiPath, method.toLowerCase(), "responses", "default", "content", type, "schema");
+    const ref = (op.responses as Json)[status]
+      ? pointer("paths", apiPath, method.toLowerCase(), "responses", status, "content", type, "schema")
+      : pointer("paths", apiPath, method.toLowerCase(), "responses", "default", "content", type, "schema");
     const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
     if (!validate(body)) problems.push(`${call.label}: ${status} body does not match the schema: ${ajv.errorsText(validate.errors)}`);
   }

@@ -33,7 +33,13 @@ describe("crash-safe uploads", () => {
     // A 40 MB upload of which 16 MB are sent, then the server is killed mid-stream.
     const size = 40 * 1024 * 1024;
     const url = new URL(`${first.baseUrl}/api/upload?filename=big.txt&filesize=${size}&filetype=text/plain`);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: "POST", headers: { cookie: client.cookieHeader(), "content-type": "application/octet-stream", "content-length": String(size) } });
+    const req = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      method: "POST",
+      headers: { cookie: client.cookieHeader(), "content-type": "application/octet-stream", "content-length": String(size) },
+    });
     req.on("error", () => undefined);
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
     for (let i = 0; i < 16; i++) await new Promise<void>((resolve) => (req.write(chunk) ? resolve() : req.once("drain", resolve)));

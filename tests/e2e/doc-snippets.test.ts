@@ -47,7 +47,10 @@ const isSetting = (name: string) => Object.hasOwn(envExample, name) || SDK_SETTI
 
 beforeAll(async () => {
   const { DATA_DIR: _unused, ...example } = envExample;
-  server = await startServer({ ...example, APP_ENV: "development", NEXTAUTH_URL: undefined, ADMIN_API_TOKEN: ADMIN_TOKEN }, { dataDirPrefix: "svc-doc-snippets-" });
+  server = await startServer(
+    { ...example, APP_ENV: "development", NEXTAUTH_URL: undefined, ADMIN_API_TOKEN: ADMIN_TOKEN },
+    { dataDirPrefix: "svc-doc-snippets-" },
+  );
   mkdirSync(SCRATCH, { recursive: true });
 });
 
@@ -58,14 +61,20 @@ afterAll(async () => {
 });
 
 /** The snippet's code aimed at the test server instead of the documented address. */
-const localised = (code: string) => code.replaceAll("http://localhost:3000", server.baseUrl).replace(/\bB=https:\/\/your\.app\b/g, `B=${server.baseUrl}`);
+const localised = (code: string) =>
+  code.replaceAll("http://localhost:3000", server.baseUrl).replace(/\bB=https:\/\/your\.app\b/g, `B=${server.baseUrl}`);
 
 /** Snippets this file runs or checks itself (not those another suite runs, or that cannot run). */
 const ours = (s: DocSnippet) => !s.attrs["not-run"] && !s.attrs["run-by"];
 const isCurlWalk = (s: DocSnippet) => s.lang === "bash" && /\bcurl\b/.test(s.code) && ours(s);
 
 function bash(script: string, env: Record<string, string> = {}): { status: number | null; out: string } {
-  const run = spawnSync("bash", ["-c", `set -euo pipefail\n${script}`], { cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, ...env } });
+  const run = spawnSync("bash", ["-c", `set -euo pipefail\n${script}`], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, ...env },
+  });
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
@@ -99,11 +108,19 @@ describe("documentation snippets", () => {
     const s = snippets.find((x) => x.attrs.title === "hello.mjs")!;
     const client = new Client(server.baseUrl);
     await client.signIn("hello-mjs@example.com");
-    const key = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "hello" }) });
+    const key = await client.json<{ secret: string }>("/api/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "hello" }),
+    });
     expect(key.status).toBe(200);
     const file = path.join(SCRATCH, "hello.mjs");
     writeFileSync(file, localised(s.code));
-    const run = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 60_000, env: { ...process.env, API_KEY: key.body.secret } });
+    const run = spawnSync(process.execPath, [file], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, API_KEY: key.body.secret },
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim().length).toBeGreaterThan(0);
     checked.add(s);
@@ -131,7 +148,9 @@ describe("documentation snippets", () => {
       const file = path.join(SCRATCH, "verify-webhook.ts");
       writeFileSync(file, s.code);
       process.env.WEBHOOK_SECRET = created.body.secret;
-      const { verifyEvent } = (await import(/* @vite-ignore */ file)) as { verifyEvent: (raw: string, headers: Record<string, string>) => { type: string; id: string } };
+      const { verifyEvent } = (await import(/* @vite-ignore */ file)) as {
+        verifyEvent: (raw: string, headers: Record<string, string>) => { type: string; id: string };
+      };
       const event = verifyEvent(delivery.body, delivery.headers);
       expect(event.type).toBe("webhook.test");
       expect(event.id).toBe(delivery.headers["webhook-id"]);
@@ -150,7 +169,10 @@ describe("documentation snippets", () => {
     expect(lists.length).toBeGreaterThan(3);
     for (const s of lists) {
       for (const raw of s.code.split("\n")) {
-        const line = raw.replace(/\s+#.*$/, "").replace(/^#.*$/, "").trim();
+        const line = raw
+          .replace(/\s+#.*$/, "")
+          .replace(/^#.*$/, "")
+          .trim();
         if (!line) continue;
         // A setting on a line of its own (NAME=value, quoted or not): the name is one of .env.example's.
         const setting = /^([A-Z][A-Z0-9_]*)=("[^"]*"|\S*)$/.exec(line);
@@ -161,7 +183,8 @@ describe("documentation snippets", () => {
         for (const command of line.split(/\s*(?:&&|;)\s*/)) {
           // Leading NAME=value assignments of a command: the names are settings too.
           const assignments = command.match(/^(?:[A-Z][A-Z0-9_]*=\S*\s+)+/)?.[0] ?? "";
-          for (const name of assignments.match(/[A-Z][A-Z0-9_]*(?==)/g) ?? []) expect(isSetting(name), `${where(s)}: ${name} is not in .env.example`).toBe(true);
+          for (const name of assignments.match(/[A-Z][A-Z0-9_]*(?==)/g) ?? [])
+            expect(isSetting(name), `${where(s)}: ${name} is not in .env.example`).toBe(true);
           const rest = command.slice(assignments.length).trim().split(/\s+/);
           const [cmd, sub, arg] = rest;
           if (cmd === "npm") {
@@ -178,7 +201,11 @@ describe("documentation snippets", () => {
             }
             const script = rest.find((w) => w.startsWith("scripts/"));
             // The image runs the bundled .mjs that the build makes from the .ts of the same name.
-            if (script) expect([".mjs", ".ts"].some((ext) => existsSync(path.join(ROOT, script.replace(/\.(mjs|ts|js)$/, ext)))), `${where(s)}: ${script}`).toBe(true);
+            if (script)
+              expect(
+                [".mjs", ".ts"].some((ext) => existsSync(path.join(ROOT, script.replace(/\.(mjs|ts|js)$/, ext)))),
+                `${where(s)}: ${script}`,
+              ).toBe(true);
           } else if (cmd === "cp") {
             expect(existsSync(path.join(ROOT, sub)), `${where(s)}: ${sub}`).toBe(true);
           } else if (cmd === "apt-get") {
@@ -220,7 +247,9 @@ describe("documentation snippets", () => {
       expect(readFileSync(suite, "utf8"), `${where(s)}: ${s.attrs["run-by"]} finds it by its title`).toContain(`"${s.attrs.title}"`);
     }
     for (const s of left.filter((x) => !x.attrs["run-by"])) {
-      expect(s.attrs["not-run"], `${where(s)} (${s.lang}) is neither run nor checked: add a check, or not-run="why"`).toMatch(/\w{3,}.*\w{3,}/);
+      expect(s.attrs["not-run"], `${where(s)} (${s.lang}) is neither run nor checked: add a check, or not-run="why"`).toMatch(
+        /\w{3,}.*\w{3,}/,
+      );
     }
   });
 });

@@ -46,7 +46,9 @@ const START_SCRIPT = path.join(ROOT, "scripts", "standalone-start.mjs");
 function startRefused(cwd: string, env: Record<string, string | undefined>, nodeArgs: string[] = []) {
   const result = spawnSync(process.execPath, [...nodeArgs, START_SCRIPT], {
     cwd,
-    env: Object.fromEntries(Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env }).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
+    env: Object.fromEntries(
+      Object.entries({ PATH: process.env.PATH, HOME: process.env.HOME, ...env }).filter(([, v]) => v !== undefined),
+    ) as NodeJS.ProcessEnv,
     encoding: "utf8",
     timeout: 60_000,
   });
@@ -56,7 +58,10 @@ function startRefused(cwd: string, env: Record<string, string | undefined>, node
 describe("an unsupported Node.js", () => {
   it("is refused at start and at install in one line that says what is needed", () => {
     const fake = path.join(mkdtempSync(path.join(tmpdir(), "svc-node20-")), "node20.cjs");
-    writeFileSync(fake, 'Object.defineProperty(process.versions, "node", { value: "20.19.0" });\nObject.defineProperty(process, "version", { value: "v20.19.0" });\n');
+    writeFileSync(
+      fake,
+      'Object.defineProperty(process.versions, "node", { value: "20.19.0" });\nObject.defineProperty(process, "version", { value: "v20.19.0" });\n',
+    );
     const project = projectFolder();
     try {
       const refused = startRefused(project, BASE_ENV, ["--require", fake]);
@@ -115,12 +120,23 @@ describe("production without a payment provider (npm start, embedded database)",
     beforeAll(async () => {
       project = projectFolder();
       server = await startServer(
-        { ...BASE_ENV, PAYMENTS_ENABLED: "false", PAYMENT_SIMULATOR_ENABLED: undefined, DATA_DIR: undefined, ADMIN_API_TOKEN: ADMIN_TOKEN, LOG_LEVEL: "info" },
+        {
+          ...BASE_ENV,
+          PAYMENTS_ENABLED: "false",
+          PAYMENT_SIMULATOR_ENABLED: undefined,
+          DATA_DIR: undefined,
+          ADMIN_API_TOKEN: ADMIN_TOKEN,
+          LOG_LEVEL: "info",
+        },
         {
           dataDirPrefix: "svc-first-hour-unused-",
           launch: (env) => {
             const { DATA_DIR: _unused, ...rest } = env;
-            return { command: "sh", args: ["-c", `cd "${project}" && exec "${process.execPath}" "${START_SCRIPT}"`], env: rest as NodeJS.ProcessEnv };
+            return {
+              command: "sh",
+              args: ["-c", `cd "${project}" && exec "${process.execPath}" "${START_SCRIPT}"`],
+              env: rest as NodeJS.ProcessEnv,
+            };
           },
         },
       );
@@ -142,14 +158,21 @@ describe("production without a payment provider (npm start, embedded database)",
       await client.signIn("no-payments@example.com");
       const routes: Array<[string, RequestInit & { headers?: Record<string, string> }]> = [
         ["/api/payments/create-checkout?tier=pro&billing=monthly", {}],
-        ["/api/payments/create-checkout", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ variantId: "local-basic-monthly" }) }],
-        ["/api/credits/checkout", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ packageIndex: 0 }) }],
+        [
+          "/api/payments/create-checkout",
+          { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ variantId: "local-basic-monthly" }) },
+        ],
+        [
+          "/api/credits/checkout",
+          { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ packageIndex: 0 }) },
+        ],
         ["/api/payments/customer-portal", { method: "POST" }],
       ];
       for (const [pathname, init] of routes) {
         const res = await client.json<{ error: string; code: string }>(pathname, init);
         expect(res.status, pathname).not.toBe(500);
-        if (res.status === 503) expect(res.body, pathname).toEqual({ error: expect.stringContaining("Payments are switched off"), code: "payments_disabled" });
+        if (res.status === 503)
+          expect(res.body, pathname).toEqual({ error: expect.stringContaining("Payments are switched off"), code: "payments_disabled" });
       }
       const checkout = await client.json("/api/payments/create-checkout?tier=pro&billing=monthly");
       expect(checkout.status).toBe(503);
@@ -167,7 +190,8 @@ describe("DEPLOY.md's trial production start on one machine", () => {
   /** A clone of the project as the recipe expects: its build, scripts and settings files (linked). */
   function trialFolder(): string {
     const dir = projectFolder();
-    for (const name of ["package.json", "tsconfig.json", "node_modules", "scripts", "lib"]) symlinkSync(path.join(ROOT, name), path.join(dir, name));
+    for (const name of ["package.json", "tsconfig.json", "node_modules", "scripts", "lib"])
+      symlinkSync(path.join(ROOT, name), path.join(dir, name));
     return dir;
   }
   const snippet = (title: string) => {
@@ -192,7 +216,16 @@ describe("DEPLOY.md's trial production start on one machine", () => {
     const refused = startRefused(project, { NODE_ENV: "production", PORT: "0" });
     expect(refused.status).toBe(1);
     expect(refused.output).not.toMatch(/Ready in/);
-    for (const needed of ["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL", "ALLOW_EMBEDDED_DATABASE=true", "PAYMENTS_ENABLED=false", "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true", "admin:sign-in-link", "AI_OFFLINE=true"]) {
+    for (const needed of [
+      "NEXTAUTH_SECRET",
+      "CRON_SECRET",
+      "DATABASE_URL",
+      "ALLOW_EMBEDDED_DATABASE=true",
+      "PAYMENTS_ENABLED=false",
+      "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true",
+      "admin:sign-in-link",
+      "AI_OFFLINE=true",
+    ]) {
       expect(refused.output, needed).toContain(needed);
     }
   });
@@ -200,7 +233,11 @@ describe("DEPLOY.md's trial production start on one machine", () => {
   it("the recipe's settings start the production server; the operator link command opens the console once", async () => {
     // The recipe as written, but its last line: the build exists, and the test starts the server itself.
     const recipe = snippet("trial-production").replace(/^npm run build && npm start$/m, "");
-    const written = spawnSync("bash", ["-c", `set -euo pipefail\n${recipe}`], { cwd: project, encoding: "utf8", env: bare as unknown as NodeJS.ProcessEnv });
+    const written = spawnSync("bash", ["-c", `set -euo pipefail\n${recipe}`], {
+      cwd: project,
+      encoding: "utf8",
+      env: bare as unknown as NodeJS.ProcessEnv,
+    });
     expect(written.status, written.stderr).toBe(0);
     expect(readFileSync(path.join(project, ".env.production.local"), "utf8")).toMatch(/^NEXTAUTH_SECRET=[0-9a-f]{64}$/m);
 
@@ -212,7 +249,13 @@ describe("DEPLOY.md's trial production start on one machine", () => {
         launch: (env) => ({
           command: "sh",
           args: ["-c", `cd "${project}" && exec "${process.execPath}" "${START_SCRIPT}"`],
-          env: { ...bare, PORT: env.PORT, HOSTNAME: env.HOSTNAME, NEXTAUTH_URL: env.NEXTAUTH_URL, RAG_INDEX_ON_START: "false" } as unknown as NodeJS.ProcessEnv,
+          env: {
+            ...bare,
+            PORT: env.PORT,
+            HOSTNAME: env.HOSTNAME,
+            NEXTAUTH_URL: env.NEXTAUTH_URL,
+            RAG_INDEX_ON_START: "false",
+          } as unknown as NodeJS.ProcessEnv,
         }),
       },
     );
@@ -227,7 +270,12 @@ describe("DEPLOY.md's trial production start on one machine", () => {
     expect((await pretender.fetch("/admin")).status).toBe(404);
 
     const command = snippet("operator-link");
-    const minted = spawnSync("bash", ["-c", command], { cwd: project, encoding: "utf8", timeout: 60_000, env: { ...bare, PORT: String(server.port), NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv });
+    const minted = spawnSync("bash", ["-c", command], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...bare, PORT: String(server.port), NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv,
+    });
     expect(minted.status, `${minted.stdout}${minted.stderr}`).toBe(0);
     const link = new URL(/(http:\/\/\S+\/signin\/email#\S+)/.exec(minted.stdout)![1]);
     const parts = new URLSearchParams(link.hash.slice(1));
@@ -241,7 +289,12 @@ describe("DEPLOY.md's trial production start on one machine", () => {
       await client.fetch("/api/auth/callback/operator-link", {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrfToken: body.csrfToken, email: parts.get("email")!, token: parts.get("token")!, json: "true" }).toString(),
+        body: new URLSearchParams({
+          csrfToken: body.csrfToken,
+          email: parts.get("email")!,
+          token: parts.get("token")!,
+          json: "true",
+        }).toString(),
       });
       return (await client.json<{ user?: { email?: string } }>("/api/auth/session")).body;
     };
@@ -252,7 +305,12 @@ describe("DEPLOY.md's trial production start on one machine", () => {
     // Once only: the same link signs nobody in again.
     expect((await spend(new Client(server.baseUrl))).user).toBeUndefined();
     // Only an operator's address gets a link.
-    const refused = spawnSync("bash", ["-c", command.replace("you@example.com", "stranger@example.com")], { cwd: project, encoding: "utf8", timeout: 60_000, env: { ...bare, NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv });
+    const refused = spawnSync("bash", ["-c", command.replace("you@example.com", "stranger@example.com")], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...bare, NEXTAUTH_URL: server.baseUrl } as unknown as NodeJS.ProcessEnv,
+    });
     expect(refused.status).not.toBe(0);
     expect(`${refused.stdout}${refused.stderr}`).toContain("stranger@example.com is not in ADMIN_EMAILS");
   }, 180_000);
@@ -263,7 +321,13 @@ describe("a sign-in mail that cannot go out (production, Resend refusing the sen
   let server: RunningServer;
   beforeAll(async () => {
     resend = await startResendStub();
-    server = await startServer({ ...BASE_ENV, ...resend.env, EMAIL_FROM: "App <no-reply@unverified.example>", ADMIN_API_TOKEN: ADMIN_TOKEN, LOG_LEVEL: "info" });
+    server = await startServer({
+      ...BASE_ENV,
+      ...resend.env,
+      EMAIL_FROM: "App <no-reply@unverified.example>",
+      ADMIN_API_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: "info",
+    });
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
@@ -272,7 +336,10 @@ describe("a sign-in mail that cannot go out (production, Resend refusing the sen
   });
 
   it("tells the person to contact the operator, logs the cause once naming the setting, and shows on the console's overview", async () => {
-    resend.failNext(403, 1, { name: "validation_error", message: "The unverified.example domain is not verified. Please, add and verify your domain on https://resend.com/domains" });
+    resend.failNext(403, 1, {
+      name: "validation_error",
+      message: "The unverified.example domain is not verified. Please, add and verify your domain on https://resend.com/domains",
+    });
     const res = await fetch(`${server.baseUrl}/api/auth/email-link`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -280,10 +347,14 @@ describe("a sign-in mail that cannot go out (production, Resend refusing the sen
     });
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: string; code: string };
-    expect(body.error).toBe("This site cannot send email right now, so sign-in links cannot be delivered; please contact the site's operator");
+    expect(body.error).toBe(
+      "This site cannot send email right now, so sign-in links cannot be delivered; please contact the site's operator",
+    );
     expect(body.error).not.toMatch(/try again in a minute/);
 
-    const lines = readFileSync(server.logFile, "utf8").split("\n").filter((l) => l.includes("email not sent") || l.includes("sign-in link not sent"));
+    const lines = readFileSync(server.logFile, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("email not sent") || l.includes("sign-in link not sent"));
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]) as { level: string; msg: string; setting: string };
     expect(line.level).toBe("error");
@@ -292,8 +363,16 @@ describe("a sign-in mail that cannot go out (production, Resend refusing the sen
 
     const summary = await fetch(`${server.baseUrl}/api/admin/metrics/summary`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(summary.status).toBe(200);
-    const emails = ((await summary.json()) as { emails: { failedLast24h: number; signInFailedLast24h: number; lastFailure: { type: string; error: string } | null } }).emails;
-    expect(emails).toMatchObject({ failedLast24h: 1, signInFailedLast24h: 1, lastFailure: { type: "sign_in", error: expect.stringContaining("EMAIL_FROM") } });
+    const emails = (
+      (await summary.json()) as {
+        emails: { failedLast24h: number; signInFailedLast24h: number; lastFailure: { type: string; error: string } | null };
+      }
+    ).emails;
+    expect(emails).toMatchObject({
+      failedLast24h: 1,
+      signInFailedLast24h: 1,
+      lastFailure: { type: "sign_in", error: expect.stringContaining("EMAIL_FROM") },
+    });
   });
 
   it("a passing failure (Resend's own trouble) says to try again later, then to contact the operator if it keeps failing", async () => {
@@ -305,7 +384,9 @@ describe("a sign-in mail that cannot go out (production, Resend refusing the sen
     });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("300");
-    expect(((await res.json()) as { error: string }).error).toMatch(/try again in a few minutes, and if it keeps failing, contact the site's operator/);
+    expect(((await res.json()) as { error: string }).error).toMatch(
+      /try again in a few minutes, and if it keeps failing, contact the site's operator/,
+    );
     // And once Resend is back, the link goes out.
     const ok = await fetch(`${server.baseUrl}/api/auth/email-link`, {
       method: "POST",

@@ -128,11 +128,24 @@ describe("first run", () => {
   it("README's /v1 walk on the embedded default: embeddings, one model name, a refused call leaves no ledger rows, offline costs nothing upstream", async () => {
     const client = new Client(server.baseUrl);
     await client.signIn("v1-walk@example.com");
-    const created = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "walk" }) });
+    const created = await client.json<{ secret: string }>("/api/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "walk" }),
+    });
     expect(created.status).toBe(200);
     const v1 = (pathname: string, body: unknown) =>
-      client.json(pathname, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${created.body.secret}` }, body: JSON.stringify(body) });
-    const history = async () => (await client.json<{ transactions: { type: string; operation: string; metadata: Record<string, unknown> }[] }>("/api/credits/history")).body.transactions;
+      client.json(pathname, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${created.body.secret}` },
+        body: JSON.stringify(body),
+      });
+    const history = async () =>
+      (
+        await client.json<{ transactions: { type: string; operation: string; metadata: Record<string, unknown> }[] }>(
+          "/api/credits/history",
+        )
+      ).body.transactions;
 
     const first = await v1("/v1/embeddings", { model: "text-embedding-3-small", input: ["hello world", "second"] });
     expect(first.status, JSON.stringify(first.body)).toBe(200);

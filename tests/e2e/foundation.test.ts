@@ -66,7 +66,14 @@ describe("the built server over HTTP (next start, embedded database)", () => {
 
     const status = await c.json("/api/user/status");
     expect(status.status).toBe(200);
-    expect(status.body).toEqual({ status: "free", tier: "free", billingPeriod: "monthly", isTrial: false, needsAction: false, isLocked: false });
+    expect(status.body).toEqual({
+      status: "free",
+      tier: "free",
+      billingPeriod: "monthly",
+      isTrial: false,
+      needsAction: false,
+      isLocked: false,
+    });
     expect(status.headers.get("cache-control")).toBe("private, max-age=300");
     expect(status.headers.get("x-ratelimit-limit")).toBe("100");
     expect(Number(status.headers.get("x-ratelimit-remaining"))).toBe(99);
@@ -99,7 +106,13 @@ describe("the built server over HTTP (next start, embedded database)", () => {
 
   it("a dashboard request is redirected to /signin, also when it carries x-middleware-subrequest", async () => {
     const c = new Client(baseUrl);
-    for (const value of [undefined, "middleware", "src/middleware", "middleware:middleware:middleware:middleware:middleware", "pages/_middleware"]) {
+    for (const value of [
+      undefined,
+      "middleware",
+      "src/middleware",
+      "middleware:middleware:middleware:middleware:middleware",
+      "pages/_middleware",
+    ]) {
       const res = await c.fetch("/dashboard", { headers: value ? { "x-middleware-subrequest": value } : {} });
       expect(res.status).toBe(307);
       expect(new URL(res.headers.get("location") as string, baseUrl).pathname).toBe("/signin");
@@ -133,7 +146,11 @@ describe("the built server over HTTP (next start, embedded database)", () => {
     await c.signIn("hook-e2e@example.com");
     expect((await c.json("/api/user/status")).status).toBe(200);
 
-    const wrong = await deliver("msg_e2e_2", { type: "user.deleted", data: { id: "user_e2e" } }, "whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC0wMTI=");
+    const wrong = await deliver(
+      "msg_e2e_2",
+      { type: "user.deleted", data: { id: "user_e2e" } },
+      "whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC0wMTI=",
+    );
     expect(wrong.status).toBe(401);
     const missing = await fetch(`${baseUrl}/api/webhooks/identity`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(400);
@@ -145,7 +162,10 @@ describe("the built server over HTTP (next start, embedded database)", () => {
 });
 
 /** Runs a Node script as a server would start; its exit code (null if still running after 60 s, then killed) and everything it printed. */
-async function runUntilExit(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<{ code: number | null; output: string }> {
+async function runUntilExit(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (d) => (output += d));

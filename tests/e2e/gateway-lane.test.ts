@@ -25,7 +25,14 @@ describe(`hot AI routes answered by ${laned ? "the gateway lane" : "Next's route
     expect((await chat.json()).cost).toBe(15);
     expect(routerVary(chat)).toBe(!laned);
     // The same security headers whichever path answered.
-    for (const name of ["x-content-type-options", "x-frame-options", "referrer-policy", "permissions-policy", "cross-origin-opener-policy", "x-request-id"]) {
+    for (const name of [
+      "x-content-type-options",
+      "x-frame-options",
+      "referrer-policy",
+      "permissions-policy",
+      "cross-origin-opener-policy",
+      "x-request-id",
+    ]) {
       expect(chat.headers.get(name), name).toBeTruthy();
     }
     const stream = await post("/api/ai/stream");

@@ -41,12 +41,27 @@ afterAll(async () => {
  * Headers whose values differ per request or by transport, not by path. Compression is transport: the
  * lane gzips JSON from 1 KB (below that it costs CPU for nothing), Next any size; fetch decodes both.
  */
-const PER_REQUEST = new Set(["date", "x-request-id", "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "set-cookie", "etag"]);
+const PER_REQUEST = new Set([
+  "date",
+  "x-request-id",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "set-cookie",
+  "etag",
+]);
 
 /** The shape of a JSON value: its keys and the types of their values (not the values). */
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? [shapeOf(value[0])] : [];
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, shapeOf(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, shapeOf(v)]),
+    );
   return value === null ? "null" : typeof value;
 }
 
@@ -77,7 +92,11 @@ async function answerOf(res: Response): Promise<Answer> {
   const type = res.headers.get("content-type") ?? "";
   let body: unknown = text.length > 0 ? "text" : "";
   if (type.startsWith("application/json")) body = shapeOf(JSON.parse(text));
-  else if (type.startsWith("text/event-stream")) body = text.split("\n\n").filter(Boolean).map((e) => (e.startsWith("event:") ? e.split("\n")[0] : /"type":"(\w+)"/.exec(e)?.[1] ?? e.slice(0, 12)));
+  else if (type.startsWith("text/event-stream"))
+    body = text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => (e.startsWith("event:") ? e.split("\n")[0] : (/"type":"(\w+)"/.exec(e)?.[1] ?? e.slice(0, 12))));
   return { status: res.status, headers, body };
 }
 
@@ -107,13 +126,30 @@ const CASES: Case[] = [
   { name: "chat, no session", path: "/api/ai/chat", headers: json, body: chat, as: "nobody" },
   { name: "stream, no session", path: "/api/ai/stream", headers: json, body: chat, as: "nobody" },
   { name: "v1, no key", path: "/v1/chat/completions", headers: json, body: v1chat, as: "nobody" },
-  { name: "v1, a wrong key", path: "/v1/chat/completions", headers: { ...json, authorization: "Bearer sk-not-a-key" }, body: v1chat, as: "nobody" },
-  { name: "chat, cross-site", path: "/api/ai/chat", headers: { ...json, origin: "https://evil.example", "sec-fetch-site": "cross-site" }, body: chat },
+  {
+    name: "v1, a wrong key",
+    path: "/v1/chat/completions",
+    headers: { ...json, authorization: "Bearer sk-not-a-key" },
+    body: v1chat,
+    as: "nobody",
+  },
+  {
+    name: "chat, cross-site",
+    path: "/api/ai/chat",
+    headers: { ...json, origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    body: chat,
+  },
   { name: "chat, not JSON", path: "/api/ai/chat", headers: json, body: "{not json" },
   { name: "chat, invalid body", path: "/api/ai/chat", headers: json, body: JSON.stringify({ messages: "hi" }) },
   { name: "stream, invalid body", path: "/api/ai/stream", headers: json, body: JSON.stringify({ messages: [] }) },
   { name: "v1, invalid body", path: "/v1/chat/completions", headers: json, body: JSON.stringify({ model: "gpt-4o-mini" }), as: "key" },
-  { name: "v1, unknown model", path: "/v1/chat/completions", headers: json, body: JSON.stringify({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }), as: "key" },
+  {
+    name: "v1, unknown model",
+    path: "/v1/chat/completions",
+    headers: json,
+    body: JSON.stringify({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }),
+    as: "key",
+  },
   { name: "chat, a form body", path: "/api/ai/chat", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "a=1" },
   { name: "chat, too large (declared)", path: "/api/ai/chat", headers: json, body: big },
   { name: "chat, no credits", path: "/api/ai/chat", headers: json, body: chat, as: "broke" },
@@ -129,7 +165,11 @@ const CASES: Case[] = [
 async function callersOf(server: RunningServer, tag: string) {
   const person = new Client(server.baseUrl);
   await person.signIn(`parity-${tag}@example.com`);
-  const key = await person.json<{ secret: string }>("/api/keys", { method: "POST", headers: json, body: JSON.stringify({ name: "parity" }) });
+  const key = await person.json<{ secret: string }>("/api/keys", {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ name: "parity" }),
+  });
   const broke = new Client(server.baseUrl);
   await broke.signIn(`parity-broke-${tag}@example.com`);
   const session = await broke.json<{ user: { id: string } }>("/api/auth/session");
@@ -183,10 +223,14 @@ describe("the gateway lane answers as Next's router does", () => {
       const request = (path: string, body: Buffer | null) =>
         new Promise<{ status: number; socket: unknown; ms: number }>((resolve, reject) => {
           const started = Date.now();
-          const req = http.request(`${server.baseUrl}${path}`, { method: body ? "POST" : "GET", agent, headers: body ? json : {} }, (res) => {
-            res.resume();
-            res.on("end", () => resolve({ status: res.statusCode!, socket: req.socket, ms: Date.now() - started }));
-          });
+          const req = http.request(
+            `${server.baseUrl}${path}`,
+            { method: body ? "POST" : "GET", agent, headers: body ? json : {} },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve({ status: res.statusCode!, socket: req.socket, ms: Date.now() - started }));
+            },
+          );
           req.setTimeout(5000, () => req.destroy(new Error(`${path} timed out`)));
           req.on("error", reject);
           req.end(body ?? undefined);

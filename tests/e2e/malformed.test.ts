@@ -12,13 +12,20 @@ const baseUrl = inject("baseUrl");
 const serverLog = inject("serverLog");
 
 /** Sends a path exactly as written (fetch would normalise some escapes). */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (d: string) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body: text, headers: res.headers }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body: text, headers: res.headers }),
+      );
     });
     req.on("error", reject);
     if (body !== undefined) req.write(body);
@@ -51,7 +58,12 @@ describe("malformed requests", () => {
 
   it("an unknown /api path answers JSON 404 for every method, never the HTML not-found page", async () => {
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
-      const res = await raw(method, "/api/no-such-route", method === "GET" || method === "DELETE" ? {} : { "content-type": "application/json" }, method === "GET" || method === "DELETE" ? undefined : "{}");
+      const res = await raw(
+        method,
+        "/api/no-such-route",
+        method === "GET" || method === "DELETE" ? {} : { "content-type": "application/json" },
+        method === "GET" || method === "DELETE" ? undefined : "{}",
+      );
       expect(res.status, method).toBe(404);
       expect(res.type, method).toContain("application/json");
       expect(JSON.parse(res.body), method).toEqual({ error: "Not found: no API endpoint at /api/no-such-route", code: "not_found" });
@@ -75,7 +87,8 @@ describe("malformed requests", () => {
     const client = new Client(baseUrl);
     await client.signIn("truncated@example.com");
     const before = readFileSync(serverLog, "utf8").length;
-    const body = '--zzz\r\nContent-Disposition: form-data; name="audio"; filename="a.webm"\r\nContent-Type: audio/webm\r\n\r\n\u001aE\u00df\u00a3 partial';
+    const body =
+      '--zzz\r\nContent-Disposition: form-data; name="audio"; filename="a.webm"\r\nContent-Type: audio/webm\r\n\r\n\u001aE\u00df\u00a3 partial';
     const answers = await Promise.all(
       Array.from({ length: 40 }, () =>
         client.json("/api/ai/speech-to-text", { method: "POST", headers: { "content-type": "multipart/form-data; boundary=zzz" }, body }),

@@ -17,8 +17,19 @@ import { removeDir, startServer, type RunningServer } from "./server";
 const ADMIN_TOKEN = "meter-suite-admin-token-0123456789abcdef";
 /** The default catalog's cheapest credit: the Enterprise package, $99.99 for 25,000. */
 const CREDIT_USD = 99.99 / 25_000;
-const REASONER = { kind: "chat", vendor: "openai", contextWindow: 200_000, maxOutputTokens: 4_000, perMillionTokens: { input: 1.1, output: 4.4 }, tokenizer: "o200k", hiddenReasoning: true };
-const PRICES = new Map<string, (typeof DEFAULT_MODELS)[number] | typeof REASONER>([...DEFAULT_MODELS.map((m) => [m.id, m] as const), ["o4-mini", REASONER]]);
+const REASONER = {
+  kind: "chat",
+  vendor: "openai",
+  contextWindow: 200_000,
+  maxOutputTokens: 4_000,
+  perMillionTokens: { input: 1.1, output: 4.4 },
+  tokenizer: "o200k",
+  hiddenReasoning: true,
+};
+const PRICES = new Map<string, (typeof DEFAULT_MODELS)[number] | typeof REASONER>([
+  ...DEFAULT_MODELS.map((m) => [m.id, m] as const),
+  ["o4-mini", REASONER],
+]);
 
 /** What a bill costs the operator at list prices, USD. */
 function billUsd(b: Bill): number {
@@ -47,7 +58,12 @@ async function setUp(mode: Mode) {
       AI_MODELS: JSON.stringify({ "o4-mini": REASONER }),
       AI_ALLOWED_MODELS: "gpt-4o-mini,gpt-4.1,o4-mini,claude-haiku-4-5,claude-sonnet-4-5,gemini-2.5-flash",
       // The first route of the small embedding model fails over to one priced as the large model.
-      AI_ROUTES: JSON.stringify({ "text-embedding-3-small": ["openai", { provider: "openai", model: "text-embedding-3-large", upstreamModel: "text-embedding-3-large" }] }),
+      AI_ROUTES: JSON.stringify({
+        "text-embedding-3-small": [
+          "openai",
+          { provider: "openai", model: "text-embedding-3-large", upstreamModel: "text-embedding-3-large" },
+        ],
+      }),
       AI_TIMEOUT_MS: "1500",
       ADMIN_API_TOKEN: ADMIN_TOKEN,
       LOG_LEVEL: "error",
@@ -63,7 +79,11 @@ async function setUp(mode: Mode) {
     body: JSON.stringify({ amount: 200_000, bucket: "subscription", reason: "meter suite", idempotencyKey: `meter-${mode}` }),
   });
   expect(grant.status).toBe(200);
-  const key = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "meter" }) });
+  const key = await client.json<{ secret: string }>("/api/keys", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "meter" }),
+  });
   expect(key.status).toBe(200);
   servers.set(mode, { server, client, key: key.body.secret });
 }
@@ -90,7 +110,10 @@ async function balance(mode: Mode): Promise<number> {
  * Runs one call (or a few) and returns what it charged and what the stub billed, once the stub's
  * bills are final and the balance has stopped moving (a cut call settles after its response).
  */
-async function metered(mode: Mode, run: () => Promise<unknown>): Promise<{ charged: number; bills: Bill[]; result: unknown; reserved: number | null }> {
+async function metered(
+  mode: Mode,
+  run: () => Promise<unknown>,
+): Promise<{ charged: number; bills: Bill[]; result: unknown; reserved: number | null }> {
   const before = await balance(mode);
   const from = stub.bills.length;
   const started = Date.now();
@@ -106,7 +129,11 @@ async function metered(mode: Mode, run: () => Promise<unknown>): Promise<{ charg
   // Metered: what the newest charge reserved before the call (its quote), from the ledger.
   let reserved: number | null = null;
   if (mode === "metered") {
-    const { body } = await servers.get(mode)!.client.json<{ transactions: { type: string; createdAt: string; metadata: { reserved?: number } }[] }>("/api/credits/history?limit=10");
+    const { body } = await servers
+      .get(mode)!
+      .client.json<{ transactions: { type: string; createdAt: string; metadata: { reserved?: number } }[] }>(
+        "/api/credits/history?limit=10",
+      );
     // The charge's own usage row (a settlement's extra draw has rows of its own, without `reserved`).
     const usage = body.transactions.find((t) => t.type === "usage" && t.metadata.reserved !== undefined);
     reserved = usage && Date.parse(usage.createdAt) >= started - 1000 ? (usage.metadata.reserved ?? null) : null;
@@ -120,8 +147,14 @@ async function metered(mode: Mode, run: () => Promise<unknown>): Promise<{ charg
  */
 function expectCovered(what: string, m: { charged: number; bills: Bill[]; reserved?: number | null }): void {
   const cost = m.bills.reduce((sum, b) => sum + billUsd(b), 0);
-  expect(m.charged * CREDIT_USD, `${what}: ${m.charged} credits for $${cost.toFixed(6)} billed (${JSON.stringify(m.bills)})`).toBeGreaterThanOrEqual(cost);
-  if (m.reserved !== undefined && m.reserved !== null) expect(m.reserved * CREDIT_USD, `${what}: reserved ${m.reserved} credits before a $${cost.toFixed(6)} bill`).toBeGreaterThanOrEqual(cost);
+  expect(
+    m.charged * CREDIT_USD,
+    `${what}: ${m.charged} credits for $${cost.toFixed(6)} billed (${JSON.stringify(m.bills)})`,
+  ).toBeGreaterThanOrEqual(cost);
+  if (m.reserved !== undefined && m.reserved !== null)
+    expect(m.reserved * CREDIT_USD, `${what}: reserved ${m.reserved} credits before a $${cost.toFixed(6)} bill`).toBeGreaterThanOrEqual(
+      cost,
+    );
 }
 
 const v1 = (mode: Mode, path: string, body: unknown, signal?: AbortSignal) =>
@@ -133,7 +166,10 @@ const v1 = (mode: Mode, path: string, body: unknown, signal?: AbortSignal) =>
   });
 
 /** Reads an SSE body chunk by chunk; `onText` may stop early (return false: the reader hangs up). */
-async function readStream(res: Response, onText: (count: number) => boolean | void = () => true): Promise<{ texts: number; ended: boolean }> {
+async function readStream(
+  res: Response,
+  onText: (count: number) => boolean | void = () => true,
+): Promise<{ texts: number; ended: boolean }> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -157,7 +193,11 @@ async function readStream(res: Response, onText: (count: number) => boolean | vo
   }
 }
 
-const chat = (model: string, content: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: "user", content }], ...extra });
+const chat = (model: string, content: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: "user", content }],
+  ...extra,
+});
 
 describe.each(modes)("the meter (%s pricing): every call costs at least what the provider billed", (mode) => {
   it("audio: a header that lies about the length never shortens the price (WAV, MP3, FLAC, Ogg, WebM, M4A)", async () => {
@@ -177,13 +217,19 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
       form.set("file", new Blob([new Uint8Array(bytes)]), name);
       form.set("model", "whisper-1");
       const m = await metered(mode, () =>
-        fetch(`${servers.get(mode)!.server.baseUrl}/v1/audio/transcriptions`, { method: "POST", headers: { authorization: `Bearer ${servers.get(mode)!.key}` }, body: form }),
+        fetch(`${servers.get(mode)!.server.baseUrl}/v1/audio/transcriptions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${servers.get(mode)!.key}` },
+          body: form,
+        }),
       );
       const status = (m.result as Response).status;
       if (mode === "flat" && seconds > 600) {
         // More than 20 credits pay for: refused before any provider call.
         expect(status, name).toBe(400);
-        expect(await (m.result as Response).json()).toMatchObject({ error: { message: expect.stringMatching(/minutes long; at the flat price of 20 credits it may be at most/) } });
+        expect(await (m.result as Response).json()).toMatchObject({
+          error: { message: expect.stringMatching(/minutes long; at the flat price of 20 credits it may be at most/) },
+        });
         expect(m.bills).toHaveLength(0);
       } else expect(status, name).toBe(200);
       expectCovered(name, m);
@@ -213,7 +259,10 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
   }, 60_000);
 
   it("a stream abandoned while the model is still thinking pays for the thinking (Gemini, and a hidden reasoner)", async () => {
-    for (const [vendor, model] of [["gemini", "gemini-2.5-flash"], ["openai", "o4-mini"]] as const) {
+    for (const [vendor, model] of [
+      ["gemini", "gemini-2.5-flash"],
+      ["openai", "o4-mini"],
+    ] as const) {
       stub.plan(vendor, { thinking: 300, tokens: 10, paceMs: 5 });
       const cut = await metered(mode, async () => {
         const client = new AbortController();
@@ -231,7 +280,11 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
   it("a stream read 18 chunks of 20, then hung up on: the flat price in flat mode, what was produced in metered", async () => {
     stub.plan("openai", { tokens: 20, paceMs: 20 });
     const cut = await metered(mode, async () => {
-      const res = await v1(mode, "/chat/completions", chat("gpt-4o-mini", "Twenty words", { stream: true, stream_options: { include_usage: true } }));
+      const res = await v1(
+        mode,
+        "/chat/completions",
+        chat("gpt-4o-mini", "Twenty words", { stream: true, stream_options: { include_usage: true } }),
+      );
       return readStream(res, (n) => n < 18);
     });
     if (mode === "flat") expect(cut.charged).toBe(20);
@@ -257,9 +310,14 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
       await stub.settled(10_000);
       expect(stub.bills.at(-1)).toMatchObject({ done: true, cut: false, outputTokens: 16_000 });
       await new Promise((r) => setTimeout(r, 300));
-      const cron = await fetch(`${server.baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: "Bearer e2e-cron-secret" } });
+      const cron = await fetch(`${server.baseUrl}/api/cron/check-trials`, {
+        method: "POST",
+        headers: { authorization: "Bearer e2e-cron-secret" },
+      });
       expect(cron.status).toBe(200);
-      const history = await client.json<{ transactions: { type: string; metadata: Record<string, unknown> }[] }>("/api/credits/history?limit=5");
+      const history = await client.json<{ transactions: { type: string; metadata: Record<string, unknown> }[] }>(
+        "/api/credits/history?limit=5",
+      );
       expect(history.body.transactions.find((t) => t.type === "usage")?.metadata).toMatchObject({ credits: expect.any(Number) });
       await reader.cancel();
       return null;
@@ -285,7 +343,9 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
 
     const long = await metered(mode, () => v1(mode, "/embeddings", { model: "text-embedding-3-small", input: "é".repeat(20_000) }));
     expect((long.result as Response).status).toBe(400);
-    expect(await (long.result as Response).json()).toMatchObject({ error: { param: "input", message: expect.stringMatching(/cl100k.*at most 8,191/) } });
+    expect(await (long.result as Response).json()).toMatchObject({
+      error: { param: "input", message: expect.stringMatching(/cl100k.*at most 8,191/) },
+    });
     expect(long.bills).toHaveLength(0);
     expect(long.charged).toBe(0);
 
@@ -319,7 +379,15 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
         body: JSON.stringify({
           model: "gemini-2.5-flash",
           maxTokens: 10,
-          messages: [{ role: "user", content: [{ type: "text", text: "What are they?" }, ...Array.from({ length: 4 }, () => ({ type: "image", image: pngOf(3072, 3072) }))] }],
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: "What are they?" },
+                ...Array.from({ length: 4 }, () => ({ type: "image", image: pngOf(3072, 3072) })),
+              ],
+            },
+          ],
         }),
       });
       expect(res.status).toBe(200);
@@ -341,7 +409,9 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
     stub.plan("anthropic", { tokens: 500, paceMs: 10 });
     const late = await metered(mode, () => v1(mode, "/chat/completions", chat("claude-haiku-4-5", "A long answer please")));
     expect((late.result as Response).status).toBe(503);
-    expect(await (late.result as Response).json()).toMatchObject({ error: { message: expect.stringMatching(/did not answer the chat completion within/) } });
+    expect(await (late.result as Response).json()).toMatchObject({
+      error: { message: expect.stringMatching(/did not answer the chat completion within/) },
+    });
     expectCovered("anthropic deadline", late);
   }, 30_000);
 
@@ -350,7 +420,9 @@ describe.each(modes)("the meter (%s pricing): every call costs at least what the
     const res = await v1(mode, "/chat/completions", chat("claude-sonnet-4-5", "x".repeat(17_000), { max_tokens: 10 }));
     if (mode === "flat") {
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: { message: expect.stringMatching(/bytes of text; at the flat price of 15 credits/) } });
+      expect(await res.json()).toMatchObject({
+        error: { message: expect.stringMatching(/bytes of text; at the flat price of 15 credits/) },
+      });
     } else {
       expect(res.status).toBe(200);
       await res.json();

@@ -22,10 +22,17 @@ const charged: number[] = [];
 
 beforeAll(async () => {
   stub = await startOpenAiStub();
-  server = await startServer({ OPENAI_API_KEY: "sk-upstream-e2e", OPENAI_BASE_URL: stub.url, LOG_LEVEL: "info" }, { dataDirPrefix: "svc-v1-" });
+  server = await startServer(
+    { OPENAI_API_KEY: "sk-upstream-e2e", OPENAI_BASE_URL: stub.url, LOG_LEVEL: "info" },
+    { dataDirPrefix: "svc-v1-" },
+  );
   owner = new Client(server.baseUrl);
   await owner.signIn("sdk-user@example.com");
-  const created = await owner.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "sdk tests" }) });
+  const created = await owner.json<{ secret: string }>("/api/keys", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "sdk tests" }),
+  });
   expect(created.status).toBe(200);
   secret = created.body.secret;
 }, 180_000);
@@ -39,14 +46,22 @@ afterAll(async () => {
 const openai = () => new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: secret, maxRetries: 2 });
 
 async function createKey(body: Record<string, unknown>): Promise<string> {
-  const res = await owner.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "limited", ...body }) });
+  const res = await owner.json<{ secret: string }>("/api/keys", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "limited", ...body }),
+  });
   expect(res.status).toBe(200);
   return res.body.secret;
 }
 
 describe("the official openai SDK against /v1", () => {
   it("chat completion, charged 15 credits", async () => {
-    const completion = await openai().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Say hi" }], max_tokens: 100 });
+    const completion = await openai().chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "Say hi" }],
+      max_tokens: 100,
+    });
     expect(completion.choices[0].message.content).toBe("stub reply to: Say hi");
     expect(completion.choices[0].finish_reason).toBe("stop");
     const usage = completion.usage as OpenAI.CompletionUsage & { credits_charged: number };
@@ -55,7 +70,12 @@ describe("the official openai SDK against /v1", () => {
   });
 
   it("streaming with include_usage: the text, then the usage with the charge (20 credits)", async () => {
-    const stream = await openai().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "Stream it" }], stream: true, stream_options: { include_usage: true } });
+    const stream = await openai().chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "Stream it" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = "";
     let usage: (OpenAI.CompletionUsage & { credits_charged?: number }) | null | undefined = null;
     for await (const chunk of stream) {
@@ -83,7 +103,10 @@ describe("the official openai SDK against /v1", () => {
   });
 
   it("transcription of a file (20 credits)", async () => {
-    const res = await openai().audio.transcriptions.create({ model: "whisper-1", file: await toFile(wav(1.5), "memo.wav", { type: "audio/wav" }) });
+    const res = await openai().audio.transcriptions.create({
+      model: "whisper-1",
+      file: await toFile(wav(1.5), "memo.wav", { type: "audio/wav" }),
+    });
     expect(res.text).toBe("stub transcription of the audio");
     charged.push(20);
   });
@@ -101,14 +124,22 @@ describe("the official openai SDK against /v1", () => {
     expect((unauthorized as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
 
     const narrow = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: await createKey({ models: ["gpt-4o-mini"] }), maxRetries: 0 });
-    const forbidden = await narrow.chat.completions.create({ model: "gpt-4.1-mini", messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
+    const forbidden = await narrow.chat.completions
+      .create({ model: "gpt-4.1-mini", messages: [{ role: "user", content: "x" }] })
+      .catch((e: unknown) => e);
     expect(forbidden).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((forbidden as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe("model_not_allowed");
 
-    const budgeted = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: await createKey({ budget: { credits: 10, period: "day" } }), maxRetries: 2 });
+    const budgeted = new OpenAI({
+      baseURL: `${server.baseUrl}/v1`,
+      apiKey: await createKey({ budget: { credits: 10, period: "day" } }),
+      maxRetries: 2,
+    });
     const before = stub.count("chat");
     const started = Date.now();
-    const quota = await budgeted.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
+    const quota = await budgeted.chat.completions
+      .create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] })
+      .catch((e: unknown) => e);
     expect(quota).toBeInstanceOf(OpenAI.RateLimitError);
     expect((quota as InstanceType<typeof OpenAI.RateLimitError>).code).toBe("budget_exceeded");
     expect((quota as InstanceType<typeof OpenAI.RateLimitError>).type).toBe("insufficient_quota");
@@ -116,14 +147,17 @@ describe("the official openai SDK against /v1", () => {
     expect(Date.now() - started).toBeLessThan(450);
     expect(stub.count("chat")).toBe(before);
 
-    const invalid = await openai().chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 }).catch((e: unknown) => e);
+    const invalid = await openai()
+      .chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 })
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
     expect((invalid as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("n");
   });
 });
 
 describe("the Vercel AI SDK (openai-compatible provider) against /v1", () => {
-  const provider = () => createOpenAICompatible({ name: "subscription-backend", baseURL: `${server.baseUrl}/v1`, apiKey: secret, includeUsage: true });
+  const provider = () =>
+    createOpenAICompatible({ name: "subscription-backend", baseURL: `${server.baseUrl}/v1`, apiKey: secret, includeUsage: true });
 
   it("generateText", async () => {
     const result = await generateText({ model: provider()("gpt-4o-mini"), prompt: "Hello from the AI SDK" });
@@ -145,7 +179,9 @@ describe("the Vercel AI SDK (openai-compatible provider) against /v1", () => {
 describe("the ledger and the logs", () => {
   it("every call above is one charge in the user's ledger, on the key; the key is nowhere in the server's logs", async () => {
     const expected = charged.reduce((a, b) => a + b, 0);
-    const history = await owner.json<{ transactions: Array<{ amount: number; type: string; metadata: Record<string, unknown> }> }>("/api/credits/history?limit=100");
+    const history = await owner.json<{ transactions: Array<{ amount: number; type: string; metadata: Record<string, unknown> }> }>(
+      "/api/credits/history?limit=100",
+    );
     const keyed = history.body.transactions.filter((t) => (t.type === "usage" || t.type === "refund") && t.metadata.apiKeyId);
     expect(-keyed.reduce((sum, t) => sum + t.amount, 0)).toBe(expected);
     const keys = await owner.json<{ keys: Array<{ name: string; totalSpent: number; lastUsedAt: string | null }> }>("/api/keys");

@@ -33,7 +33,9 @@ describe("security, round three (production server)", () => {
   it("keeps /api/health quick while 8 of the largest bodies arrive from one free account, each refused at no charge", async () => {
     const secret = await keyFor(server.baseUrl, "hostile@example.com");
     const load = await healthUnderHostileBodies(server.baseUrl, secret, 8, "gpt-4.1");
-    console.log(`health under 8 hostile bodies: p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, max ${load.max.toFixed(1)} ms over ${load.latencies.length} requests; text bound ${load.textLimit} bytes`);
+    console.log(
+      `health under 8 hostile bodies: p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, max ${load.max.toFixed(1)} ms over ${load.latencies.length} requests; text bound ${load.textLimit} bytes`,
+    );
     // Each body refused: the largest as text beyond the bound (413), those under it as too long for the model (400).
     expect(load.statuses.every((s) => s === 413 || s === 400)).toBe(true);
     expect(load.statuses.filter((s) => s === 413)).toHaveLength(4);
@@ -66,7 +68,10 @@ describe("security, round three (production server)", () => {
   it("signs out everywhere from the account page's endpoint: every session of the user ends", async () => {
     const sessions = [new Client(server.baseUrl), new Client(server.baseUrl)];
     for (const s of sessions) await s.signIn("everywhere@example.com");
-    const res = await sessions[0].fetch("/api/user/sign-out-everywhere", { method: "POST", headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin" } });
+    const res = await sessions[0].fetch("/api/user/sign-out-everywhere", {
+      method: "POST",
+      headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin" },
+    });
     expect(res.status).toBe(200);
     for (const s of sessions) expect((await s.fetch("/api/user/status")).status).toBe(401);
     const again = new Client(server.baseUrl);

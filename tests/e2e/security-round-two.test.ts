@@ -43,35 +43,53 @@ describe("security, round two (production server)", () => {
     expect(text.length).toBeLessThan(400_000);
   });
 
-  it.each(["/%5Cevil.example/x", "/%09/evil.example/x", "//evil.example/x", "https://evil.example/x"])("never sends the browser to another site after sign-in (callbackUrl=%s)", async (target) => {
-    const html = await (await fetch(`${server.baseUrl}/signin?callbackUrl=${target}`)).text();
-    // The sign-in form's destination, as the page hands it to the form (its flight data).
-    const destinations = [...html.matchAll(/callbackUrl\\?":\\?"([^"\\]*)/g)].map((m) => m[1]);
-    expect(destinations.length).toBeGreaterThan(0);
-    expect(destinations.every((d) => d === "/dashboard")).toBe(true);
-  });
+  it.each(["/%5Cevil.example/x", "/%09/evil.example/x", "//evil.example/x", "https://evil.example/x"])(
+    "never sends the browser to another site after sign-in (callbackUrl=%s)",
+    async (target) => {
+      const html = await (await fetch(`${server.baseUrl}/signin?callbackUrl=${target}`)).text();
+      // The sign-in form's destination, as the page hands it to the form (its flight data).
+      const destinations = [...html.matchAll(/callbackUrl\\?":\\?"([^"\\]*)/g)].map((m) => m[1]);
+      expect(destinations.length).toBeGreaterThan(0);
+      expect(destinations.every((d) => d === "/dashboard")).toBe(true);
+    },
+  );
 
   it("refuses cross-site writes made with the session cookie, and JSON sent as anything but JSON", async () => {
     const user = new Client(server.baseUrl);
     await user.signIn("csrf-user@example.com");
     const set = (headers: Record<string, string>, value: boolean) =>
       user.fetch("/api/credits/preferences", { method: "PATCH", headers, body: JSON.stringify({ bonusCreditsAutoUse: value }) });
-    expect((await set({ "content-type": "application/json", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, true)).status).toBe(403);
-    expect((await set({ "content-type": "text/plain", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, true)).status).toBe(403);
+    expect(
+      (await set({ "content-type": "application/json", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, true)).status,
+    ).toBe(403);
+    expect((await set({ "content-type": "text/plain", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, true)).status).toBe(
+      403,
+    );
     expect((await set({ "content-type": "text/plain", origin: server.baseUrl, "sec-fetch-site": "same-origin" }, true)).status).toBe(415);
     const prefs = await user.json<{ bonusCreditsAutoUse: boolean }>("/api/credits/preferences");
     expect(prefs.body.bonusCreditsAutoUse).toBe(false);
     // From the site itself, and from a program without a browser's headers, it works.
-    expect((await set({ "content-type": "application/json", origin: server.baseUrl, "sec-fetch-site": "same-origin" }, true)).status).toBe(200);
+    expect((await set({ "content-type": "application/json", origin: server.baseUrl, "sec-fetch-site": "same-origin" }, true)).status).toBe(
+      200,
+    );
     expect((await set({ "content-type": "application/json" }, false)).status).toBe(200);
   });
 
   it("sends HSTS on every answer, API answers to requests with a body included", async () => {
     const user = new Client(server.baseUrl);
     await user.signIn("hsts@example.com");
-    const chat = await user.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) });
+    const chat = await user.fetch("/api/ai/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(chat.status).toBe(200);
-    for (const res of [chat, await fetch(`${server.baseUrl}/api/health`), await fetch(`${server.baseUrl}/signin`), await fetch(`${server.baseUrl}/api/files/x`, { method: "DELETE", body: "{}" })]) {
+    for (const res of [
+      chat,
+      await fetch(`${server.baseUrl}/api/health`),
+      await fetch(`${server.baseUrl}/signin`),
+      await fetch(`${server.baseUrl}/api/files/x`, { method: "DELETE", body: "{}" }),
+    ]) {
       expect(res.headers.get("strict-transport-security")).toBe("max-age=63072000; includeSubDomains");
     }
   });

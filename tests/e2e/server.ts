@@ -79,7 +79,14 @@ export function ensureBuild(log: (line: string) => void = console.log, options: 
   const tsconfig = path.join(ROOT, "tsconfig.json");
   const tsconfigBefore = existsSync(tsconfig) ? readFileSync(tsconfig, "utf8") : null;
   // `npm run typecheck` covers the same tree in CI; the suites' builds skip the build's own check.
-  const buildEnv: NodeJS.ProcessEnv = { ...process.env, BUILD_SKIP_TYPECHECK: "true", ...options.env, NEXT_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" };
+  const buildEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    BUILD_SKIP_TYPECHECK: "true",
+    ...options.env,
+    NEXT_DIST_DIR: distDir,
+    NEXT_TELEMETRY_DISABLED: "1",
+    NODE_ENV: "production",
+  };
   for (const [what, args] of [
     ["next build", [NEXT_BIN, "build"]],
     ["standalone-prepare", [path.join(ROOT, "scripts", "standalone-prepare.mjs")]],
@@ -94,7 +101,9 @@ export function ensureBuild(log: (line: string) => void = console.log, options: 
     });
     if (tsconfigBefore !== null && readFileSync(tsconfig, "utf8") !== tsconfigBefore) writeFileSync(tsconfig, tsconfigBefore);
     if (result.status !== 0) {
-      throw new Error(`${what} failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`);
+      throw new Error(
+        `${what} failed (exit ${result.status}):\n${(result.stdout ?? "").slice(-4000)}\n${(result.stderr ?? "").slice(-4000)}`,
+      );
     }
   }
   log(`${label}: built in ${Math.round((Date.now() - started) / 1000)} s`);
@@ -194,7 +203,11 @@ export async function startServer(
     args: [...(options.nodeArgs ?? []), path.join(serverDir, "server.js")],
     env: childEnv as NodeJS.ProcessEnv,
   };
-  const child = spawn(launched.command, launched.args, { cwd: options.launch ? ROOT : serverDir, env: launched.env, stdio: ["ignore", out, out] });
+  const child = spawn(launched.command, launched.args, {
+    cwd: options.launch ? ROOT : serverDir,
+    env: launched.env,
+    stdio: ["ignore", out, out],
+  });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -31,7 +31,11 @@ describe("graceful shutdown", () => {
     const before = (await client.json<{ remaining: number }>("/api/ai/usage")).body;
     stub.setDefault("chat", { kind: "delay", ms: 1500 });
     const calls = Array.from({ length: 8 }, () =>
-      client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "finish me" }] }) }),
+      client.fetch("/api/ai/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "finish me" }] }),
+      }),
     );
     const deadline = Date.now() + 10_000;
     while (stub.count("chat") < 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -49,7 +53,8 @@ describe("graceful shutdown", () => {
       await back.signIn("stopping@example.com");
       const after = (await back.json<{ remaining: number }>("/api/ai/usage")).body;
       expect(before.remaining - after.remaining).toBe(8 * 15);
-      const history = (await back.json<{ transactions: Array<{ type: string; amount: number }> }>("/api/credits/history")).body.transactions;
+      const history = (await back.json<{ transactions: Array<{ type: string; amount: number }> }>("/api/credits/history")).body
+        .transactions;
       expect(history.filter((t) => t.type === "usage").reduce((sum, t) => sum + t.amount, 0)).toBe(-120);
     } finally {
       await again.stop();
@@ -60,7 +65,22 @@ describe("graceful shutdown", () => {
   it("npm start passes SIGTERM to the server: nothing is left listening", async () => {
     const port = await freePort();
     const child = spawn("npm", ["start"], {
-      env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", ALLOW_EMBEDDED_DATABASE: "true", AI_OFFLINE: "true", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "n".repeat(40), CRON_SECRET: "c".repeat(40), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true", PGLITE_DATA_DIR: "memory://", DATA_DIR: `/tmp/svc-npm-start-${port}`, RAG_INDEX_ON_START: "false" },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOSTNAME: "127.0.0.1",
+        NODE_ENV: "production",
+        ALLOW_EMBEDDED_DATABASE: "true",
+        AI_OFFLINE: "true",
+        PAYMENTS_ENABLED: "false",
+        NEXTAUTH_SECRET: "n".repeat(40),
+        CRON_SECRET: "c".repeat(40),
+        AUTH_DEV_LOGIN: "true",
+        AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true",
+        PGLITE_DATA_DIR: "memory://",
+        DATA_DIR: `/tmp/svc-npm-start-${port}`,
+        RAG_INDEX_ON_START: "false",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -69,7 +89,10 @@ describe("graceful shutdown", () => {
     const ready = Date.now() + 60_000;
     let up = false;
     while (!up && Date.now() < ready) {
-      up = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+      up = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!up) await new Promise((r) => setTimeout(r, 250));
     }
     expect(up, output).toBe(true);

@@ -101,7 +101,11 @@ describe("OIDC sign-in and account linking", () => {
   });
 
   it("creates nothing for an unverified email nobody uses yet", async () => {
-    const landed = await oidcSignIn(new Client(server.baseUrl), { sub: "squatter", email: "future-customer@example.com", email_verified: false });
+    const landed = await oidcSignIn(new Client(server.baseUrl), {
+      sub: "squatter",
+      email: "future-customer@example.com",
+      email_verified: false,
+    });
     expect(landed).toContain("error=EmailNotVerified");
     expect(await findUser("future-customer@example.com")).toBeNull();
   });
@@ -112,7 +116,9 @@ describe("OIDC sign-in and account linking", () => {
     const ownerId = (await sessionOf(owner))?.id;
 
     const sso = new Client(server.baseUrl);
-    expect(await oidcSignIn(sso, { sub: "owner-sso", email: "owner@example.com", email_verified: true, name: "Owner" })).toBe(`${server.baseUrl}/dashboard`);
+    expect(await oidcSignIn(sso, { sub: "owner-sso", email: "owner@example.com", email_verified: true, name: "Owner" })).toBe(
+      `${server.baseUrl}/dashboard`,
+    );
     expect((await sessionOf(sso))?.id).toBe(ownerId);
     const { identities } = await overview(ownerId as string);
     expect(identities).toMatchObject([{ provider: "oidc", providerAccountId: "owner-sso" }]);
@@ -125,7 +131,9 @@ describe("OIDC sign-in and account linking", () => {
 
     // A verified "true" string (some issuers send one) creates a new user for a new address.
     const fresh = new Client(server.baseUrl);
-    expect(await oidcSignIn(fresh, { sub: "newcomer", email: "newcomer@example.com", email_verified: "true" })).toBe(`${server.baseUrl}/dashboard`);
+    expect(await oidcSignIn(fresh, { sub: "newcomer", email: "newcomer@example.com", email_verified: "true" })).toBe(
+      `${server.baseUrl}/dashboard`,
+    );
     expect((await sessionOf(fresh))?.email).toBe("newcomer@example.com");
   });
 
@@ -148,12 +156,24 @@ describe("OIDC sign-in and account linking", () => {
     expect((await user.fetch("/api/user/status")).status).toBe(200);
     const [identity] = (await overview(userId)).identities;
 
-    expect((await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({}) })).status).toBe(400);
-    const res = await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({ reason: "not the customer's identity" }) });
+    expect(
+      (await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({}) })).status,
+    ).toBe(400);
+    const res = await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "not the customer's identity" }),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ unlinked: true, provider: "oidc" });
     expect((await overview(userId)).identities).toEqual([]);
-    expect((await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, { method: "POST", body: JSON.stringify({ reason: "twice" }) })).status).toBe(404);
+    expect(
+      (
+        await admin(`/api/admin/users/${userId}/identities/${identity.id}/unlink`, {
+          method: "POST",
+          body: JSON.stringify({ reason: "twice" }),
+        })
+      ).status,
+    ).toBe(404);
 
     // The session opened before the unlink is over, even after a refresh of its token.
     expect((await user.fetch("/api/user/status")).status).toBe(401);
@@ -183,7 +203,9 @@ describe("the operator console against cross-site writes, onlookers and locks", 
     await target.signIn("csrf-target@example.com");
     const targetId = (await sessionOf(target))?.id as string;
     const body = JSON.stringify({ amount: 500, bucket: "subscription", reason: "csrf attempt", idempotencyKey: "csrf-1" });
-    const balance = async () => ((await (await admin(`/api/admin/users/${targetId}`)).json()) as { credits: { balances: { subscription: number } } }).credits.balances.subscription;
+    const balance = async () =>
+      ((await (await admin(`/api/admin/users/${targetId}`)).json()) as { credits: { balances: { subscription: number } } }).credits.balances
+        .subscription;
     const before = await balance();
 
     for (const headers of <Record<string, string>[]>[
@@ -197,11 +219,19 @@ describe("the operator console against cross-site writes, onlookers and locks", 
       expect(await res.json()).toMatchObject({ code: "forbidden", error: expect.stringContaining("Cross-site") });
     }
     // From its own pages, but JSON as text/plain: refused too.
-    const plain = await client.fetch(`/api/admin/users/${targetId}/credits`, { method: "POST", headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "text/plain" }, body });
+    const plain = await client.fetch(`/api/admin/users/${targetId}/credits`, {
+      method: "POST",
+      headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "text/plain" },
+      body,
+    });
     expect(plain.status).toBe(415);
     expect(await balance()).toBe(before);
     // The console itself may.
-    const ok = await client.fetch(`/api/admin/users/${targetId}/credits`, { method: "POST", headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "application/json" }, body });
+    const ok = await client.fetch(`/api/admin/users/${targetId}/credits`, {
+      method: "POST",
+      headers: { origin: server.baseUrl, "sec-fetch-site": "same-origin", "content-type": "application/json" },
+      body,
+    });
     expect(ok.status).toBe(200);
     expect(await balance()).toBe(before + 500);
   });
@@ -244,7 +274,10 @@ describe("the operator console against cross-site writes, onlookers and locks", 
           expect(a.status, what).toBe(404);
           expect(u.status, what).toBe(404);
           expect(headersOf(a), what).toEqual(headersOf(u));
-          const [ta, tu] = [normalize(await a.text(), "admin").replaceAll("%61dmin", "WORD"), normalize(await u.text(), "zzzzz").replaceAll("%7Azzzz", "WORD")];
+          const [ta, tu] = [
+            normalize(await a.text(), "admin").replaceAll("%61dmin", "WORD"),
+            normalize(await u.text(), "zzzzz").replaceAll("%7Azzzz", "WORD"),
+          ];
           expect(ta, what).not.toContain("Operator console");
           expect(ta, what).toBe(tu);
         }

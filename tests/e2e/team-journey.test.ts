@@ -43,19 +43,37 @@ describe("a team's day", () => {
     await owner.signIn("team-owner@example.com");
     await member.signIn("team-member@example.com");
 
-    const created = await owner.json<{ organisation: { id: string } }>("/api/orgs", { method: "POST", headers: json, body: JSON.stringify({ name: "Acme Research" }) });
+    const created = await owner.json<{ organisation: { id: string } }>("/api/orgs", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ name: "Acme Research" }),
+    });
     expect(created.status).toBe(200);
     const orgId = created.body.organisation.id;
-    expect((await owner.json("/api/account/active", { method: "PUT", headers: json, body: JSON.stringify({ accountId: orgId }) })).status).toBe(200);
+    expect(
+      (await owner.json("/api/account/active", { method: "PUT", headers: json, body: JSON.stringify({ accountId: orgId }) })).status,
+    ).toBe(200);
 
-    expect((await owner.json(`/api/orgs/${orgId}/invites`, { method: "POST", headers: json, body: JSON.stringify({ email: "team-member@example.com", role: "member" }) })).status).toBe(200);
+    expect(
+      (
+        await owner.json(`/api/orgs/${orgId}/invites`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ email: "team-member@example.com", role: "member" }),
+        })
+      ).status,
+    ).toBe(200);
     const mail = mailTo("team-member@example.com");
     expect(mail.subject).toBe("Join Acme Research");
     const token = new URLSearchParams(/\/invite#(\S+)/.exec(mail.text)![1]).get("token")!;
     expect((await member.json("/api/invites/accept", { method: "POST", headers: json, body: JSON.stringify({ token }) })).status).toBe(200);
 
     // The owner buys the organisation a plan (the active account is the organisation).
-    const checkout = await owner.json<{ checkoutUrl: string }>("/api/payments/create-checkout", { method: "POST", headers: json, body: JSON.stringify({ variantId: "local-pro-monthly" }) });
+    const checkout = await owner.json<{ checkoutUrl: string }>("/api/payments/create-checkout", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ variantId: "local-pro-monthly" }),
+    });
     expect(checkout.status).toBe(200);
     const done = await fetch(`${server.baseUrl}/api/simulator/checkout`, {
       method: "POST",
@@ -68,11 +86,25 @@ describe("a team's day", () => {
 
     const members = await owner.json<{ members: { userId: string; email: string }[] }>(`/api/orgs/${orgId}/members`);
     const memberId = members.body.members.find((m) => m.email === "team-member@example.com")!.userId;
-    expect((await owner.json(`/api/orgs/${orgId}/members/${memberId}`, { method: "PATCH", headers: json, body: JSON.stringify({ dailyCap: 100, monthlyCap: 1000 }) })).status).toBe(200);
+    expect(
+      (
+        await owner.json(`/api/orgs/${orgId}/members/${memberId}`, {
+          method: "PATCH",
+          headers: json,
+          body: JSON.stringify({ dailyCap: 100, monthlyCap: 1000 }),
+        })
+      ).status,
+    ).toBe(200);
 
-    expect((await member.json("/api/account/active", { method: "PUT", headers: json, body: JSON.stringify({ accountId: orgId }) })).status).toBe(200);
+    expect(
+      (await member.json("/api/account/active", { method: "PUT", headers: json, body: JSON.stringify({ accountId: orgId }) })).status,
+    ).toBe(200);
     for (let i = 0; i < 2; i++) {
-      const chat = await member.json<{ cost: number }>("/api/ai/chat", { method: "POST", headers: json, body: JSON.stringify({ messages: [{ role: "user", content: `hello ${i}` }] }) });
+      const chat = await member.json<{ cost: number }>("/api/ai/chat", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ messages: [{ role: "user", content: `hello ${i}` }] }),
+      });
       expect(chat.status).toBe(200);
     }
     const spend = await owner.json<{ byMember: { userId: string; credits: number; calls: number }[] }>(`/api/orgs/${orgId}/usage`);

@@ -38,7 +38,13 @@ beforeAll(async () => {
         for (const rs of payload.resourceSpans ?? []) {
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, attributes: attributesOf(s.attributes) });
+              spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId || undefined,
+                name: s.name,
+                attributes: attributesOf(s.attributes),
+              });
             }
           }
         }
@@ -102,20 +108,31 @@ describe("OpenTelemetry traces", () => {
     // The settlement's statement is a child of the settlement span.
     const settle = trace.find((s) => s.name === "credits.settle")!;
     expect(trace.some((s) => s.name.startsWith("db.query ") && s.parentSpanId === settle.spanId)).toBe(true);
-    expect(trace.some((s) => s.name.startsWith("db.query ") && s.parentSpanId === trace.find((t) => t.name === "credits.reserve")!.spanId)).toBe(true);
+    expect(
+      trace.some((s) => s.name.startsWith("db.query ") && s.parentSpanId === trace.find((t) => t.name === "credits.reserve")!.spanId),
+    ).toBe(true);
   }, 60_000);
 
   it("never exports an API key, even one sent in a URL's query string (refused by the API)", async () => {
     const client = new Client(server.baseUrl);
     await client.signIn("traced-keys@example.com");
-    const created = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "traced" }) });
+    const created = await client.json<{ secret: string }>("/api/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "traced" }),
+    });
     const secret = created.body.secret;
     const inUrl = await fetch(`${server.baseUrl}/v1/models?api_key=${secret}`, { headers: { "x-request-id": "trace-key-in-url" } });
     expect(inUrl.status).toBe(401);
-    const inHeader = await fetch(`${server.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${secret}`, "x-request-id": "trace-key-in-header" } });
+    const inHeader = await fetch(`${server.baseUrl}/v1/models`, {
+      headers: { authorization: `Bearer ${secret}`, "x-request-id": "trace-key-in-header" },
+    });
     expect(inHeader.status).toBe(200);
     const deadline = Date.now() + 20_000;
-    while (!["trace-key-in-url", "trace-key-in-header"].every((id) => spans.some((s) => s.attributes["request.id"] === id)) && Date.now() < deadline) {
+    while (
+      !["trace-key-in-url", "trace-key-in-header"].every((id) => spans.some((s) => s.attributes["request.id"] === id)) &&
+      Date.now() < deadline
+    ) {
       await new Promise((r) => setTimeout(r, 200));
     }
     const seen = spans.filter((s) => s.name.includes("/v1/models") || String(s.attributes["http.target"] ?? "").includes("/v1/models"));

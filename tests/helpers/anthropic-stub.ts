@@ -1,6 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import { applyBefore, pieces, readJson, roughTokens, sendJson, sleep, stubControls, trackStream, listenStub, type StubControls } from "./stub-kit";
+import {
+  applyBefore,
+  pieces,
+  readJson,
+  roughTokens,
+  sendJson,
+  sleep,
+  stubControls,
+  trackStream,
+  listenStub,
+  type StubControls,
+} from "./stub-kit";
 
 /**
  * A local server speaking Anthropic's Messages API (docs.anthropic.com/en/api/messages and
@@ -42,12 +53,18 @@ function lastUserText(body: Loose): string {
 export async function startAnthropicStub(): Promise<AnthropicStub> {
   const controls = stubControls<Endpoint>({ messages: "stream" });
   const error = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) =>
-    sendJson(res, status, { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message }, request_id: `req_${randomBytes(6).toString("hex")}` }, headers);
+    sendJson(
+      res,
+      status,
+      { type: "error", error: { type: ERROR_TYPES[status] ?? "api_error", message }, request_id: `req_${randomBytes(6).toString("hex")}` },
+      headers,
+    );
 
   const server: Server = createServer(async (req, res) => {
     try {
       if (req.method !== "POST" || !(req.url ?? "").startsWith("/v1/messages")) return error(res, 404, `no route ${req.method} ${req.url}`);
-      if (!req.headers["x-api-key"] && !req.headers.authorization?.startsWith("Bearer ")) return error(res, 401, "x-api-key or Authorization: Bearer header is required");
+      if (!req.headers["x-api-key"] && !req.headers.authorization?.startsWith("Bearer "))
+        return error(res, 401, "x-api-key or Authorization: Bearer header is required");
       if (!req.headers["anthropic-version"]) return error(res, 400, "anthropic-version header is required");
       const body = (await readJson(req)) as Loose;
       if (typeof body.max_tokens !== "number") return error(res, 400, "max_tokens: Field required");
@@ -58,8 +75,19 @@ export async function startAnthropicStub(): Promise<AnthropicStub> {
       const text = b?.kind === "reply" ? b.text : b?.kind === "refuse" ? "" : `stub reply to: ${lastUserText(body)}`;
       const input = controls.usage?.input ?? roughTokens([body.system, body.messages]);
       const output = controls.usage?.output ?? pieces(text).length;
-      const usage = { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: controls.usage?.cached ?? 0 };
-      const message = { id: `msg_${randomBytes(8).toString("hex")}`, type: "message", role: "assistant", model: body.model, stop_sequence: null };
+      const usage = {
+        input_tokens: input,
+        output_tokens: output,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: controls.usage?.cached ?? 0,
+      };
+      const message = {
+        id: `msg_${randomBytes(8).toString("hex")}`,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        stop_sequence: null,
+      };
       const stopReason = b?.kind === "refuse" ? "refusal" : "end_turn";
       if (!body.stream) {
         return sendJson(res, 200, { ...message, content: text ? [{ type: "text", text }] : [], stop_reason: stopReason, usage });
@@ -67,7 +95,10 @@ export async function startAnthropicStub(): Promise<AnthropicStub> {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       const stream = trackStream(controls as StubControls<string>, res);
       const event = (name: string, data: unknown) => res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-      event("message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+      event("message_start", {
+        type: "message_start",
+        message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+      });
       event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
       event("ping", { type: "ping" });
       const words = text ? pieces(text) : [];
@@ -82,7 +113,11 @@ export async function startAnthropicStub(): Promise<AnthropicStub> {
         event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: words[i] } });
       }
       event("content_block_stop", { type: "content_block_stop", index: 0 });
-      event("message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: output } });
+      event("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: output },
+      });
       event("message_stop", { type: "message_stop" });
       stream.finish();
       res.end();

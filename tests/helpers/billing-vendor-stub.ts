@@ -96,7 +96,9 @@ function foreignTokens(text: string): number {
 function pngSize(dataUrlOrBase64: string): { w: number; h: number } {
   const b64 = dataUrlOrBase64.includes(",") ? dataUrlOrBase64.split(",")[1] : dataUrlOrBase64;
   const head = Buffer.from(b64.slice(0, 44), "base64");
-  return head.subarray(12, 16).toString("latin1") === "IHDR" ? { w: head.readUInt32BE(16), h: head.readUInt32BE(20) } : { w: 1024, h: 1024 };
+  return head.subarray(12, 16).toString("latin1") === "IHDR"
+    ? { w: head.readUInt32BE(16), h: head.readUInt32BE(20) }
+    : { w: 1024, h: 1024 };
 }
 
 function imageTokens(vendor: Vendor, model: string, size: { w: number; h: number }): number {
@@ -121,7 +123,8 @@ function chatPrompt(vendor: Vendor, model: string, body: Loose): number {
     for (const p of body.systemInstruction?.parts ?? []) tokens += count(p.text ?? "");
     for (const c of body.contents ?? []) {
       tokens += 4;
-      for (const p of c.parts ?? []) tokens += p.text !== undefined ? count(p.text) : p.inlineData ? imageTokens(vendor, model, pngSize(p.inlineData.data)) : 0;
+      for (const p of c.parts ?? [])
+        tokens += p.text !== undefined ? count(p.text) : p.inlineData ? imageTokens(vendor, model, pngSize(p.inlineData.data)) : 0;
     }
     return tokens;
   }
@@ -199,12 +202,19 @@ export async function startBillingStub(): Promise<BillingStub> {
    * Produces a chat answer token by token, billing each as it is produced (thinking first), until the
    * end, the request's output cap (thinking included, as vendors count it) or the connection closes.
    */
-  async function produce(vendor: Vendor, res: ServerResponse, b: Bill, plan: ChatPlan, cap: number, send: {
-    start?: () => void;
-    thinking?: (thought: number) => void;
-    token: (text: string, index: number) => void;
-    end: () => void;
-  }): Promise<void> {
+  async function produce(
+    vendor: Vendor,
+    res: ServerResponse,
+    b: Bill,
+    plan: ChatPlan,
+    cap: number,
+    send: {
+      start?: () => void;
+      thinking?: (thought: number) => void;
+      token: (text: string, index: number) => void;
+      end: () => void;
+    },
+  ): Promise<void> {
     let closed = false;
     res.on("close", () => {
       closed = !res.writableFinished;
@@ -233,25 +243,44 @@ export async function startBillingStub(): Promise<BillingStub> {
 
   async function openaiChat(req: IncomingMessage, res: ServerResponse, body: Loose): Promise<void> {
     const plan = plans.openai.shift() ?? {};
-    if (plan.errorStatus) return json(res, plan.errorStatus, { error: { message: `billing stub ${plan.errorStatus}`, type: "server_error", code: null } }, plan.retryAfter ? { "retry-after": plan.retryAfter } : {});
+    if (plan.errorStatus)
+      return json(
+        res,
+        plan.errorStatus,
+        { error: { message: `billing stub ${plan.errorStatus}`, type: "server_error", code: null } },
+        plan.retryAfter ? { "retry-after": plan.retryAfter } : {},
+      );
     const model = body.model;
     const b = bill({ vendor: "openai", kind: "chat", model, promptTokens: chatPrompt("openai", model, body) });
-    const usage = () => ({ prompt_tokens: b.promptTokens, completion_tokens: b.outputTokens + b.thinkingTokens, total_tokens: b.promptTokens + b.outputTokens + b.thinkingTokens });
+    const usage = () => ({
+      prompt_tokens: b.promptTokens,
+      completion_tokens: b.outputTokens + b.thinkingTokens,
+      total_tokens: b.promptTokens + b.outputTokens + b.thinkingTokens,
+    });
     if (!body.stream) {
       let text = "";
       await produce("openai", res, b, plan, body.max_completion_tokens ?? body.max_tokens ?? Infinity, {
         token: (t) => (text += t),
-        end: () => json(res, 200, { id: "x", object: "chat.completion", model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], ...(plan.omitUsage ? {} : { usage: usage() }) }),
+        end: () =>
+          json(res, 200, {
+            id: "x",
+            object: "chat.completion",
+            model,
+            choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+            ...(plan.omitUsage ? {} : { usage: usage() }),
+          }),
       });
       return;
     }
     const frame = (p: unknown) => res.write(`data: ${JSON.stringify(p)}\n\n`);
     await produce("openai", res, b, plan, body.max_completion_tokens ?? body.max_tokens ?? Infinity, {
       start: () => res.writeHead(200, { "content-type": "text/event-stream" }),
-      token: (t) => frame({ id: "x", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: { content: t }, finish_reason: null }] }),
+      token: (t) =>
+        frame({ id: "x", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: { content: t }, finish_reason: null }] }),
       end: () => {
         frame({ id: "x", object: "chat.completion.chunk", model, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
-        if (body.stream_options?.include_usage && !plan.omitUsage) frame({ id: "x", object: "chat.completion.chunk", model, choices: [], usage: usage() });
+        if (body.stream_options?.include_usage && !plan.omitUsage)
+          frame({ id: "x", object: "chat.completion.chunk", model, choices: [], usage: usage() });
         res.write("data: [DONE]\n\n");
       },
     });
@@ -260,7 +289,12 @@ export async function startBillingStub(): Promise<BillingStub> {
   async function anthropicMessages(req: IncomingMessage, res: ServerResponse, body: Loose): Promise<void> {
     const plan = plans.anthropic.shift() ?? {};
     if (plan.errorStatus) {
-      return json(res, plan.errorStatus, { type: "error", error: { type: plan.errorStatus === 529 ? "overloaded_error" : "api_error", message: "billing stub" } }, plan.retryAfter ? { "retry-after": plan.retryAfter } : {});
+      return json(
+        res,
+        plan.errorStatus,
+        { type: "error", error: { type: plan.errorStatus === 529 ? "overloaded_error" : "api_error", message: "billing stub" } },
+        plan.retryAfter ? { "retry-after": plan.retryAfter } : {},
+      );
     }
     const model = body.model;
     const b = bill({ vendor: "anthropic", kind: "chat", model, promptTokens: chatPrompt("anthropic", model, body) });
@@ -270,15 +304,41 @@ export async function startBillingStub(): Promise<BillingStub> {
       start: () => {
         if (!body.stream) return;
         res.writeHead(200, { "content-type": "text/event-stream" });
-        event("message_start", { type: "message_start", message: { id: "msg", type: "message", role: "assistant", model, content: [], usage: { input_tokens: b.promptTokens, output_tokens: 1 } } });
+        event("message_start", {
+          type: "message_start",
+          message: {
+            id: "msg",
+            type: "message",
+            role: "assistant",
+            model,
+            content: [],
+            usage: { input_tokens: b.promptTokens, output_tokens: 1 },
+          },
+        });
         event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
       },
-      token: (t) => (body.stream ? event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } }) : (text += t)),
+      token: (t) =>
+        body.stream
+          ? event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } })
+          : (text += t),
       end: () => {
         const usage = { input_tokens: b.promptTokens, output_tokens: b.outputTokens + b.thinkingTokens };
-        if (!body.stream) return json(res, 200, { id: "msg", type: "message", role: "assistant", model, content: [{ type: "text", text }], stop_reason: "end_turn", usage });
+        if (!body.stream)
+          return json(res, 200, {
+            id: "msg",
+            type: "message",
+            role: "assistant",
+            model,
+            content: [{ type: "text", text }],
+            stop_reason: "end_turn",
+            usage,
+          });
         event("content_block_stop", { type: "content_block_stop", index: 0 });
-        event("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: usage.output_tokens } });
+        event("message_delta", {
+          type: "message_delta",
+          delta: { stop_reason: "end_turn" },
+          usage: { output_tokens: usage.output_tokens },
+        });
         event("message_stop", { type: "message_stop" });
       },
     });
@@ -286,25 +346,50 @@ export async function startBillingStub(): Promise<BillingStub> {
 
   async function geminiGenerate(req: IncomingMessage, res: ServerResponse, body: Loose, model: string, stream: boolean): Promise<void> {
     const plan = plans.gemini.shift() ?? {};
-    if (plan.errorStatus) return json(res, plan.errorStatus, { error: { code: plan.errorStatus, message: "billing stub", status: "UNAVAILABLE" } });
+    if (plan.errorStatus)
+      return json(res, plan.errorStatus, { error: { code: plan.errorStatus, message: "billing stub", status: "UNAVAILABLE" } });
     const b = bill({ vendor: "gemini", kind: "chat", model, promptTokens: chatPrompt("gemini", model, body) });
-    const usage = () => ({ promptTokenCount: b.promptTokens, candidatesTokenCount: b.outputTokens, thoughtsTokenCount: b.thinkingTokens, totalTokenCount: b.promptTokens + b.outputTokens + b.thinkingTokens });
-    const chunk = (t: string) => ({ candidates: [{ content: { role: "model", parts: [{ text: t }] }, index: 0 }], ...(plan.omitUsage ? {} : { usageMetadata: usage() }), modelVersion: model });
+    const usage = () => ({
+      promptTokenCount: b.promptTokens,
+      candidatesTokenCount: b.outputTokens,
+      thoughtsTokenCount: b.thinkingTokens,
+      totalTokenCount: b.promptTokens + b.outputTokens + b.thinkingTokens,
+    });
+    const chunk = (t: string) => ({
+      candidates: [{ content: { role: "model", parts: [{ text: t }] }, index: 0 }],
+      ...(plan.omitUsage ? {} : { usageMetadata: usage() }),
+      modelVersion: model,
+    });
     let text = "";
     await produce("gemini", res, b, plan, body.generationConfig?.maxOutputTokens ?? Infinity, {
       start: () => stream && res.writeHead(200, { "content-type": "text/event-stream" }),
       token: (t) => (stream ? res.write(`data: ${JSON.stringify(chunk(t))}\r\n\r\n`) : (text += t)),
-      end: () => (stream ? undefined : json(res, 200, { ...chunk(text), candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }] })),
+      end: () =>
+        stream
+          ? undefined
+          : json(res, 200, {
+              ...chunk(text),
+              candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
+            }),
     });
   }
 
-  async function embeddings(vendor: Vendor, res: ServerResponse, model: string, texts: string[], send: (vectors: number[][], tokens: number) => void): Promise<void> {
+  async function embeddings(
+    vendor: Vendor,
+    res: ServerResponse,
+    model: string,
+    texts: string[],
+    send: (vectors: number[][], tokens: number) => void,
+  ): Promise<void> {
     const failure = embedFailures[vendor].shift();
     if (failure) return json(res, failure, { error: { message: "billing stub embeddings down", code: failure } });
     const count = vendor === "openai" ? cl100k : foreignTokens;
     const tokens = texts.reduce((n, t) => n + count(t), 0);
     bill({ vendor, kind: "embeddings", model, promptTokens: tokens, done: true });
-    send(texts.map((t) => Array.from({ length: 8 }, (_, i) => createHash("sha256").update(`${t}${i}`).digest()[0] / 255)), tokens);
+    send(
+      texts.map((t) => Array.from({ length: 8 }, (_, i) => createHash("sha256").update(`${t}${i}`).digest()[0] / 255)),
+      tokens,
+    );
   }
 
   async function transcription(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -336,15 +421,31 @@ export async function startBillingStub(): Promise<BillingStub> {
       if (url.pathname === "/openai/v1/embeddings") {
         const texts: string[] = Array.isArray(body.input) ? body.input : [body.input];
         return await embeddings("openai", res, body.model, texts, (vectors, tokens) =>
-          json(res, 200, { object: "list", model: body.model, data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: tokens, total_tokens: tokens } }),
+          json(res, 200, {
+            object: "list",
+            model: body.model,
+            data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+            usage: { prompt_tokens: tokens, total_tokens: tokens },
+          }),
         );
       }
       if (url.pathname === "/anthropic/v1/messages") return await anthropicMessages(req, res, body);
-      const g = /^\/gemini\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|batchEmbedContents|embedContent)$/.exec(url.pathname);
+      const g = /^\/gemini\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|batchEmbedContents|embedContent)$/.exec(
+        url.pathname,
+      );
       if (g) {
         if (g[2].includes("mbed")) {
-          const texts: string[] = g[2] === "embedContent" ? [body.content?.parts?.[0]?.text ?? ""] : (body.requests ?? []).map((r: Loose) => r.content?.parts?.[0]?.text ?? "");
-          return await embeddings("gemini", res, g[1], texts, (vectors) => json(res, 200, g[2] === "embedContent" ? { embedding: { values: vectors[0] } } : { embeddings: vectors.map((values) => ({ values })) }));
+          const texts: string[] =
+            g[2] === "embedContent"
+              ? [body.content?.parts?.[0]?.text ?? ""]
+              : (body.requests ?? []).map((r: Loose) => r.content?.parts?.[0]?.text ?? "");
+          return await embeddings("gemini", res, g[1], texts, (vectors) =>
+            json(
+              res,
+              200,
+              g[2] === "embedContent" ? { embedding: { values: vectors[0] } } : { embeddings: vectors.map((values) => ({ values })) },
+            ),
+          );
         }
         return await geminiGenerate(req, res, body, g[1], g[2] === "streamGenerateContent");
       }

@@ -48,7 +48,13 @@ export function snippetsOf(file: string, text: string): DocSnippet[] {
 
 /** Every snippet of README.md and docs/*.md, in file order. */
 export function docSnippets(root = process.cwd()): DocSnippet[] {
-  const files = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+  const files = [
+    "README.md",
+    ...readdirSync(path.join(root, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
   return files.flatMap((file) => snippetsOf(file, readFileSync(path.join(root, file), "utf8")));
 }
 
@@ -63,7 +69,11 @@ export function promisedOutput(code: string): string[] {
     const m = /\s#\s+(\{.*|\d{3})\s*$/.exec(line);
     if (!m) continue;
     for (const piece of m[1].split("...")) {
-      const trimmed = piece.replace(/^\{/, "").replace(/[,}\]]+$/, "").replace(/^[,\]}]+/, "").trim();
+      const trimmed = piece
+        .replace(/^\{/, "")
+        .replace(/[,}\]]+$/, "")
+        .replace(/^[,\]}]+/, "")
+        .trim();
       if (trimmed.length >= 3) out.push(trimmed);
     }
   }

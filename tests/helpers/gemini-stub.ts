@@ -1,6 +1,17 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
-import { applyBefore, pieces, readJson, roughTokens, sendJson, sleep, stubControls, trackStream, listenStub, type StubControls } from "./stub-kit";
+import {
+  applyBefore,
+  pieces,
+  readJson,
+  roughTokens,
+  sendJson,
+  sleep,
+  stubControls,
+  trackStream,
+  listenStub,
+  type StubControls,
+} from "./stub-kit";
 
 /**
  * A local server speaking the Gemini API (ai.google.dev/api: generateContent, streamGenerateContent,
@@ -19,7 +30,16 @@ export interface GeminiStub extends StubControls<Endpoint> {
   close(): Promise<void>;
 }
 
-const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED" };
+const STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
 
 type Loose = any;
 
@@ -39,9 +59,12 @@ export async function startGeminiStub(): Promise<GeminiStub> {
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      const match = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
+      const match = /^\/v1(?:beta)?\/models\/([^:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(
+        url.pathname,
+      );
       if (req.method !== "POST" || !match) return error(res, 404, `no route ${req.method} ${url.pathname}`);
-      if (!req.headers["x-goog-api-key"] && !url.searchParams.get("key")) return error(res, 401, "API key not valid. Please pass a valid API key.");
+      if (!req.headers["x-goog-api-key"] && !url.searchParams.get("key"))
+        return error(res, 401, "API key not valid. Please pass a valid API key.");
       const [, model, method] = match;
       const body = (await readJson(req)) as Loose;
       const endpoint: Endpoint = method === "streamGenerateContent" ? "stream" : method === "generateContent" ? "generate" : "embed";
@@ -50,7 +73,10 @@ export async function startGeminiStub(): Promise<GeminiStub> {
       if (await applyBefore(b, res, (status, message, headers) => error(res, status, message, headers))) return;
 
       if (endpoint === "embed") {
-        const texts: string[] = method === "embedContent" ? [body.content?.parts?.[0]?.text ?? ""] : (body.requests ?? []).map((r: Loose) => r.content?.parts?.[0]?.text ?? "");
+        const texts: string[] =
+          method === "embedContent"
+            ? [body.content?.parts?.[0]?.text ?? ""]
+            : (body.requests ?? []).map((r: Loose) => r.content?.parts?.[0]?.text ?? "");
         const vectors = texts.map((t) => {
           const h = createHash("sha256").update(t).digest();
           const v = Array.from({ length: 8 }, (_, i) => (h[i] - 127.5) / 127.5);

@@ -28,7 +28,11 @@ export async function keyFor(baseUrl: string, email: string): Promise<string> {
   const client = new Client(baseUrl);
   const signedIn = await client.signIn(email);
   if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.status}`);
-  const created = await client.json<{ secret: string }>("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "hostile" }) });
+  const created = await client.json<{ secret: string }>("/api/keys", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "hostile" }),
+  });
   if (created.status !== 200) throw new Error(`key not created: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.secret;
 }
@@ -97,7 +101,10 @@ export async function healthUnderHostileBodies(baseUrl: string, secret: string, 
   // A plain Node process: none of the test runner's loaders.
   const { NODE_OPTIONS: _options, ...env } = process.env;
   const child = spawn(process.execPath, [script], {
-    env: { ...env, HOSTILE: JSON.stringify({ url, secret, count, largest: LARGEST_BODY_BYTES - 1024, underBound: textLimit - 64 * 1024, model }) },
+    env: {
+      ...env,
+      HOSTILE: JSON.stringify({ url, secret, count, largest: LARGEST_BODY_BYTES - 1024, underBound: textLimit - 64 * 1024, model }),
+    },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const lines: string[] = [];

@@ -17,7 +17,7 @@ export interface StubRequest {
   method: string;
   path: string;
   headers: IncomingMessage["headers"];
-   
+
   body: any;
 }
 
@@ -32,7 +32,10 @@ export interface LemonSqueezyStub {
   invoices: Map<string, { id: string; attributes: Record<string, unknown> }>;
   /** The next `count` requests answer `status` with a JSON:API error. */
   failNext(status: number, count?: number): void;
-  addSubscription(id: string, attributes: Partial<StubSubscription["attributes"]> & { variant_id: number | string; user_email: string }): StubSubscription;
+  addSubscription(
+    id: string,
+    attributes: Partial<StubSubscription["attributes"]> & { variant_id: number | string; user_email: string },
+  ): StubSubscription;
   addOrder(id: string, attributes: Record<string, unknown>): void;
   /** A subscription invoice (GET /subscription-invoices, filterable by subscription_id). */
   addInvoice(id: string, attributes: Record<string, unknown> & { subscription_id: string | number }): void;
@@ -42,9 +45,27 @@ export interface LemonSqueezyStub {
 /** A PRICING_CONFIG with numeric variant ids for every paid plan and package, as a real store has. */
 export const LEMONSQUEEZY_TEST_PRICING = {
   tiers: {
-    basic: { variants: { monthly: "1001", yearly: "1002" }, bonusPackages: [{ credits: 500, price: 4.99, variantId: "2001" }, { credits: 1200, price: 9.99, variantId: "2002" }] },
-    pro: { variants: { monthly: "1101", yearly: "1102" }, bonusPackages: [{ credits: 2000, price: 14.99, variantId: "2101" }, { credits: 5000, price: 29.99, variantId: "2102" }] },
-    enterprise: { variants: { monthly: "1201", yearly: "1202" }, bonusPackages: [{ credits: 10000, price: 49.99, variantId: "2201" }, { credits: 25000, price: 99.99, variantId: "2202" }] },
+    basic: {
+      variants: { monthly: "1001", yearly: "1002" },
+      bonusPackages: [
+        { credits: 500, price: 4.99, variantId: "2001" },
+        { credits: 1200, price: 9.99, variantId: "2002" },
+      ],
+    },
+    pro: {
+      variants: { monthly: "1101", yearly: "1102" },
+      bonusPackages: [
+        { credits: 2000, price: 14.99, variantId: "2101" },
+        { credits: 5000, price: 29.99, variantId: "2102" },
+      ],
+    },
+    enterprise: {
+      variants: { monthly: "1201", yearly: "1202" },
+      bonusPackages: [
+        { credits: 10000, price: 49.99, variantId: "2201" },
+        { credits: 25000, price: 99.99, variantId: "2202" },
+      ],
+    },
   },
 };
 
@@ -65,7 +86,9 @@ function later(previous: unknown): string {
   return new Date(Math.max(Date.now(), base + 1000)).toISOString().replace(/Z$/, "000Z");
 }
 
-export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?: string; pageSize?: number } = {}): Promise<LemonSqueezyStub> {
+export async function startLemonSqueezyStub(
+  options: { apiKey?: string; storeId?: string; pageSize?: number } = {},
+): Promise<LemonSqueezyStub> {
   const apiKey = options.apiKey ?? "ls_test_key";
   const storeId = options.storeId ?? "4242";
   const requests: StubRequest[] = [];
@@ -83,20 +106,31 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     links: { self: `${base}/${type}/${item.id}` },
   });
 
-  const portal = (id: string) => `https://stub.lemonsqueezy.test/billing/${id}?expires=${Math.floor(Date.now() / 1000) + 86_400}&signature=${randomUUID().replace(/-/g, "")}`;
+  const portal = (id: string) =>
+    `https://stub.lemonsqueezy.test/billing/${id}?expires=${Math.floor(Date.now() / 1000) + 86_400}&signature=${randomUUID().replace(/-/g, "")}`;
 
   function list(res: ServerResponse, url: URL, type: string, items: { id: string; attributes: Record<string, unknown> }[]) {
     const store = url.searchParams.get("filter[store_id]");
     const subscription = url.searchParams.get("filter[subscription_id]");
     const filtered = items.filter(
-      (i) => (!store || String(i.attributes.store_id) === store) && (!subscription || String(i.attributes.subscription_id) === subscription),
+      (i) =>
+        (!store || String(i.attributes.store_id) === store) && (!subscription || String(i.attributes.subscription_id) === subscription),
     );
     const size = Math.min(Number(url.searchParams.get("page[size]") ?? 10), options.pageSize ?? 100);
     const page = Math.max(1, Number(url.searchParams.get("page[number]") ?? 1));
     const lastPage = Math.max(1, Math.ceil(filtered.length / size));
     const slice = filtered.slice((page - 1) * size, page * size);
     send(res, 200, {
-      meta: { page: { currentPage: page, from: (page - 1) * size + 1, lastPage, perPage: size, to: (page - 1) * size + slice.length, total: filtered.length } },
+      meta: {
+        page: {
+          currentPage: page,
+          from: (page - 1) * size + 1,
+          lastPage,
+          perPage: size,
+          to: (page - 1) * size + slice.length,
+          total: filtered.length,
+        },
+      },
       jsonapi: { version: "1.0" },
       links: { first: `${base}/${type}?page[number]=1`, last: `${base}/${type}?page[number]=${lastPage}` },
       data: slice.map((i) => resource(type, i)),
@@ -107,7 +141,7 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
-     
+
     let body: any = null;
     try {
       body = text ? JSON.parse(text) : null;
@@ -170,15 +204,18 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
       }
       if (req.method === "PATCH") {
         const attrs = body?.data?.attributes ?? {};
-        if (body?.data?.type !== "subscriptions" || String(body?.data?.id) !== sub.id) return error(res, 422, "Unprocessable Entity", "data.type and data.id must match");
+        if (body?.data?.type !== "subscriptions" || String(body?.data?.id) !== sub.id)
+          return error(res, 422, "Unprocessable Entity", "data.type and data.id must match");
         if (attrs.variant_id !== undefined) {
           sub.attributes.variant_id = attrs.variant_id;
         }
         if (attrs.cancelled === false) {
-          if (sub.attributes.status === "expired") return error(res, 422, "Unprocessable Entity", "An expired subscription cannot be resumed");
+          if (sub.attributes.status === "expired")
+            return error(res, 422, "Unprocessable Entity", "An expired subscription cannot be resumed");
           sub.attributes.cancelled = false;
           sub.attributes.ends_at = null;
-          sub.attributes.status = sub.attributes.trial_ends_at && Date.parse(String(sub.attributes.trial_ends_at)) > Date.now() ? "on_trial" : "active";
+          sub.attributes.status =
+            sub.attributes.trial_ends_at && Date.parse(String(sub.attributes.trial_ends_at)) > Date.now() ? "on_trial" : "active";
         }
         sub.attributes.updated_at = later(sub.attributes.updated_at);
         return send(res, 200, { jsonapi: { version: "1.0" }, data: resource("subscriptions", sub) });
@@ -247,7 +284,18 @@ export async function startLemonSqueezyStub(options: { apiKey?: string; storeId?
     },
     addInvoice(id, attributes) {
       const now = new Date().toISOString();
-      invoices.set(id, { id, attributes: { store_id: Number(storeId), billing_reason: "renewal", status: "paid", total: 999, created_at: now, updated_at: now, ...attributes } });
+      invoices.set(id, {
+        id,
+        attributes: {
+          store_id: Number(storeId),
+          billing_reason: "renewal",
+          status: "paid",
+          total: 999,
+          created_at: now,
+          updated_at: now,
+          ...attributes,
+        },
+      });
     },
     close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
   };

@@ -111,7 +111,8 @@ export async function startOidcStub(port = 0): Promise<OidcStub> {
         if (!grant || grant.redirectUri !== form.get("redirect_uri")) return send(res, 400, { error: "invalid_grant" });
         if (grant.challenge) {
           const verifier = form.get("code_verifier") ?? "";
-          if (createHash("sha256").update(verifier).digest("base64url") !== grant.challenge) return send(res, 400, { error: "invalid_grant", error_description: "PKCE" });
+          if (createHash("sha256").update(verifier).digest("base64url") !== grant.challenge)
+            return send(res, 400, { error: "invalid_grant", error_description: "PKCE" });
         }
         const now = Math.floor(Date.now() / 1000);
         const accessToken = randomBytes(16).toString("hex");
@@ -121,7 +122,13 @@ export async function startOidcStub(port = 0): Promise<OidcStub> {
           privateKey,
           kid,
         );
-        return send(res, 200, { access_token: accessToken, token_type: "Bearer", expires_in: 300, id_token: idToken, scope: "openid email profile" });
+        return send(res, 200, {
+          access_token: accessToken,
+          token_type: "Bearer",
+          expires_in: 300,
+          id_token: idToken,
+          scope: "openid email profile",
+        });
       }
       if (url.pathname === "/userinfo") {
         const claims = tokens.get((req.headers.authorization ?? "").replace(/^Bearer /, ""));

@@ -17,7 +17,7 @@ import busboy from "busboy";
  * counted (tests assert that an abort reached the upstream). Used by tests and by bench/.
  */
 /** Parsed JSON of arbitrary shape (wire payloads). */
- 
+
 type Loose = any;
 
 export type StubEndpoint = "chat" | "stream" | "transcriptions" | "images" | "embeddings";
@@ -122,7 +122,16 @@ function readMultipart(req: IncomingMessage): Promise<Record<string, unknown>> {
         if (size < 64) head.push(c);
         size += c.length;
       });
-      stream.on("end", () => (fields[name] = { filename: info.filename, mimeType: info.mimeType, size, head: Buffer.concat(head).subarray(0, 16).toString("hex") }));
+      stream.on(
+        "end",
+        () =>
+          (fields[name] = {
+            filename: info.filename,
+            mimeType: info.mimeType,
+            size,
+            head: Buffer.concat(head).subarray(0, 16).toString("hex"),
+          }),
+      );
     });
     bb.on("close", () => resolve(fields));
     bb.on("error", reject);
@@ -136,7 +145,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, code: string | null = null, type = "invalid_request_error", headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code: string | null = null,
+  type = "invalid_request_error",
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error: { message, type, param: null, code } }, headers);
 }
 
@@ -166,7 +182,9 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     requests: [],
     // "chat" counts every chat completion (streamed or not: the product streams them all), "stream" the streamed ones.
     count: (endpoint) =>
-      endpoint ? stub.requests.filter((r) => r.endpoint === endpoint || (endpoint === "chat" && r.endpoint === "stream")).length : stub.requests.length,
+      endpoint
+        ? stub.requests.filter((r) => r.endpoint === endpoint || (endpoint === "chat" && r.endpoint === "stream")).length
+        : stub.requests.length,
     next(endpoint, behaviour, times = 1) {
       const q = queues.get(endpoint) ?? [];
       for (let i = 0; i < times; i++) q.push(behaviour);
@@ -181,7 +199,10 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
     waitForClientClose(n, ms = 5000) {
       if (stub.streams.clientClosed >= n) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`stub: only ${stub.streams.clientClosed} of ${n} streams were closed by the client`)), ms);
+        const timer = setTimeout(
+          () => reject(new Error(`stub: only ${stub.streams.clientClosed} of ${n} streams were closed by the client`)),
+          ms,
+        );
         closeWaiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
@@ -196,10 +217,11 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       stub.chunkDelayMs = options.chunkDelayMs ?? 0;
       stub.usage = null;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
   };
 
   /** A streamed chat completion takes a behaviour queued for "stream" first, then one for "chat" (the endpoint as a whole). */
@@ -251,7 +273,11 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
   async function chat(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
     const model = body.model ?? "stub-model";
     const text =
-      behaviour?.kind === "reply" ? behaviour.text : options.replyWords ? fixedReply(options.replyWords) : `stub reply to: ${lastUserText(body)}`;
+      behaviour?.kind === "reply"
+        ? behaviour.text
+        : options.replyWords
+          ? fixedReply(options.replyWords)
+          : `stub reply to: ${lastUserText(body)}`;
     const promptTokens = stub.usage?.promptTokens ?? Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
     const completionTokens = stub.usage?.completionTokens ?? Math.max(1, text.split(/\s+/).filter(Boolean).length);
     const usage = {
@@ -260,20 +286,36 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       total_tokens: promptTokens + completionTokens,
       ...(stub.usage?.cachedTokens ? { prompt_tokens_details: { cached_tokens: stub.usage.cachedTokens } } : {}),
     };
-    const id = `chatcmpl-${createHash("sha1").update(String(Date.now() + Math.random())).digest("hex").slice(0, 12)}`;
+    const id = `chatcmpl-${createHash("sha1")
+      .update(String(Date.now() + Math.random()))
+      .digest("hex")
+      .slice(0, 12)}`;
     const created = Math.floor(Date.now() / 1000);
 
     if (!body.stream) {
       const handled = await applyCommon(behaviour, req, res, () =>
         sendJson(res, 200, {
-          id, object: "chat.completion", created, model,
-          choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "I can't help with that." }, finish_reason: "stop", logprobs: null }],
+          id,
+          object: "chat.completion",
+          created,
+          model,
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: null, refusal: "I can't help with that." },
+              finish_reason: "stop",
+              logprobs: null,
+            },
+          ],
           usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
         }),
       );
       if (handled) return;
       sendJson(res, 200, {
-        id, object: "chat.completion", created, model,
+        id,
+        object: "chat.completion",
+        created,
+        model,
         choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null }],
         usage,
       });
@@ -290,10 +332,11 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       stub.streams.active--;
       if (!finished) {
         stub.streams.clientClosed++;
-        for (const w of [...closeWaiters]) if (stub.streams.clientClosed >= w.n) {
-          closeWaiters.splice(closeWaiters.indexOf(w), 1);
-          w.resolve();
-        }
+        for (const w of [...closeWaiters])
+          if (stub.streams.clientClosed >= w.n) {
+            closeWaiters.splice(closeWaiters.indexOf(w), 1);
+            w.resolve();
+          }
       }
     });
     const frame = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
@@ -366,7 +409,9 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
   }
 
   async function embeddings(req: IncomingMessage, res: ServerResponse, body: Loose, behaviour: StubBehaviour | null): Promise<void> {
-    const handled = await applyCommon(behaviour, req, res, () => sendError(res, 400, "rejected by content policy", "content_policy_violation"));
+    const handled = await applyCommon(behaviour, req, res, () =>
+      sendError(res, 400, "rejected by content policy", "content_policy_violation"),
+    );
     if (handled) return;
     const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
     const dim = options.embeddingDim ?? 8;
@@ -380,7 +425,12 @@ export async function startOpenAiStub(options: OpenAiStubOptions = {}): Promise<
       }
       return { object: "embedding", index, embedding: unit };
     });
-    sendJson(res, 200, { object: "list", data, model: body.model ?? "stub-embedding", usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } });
+    sendJson(res, 200, {
+      object: "list",
+      data,
+      model: body.model ?? "stub-embedding",
+      usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+    });
   }
 
   const server: Server = createServer(async (req, res) => {

@@ -52,7 +52,8 @@ export async function startResendStub(apiKey = "re_test_0123456789"): Promise<Re
     for (const field of ["from", "to", "subject"] as const) {
       if (!body[field]) return reply(422, { statusCode: 422, name: "validation_error", message: `Missing \`${field}\` field.` });
     }
-    if (!body.html && !body.text) return reply(422, { statusCode: 422, name: "validation_error", message: "Missing `html` or `text` field." });
+    if (!body.html && !body.text)
+      return reply(422, { statusCode: 422, name: "validation_error", message: "Missing `html` or `text` field." });
     const key = req.headers["idempotency-key"] as string | undefined;
     if (key && byIdempotencyKey.has(key)) return reply(200, { id: byIdempotencyKey.get(key) });
     const id = randomUUID();

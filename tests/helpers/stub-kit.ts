@@ -48,13 +48,19 @@ export interface StubControls<E extends string> {
  * which the product always uses): count(chat) counts both, and a streamed request takes a behaviour
  * queued for the stream first, then one queued for the endpoint that covers it.
  */
-export function stubControls<E extends string>(covers: Partial<Record<E, E>> = {}): StubControls<E> & { behaviourFor(endpoint: E): Behaviour | null } {
+export function stubControls<E extends string>(
+  covers: Partial<Record<E, E>> = {},
+): StubControls<E> & { behaviourFor(endpoint: E): Behaviour | null } {
   const queues = new Map<E, Behaviour[]>();
   const defaults = new Map<E, Behaviour | null>();
-  const coveredBy = (endpoint: E): E[] => [endpoint, ...(Object.entries(covers) as [E, E][]).filter(([, inner]) => inner === endpoint).map(([outer]) => outer)];
+  const coveredBy = (endpoint: E): E[] => [
+    endpoint,
+    ...(Object.entries(covers) as [E, E][]).filter(([, inner]) => inner === endpoint).map(([outer]) => outer),
+  ];
   const controls = {
     requests: [] as RecordedRequest[],
-    count: (endpoint?: E) => (endpoint ? controls.requests.filter((r) => coveredBy(r.endpoint as E).includes(endpoint)).length : controls.requests.length),
+    count: (endpoint?: E) =>
+      endpoint ? controls.requests.filter((r) => coveredBy(r.endpoint as E).includes(endpoint)).length : controls.requests.length,
     next(endpoint: E, behaviour: Behaviour, times = 1) {
       const q = queues.get(endpoint) ?? [];
       for (let i = 0; i < times; i++) q.push(behaviour);
@@ -110,7 +116,11 @@ export const roughTokens = (value: unknown) => Math.max(1, Math.ceil(JSON.string
  * Applies a behaviour that decides the whole answer before any content (delay, hang, drop, error);
  * true when the answer is done. `error` writes the vendor's error body.
  */
-export async function applyBefore(b: Behaviour | null, res: ServerResponse, error: (status: number, message: string, headers: Record<string, string>) => void): Promise<boolean> {
+export async function applyBefore(
+  b: Behaviour | null,
+  res: ServerResponse,
+  error: (status: number, message: string, headers: Record<string, string>) => void,
+): Promise<boolean> {
   if (!b) return false;
   if (b.kind === "delay") {
     await sleep(b.ms);

@@ -53,7 +53,12 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
  * HMAC-SHA256 with the secret's base64 bytes (after `whsec_`) over `${webhook-id}.${webhook-timestamp}.${body}`,
  * compared in constant time with any `v1,` signature of the header; the timestamp within 5 minutes.
  */
-export function verifyStandardWebhook(secret: string, headers: Record<string, string>, body: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  headers: Record<string, string>,
+  body: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const id = headers["webhook-id"];
   const timestamp = headers["webhook-timestamp"];
   const signatures = headers["webhook-signature"];

@@ -57,7 +57,9 @@ async function startPgBouncer(databaseUrl: string): Promise<{ url: string; stop:
     ].join("\n"),
   );
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn("/usr/sbin/pgbouncer", [...(asRoot ? ["-u", "nobody"] : []), path.join(dir, "pgbouncer.ini")], { stdio: "ignore" });
+  const child: ChildProcess = spawn("/usr/sbin/pgbouncer", [...(asRoot ? ["-u", "nobody"] : []), path.join(dir, "pgbouncer.ini")], {
+    stdio: "ignore",
+  });
   const url = `postgresql://postgres@127.0.0.1:${port}/app`;
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -89,7 +91,13 @@ function startBalancer(instances: RunningServer[]): Promise<Server> {
     const target = instances[next++ % instances.length];
     const forwarded = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
     const upstream = request(
-      { host: "127.0.0.1", port: target.port, path: req.url, method: req.method, headers: { ...req.headers, "x-forwarded-for": forwarded } },
+      {
+        host: "127.0.0.1",
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, "x-forwarded-for": forwarded },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -127,7 +135,11 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
   const pooler = options.viaPgBouncer ? await startPgBouncer(direct.toString()) : null;
   const [redis, stub, resend] = await Promise.all([startUpstashEmulator({ redisPort }), startOpenAiStub(), startResendStub()]);
   // Each cluster starts with empty rate-limit windows (the client's address is the same for every run).
-  const flushed = await fetch(redis.url, { method: "POST", headers: { authorization: `Bearer ${redis.token}` }, body: JSON.stringify(["FLUSHDB"]) });
+  const flushed = await fetch(redis.url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${redis.token}` },
+    body: JSON.stringify(["FLUSHDB"]),
+  });
   if (!flushed.ok) throw new Error(`FLUSHDB through the Upstash emulator: ${flushed.status}`);
   const env = {
     DATABASE_URL: pooler ? pooler.url : direct.toString(),
@@ -149,7 +161,9 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
     // concurrent charges of one user all reach the ledger, and the 65th shows the cap.
     AI_MAX_CONCURRENT_PER_USER: "64",
   };
-  const instances = await Promise.all(Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })));
+  const instances = await Promise.all(
+    Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })),
+  );
   const balancer = await startBalancer(instances);
   const { port } = balancer.address() as AddressInfo;
   return {

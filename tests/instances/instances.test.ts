@@ -16,7 +16,10 @@ import { ADMIN_TOKEN, CRON_SECRET, IDENTITY_SECRET, startCluster, type Cluster }
 beforeAll(() => ensureBuild(console.log), 600_000);
 
 const admin = (c: Cluster, path: string, init: RequestInit = {}) =>
-  fetch(`${c.url}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } });
+  fetch(`${c.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  });
 
 async function signedIn(c: Cluster, email: string): Promise<{ client: Client; id: string }> {
   const client = new Client(c.url);
@@ -28,16 +31,26 @@ async function signedIn(c: Cluster, email: string): Promise<{ client: Client; id
 
 /** Sets the user's subscription credits to exactly `target` through the operator API (an audited adjustment). */
 async function setCredits(c: Cluster, userId: string, target: number): Promise<void> {
-  const [row] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [userId]);
+  const [row] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [
+    userId,
+  ]);
   const amount = target - row.subscription_credits;
   if (amount === 0) return;
-  const res = await admin(c, `/api/admin/users/${userId}/credits`, { method: "POST", body: JSON.stringify({ amount, bucket: "subscription", reason: "instances suite setup", idempotencyKey: `set-${userId}-${target}` }) });
+  const res = await admin(c, `/api/admin/users/${userId}/credits`, {
+    method: "POST",
+    body: JSON.stringify({ amount, bucket: "subscription", reason: "instances suite setup", idempotencyKey: `set-${userId}-${target}` }),
+  });
   expect(res.status).toBe(200);
 }
 
 async function expectLedgerAddsUp(c: Cluster, userId: string): Promise<void> {
-  const [b] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [userId]);
-  const [l] = await c.sql<{ sum: string }>("SELECT COALESCE(SUM(amount), 0) AS sum FROM credit_transactions WHERE user_id = $1 AND bonus_purchase_id IS NULL", [userId]);
+  const [b] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [
+    userId,
+  ]);
+  const [l] = await c.sql<{ sum: string }>(
+    "SELECT COALESCE(SUM(amount), 0) AS sum FROM credit_transactions WHERE user_id = $1 AND bonus_purchase_id IS NULL",
+    [userId],
+  );
   expect(Number(l.sum)).toBe(b.subscription_credits);
   expect(b.subscription_credits).toBeGreaterThanOrEqual(0);
 }
@@ -58,32 +71,58 @@ describe.each([
     const { client, id } = await signedIn(c, `charges-${viaPgBouncer}@example.com`);
     await setCredits(c, id, 20 * 15);
     const results = await Promise.all(
-      Array.from({ length: 64 }, () => client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })),
+      Array.from({ length: 64 }, () =>
+        client.fetch("/api/ai/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+        }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 402)).toHaveLength(44);
     // Settlements are written just after the answers: wait until none is left reserved.
-    await waitUntil("every charge to be settled", async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length === 0);
-    const ops = await c.sql<{ status: string; amount: number }>("SELECT status, amount FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
+    await waitUntil(
+      "every charge to be settled",
+      async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length === 0,
+    );
+    const ops = await c.sql<{ status: string; amount: number }>(
+      "SELECT status, amount FROM credit_operations WHERE user_id = $1 AND kind = 'charge'",
+      [id],
+    );
     expect(ops).toHaveLength(20);
     expect(ops.every((o) => o.status === "settled" && o.amount === 15)).toBe(true);
-    const [usage] = await c.sql<{ n: string; sum: string }>("SELECT COUNT(*) AS n, SUM(amount) AS sum FROM credit_transactions WHERE user_id = $1 AND type = 'usage'", [id]);
+    const [usage] = await c.sql<{ n: string; sum: string }>(
+      "SELECT COUNT(*) AS n, SUM(amount) AS sum FROM credit_transactions WHERE user_id = $1 AND type = 'usage'",
+      [id],
+    );
     expect(Number(usage.sum)).toBe(-300);
     await expectLedgerAddsUp(c, id);
   });
 
   it("an organisation's wallet and its members' caps hold across the instances: 8 members x 16 concurrent calls, wallet worth 50 calls, caps worth 10", async () => {
     const owner = await signedIn(c, `org-owner-${viaPgBouncer}@example.com`);
-    const created = await owner.client.fetch("/api/orgs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `Instances ${viaPgBouncer}` }) });
+    const created = await owner.client.fetch("/api/orgs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: `Instances ${viaPgBouncer}` }),
+    });
     expect(created.status).toBe(200);
     const orgId = ((await created.json()) as { organisation: { id: string } }).organisation.id;
     const members = [];
     for (let i = 0; i < 8; i++) {
       const m = await signedIn(c, `org-member${i}-${viaPgBouncer}@example.com`);
       // Membership is set up directly (the invitation flow has its own tests); the caps through the API.
-      await c.sql("INSERT INTO organisation_members (organisation_id, user_id, role, updated_at) VALUES ($1, $2, 'member', now())", [orgId, m.id]);
-      const capped = await owner.client.fetch(`/api/orgs/${orgId}/members/${m.id}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ dailyCap: 150 }) });
+      await c.sql("INSERT INTO organisation_members (organisation_id, user_id, role, updated_at) VALUES ($1, $2, 'member', now())", [
+        orgId,
+        m.id,
+      ]);
+      const capped = await owner.client.fetch(`/api/orgs/${orgId}/members/${m.id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ dailyCap: 150 }),
+      });
       expect(capped.status).toBe(200);
       members.push(m);
     }
@@ -92,7 +131,11 @@ describe.each([
       members.flatMap((m, i) =>
         Array.from({ length: 16 }, () =>
           m.client
-            .fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json", "x-account-id": orgId }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })
+            .fetch("/api/ai/chat", {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-account-id": orgId },
+              body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+            })
             .then((r) => ({ i, status: r.status })),
         ),
       ),
@@ -102,12 +145,23 @@ describe.each([
     expect(ok).toHaveLength(50);
     const perMember = members.map((_, i) => ok.filter((r) => r.i === i).length);
     expect(Math.max(...perMember)).toBeLessThanOrEqual(10);
-    await waitUntil("every charge to be settled", async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [orgId])).length === 0);
-    const spent = await c.sql<{ user_id: string; day_spent: number }>("SELECT user_id, day_spent FROM organisation_members WHERE organisation_id = $1 AND role = 'member'", [orgId]);
+    await waitUntil(
+      "every charge to be settled",
+      async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [orgId])).length === 0,
+    );
+    const spent = await c.sql<{ user_id: string; day_spent: number }>(
+      "SELECT user_id, day_spent FROM organisation_members WHERE organisation_id = $1 AND role = 'member'",
+      [orgId],
+    );
     expect(spent.every((m) => m.day_spent <= 150)).toBe(true);
-    const charges = await c.sql<{ member_id: string; sum: string }>("SELECT member_id, SUM(amount) AS sum FROM credit_operations WHERE user_id = $1 AND kind = 'charge' GROUP BY member_id", [orgId]);
+    const charges = await c.sql<{ member_id: string; sum: string }>(
+      "SELECT member_id, SUM(amount) AS sum FROM credit_operations WHERE user_id = $1 AND kind = 'charge' GROUP BY member_id",
+      [orgId],
+    );
     for (const m of spent) expect(Number(charges.find((x) => x.member_id === m.user_id)?.sum ?? 0)).toBe(m.day_spent);
-    const [bal] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [orgId]);
+    const [bal] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [
+      orgId,
+    ]);
     expect(bal.subscription_credits).toBe(0);
     await expectLedgerAddsUp(c, orgId);
   });
@@ -117,16 +171,28 @@ describe.each([
     const { client, id } = await signedIn(c, email);
     await setCredits(c, id, 16 * 15);
     const results = await Promise.all(
-      Array.from({ length: 32 }, () => client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }) })),
+      Array.from({ length: 32 }, () =>
+        client.fetch("/api/ai/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+        }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(16);
-    await waitUntil("the four alerts to fire", async () => (await c.sql("SELECT 1 FROM alert_firings WHERE account_id = $1", [id])).length >= 4);
+    await waitUntil(
+      "the four alerts to fire",
+      async () => (await c.sql("SELECT 1 FROM alert_firings WHERE account_id = $1", [id])).length >= 4,
+    );
     await waitUntil("their four emails to go out", async () => c.resend.sent.filter((m) => [m.body.to].flat().includes(email)).length >= 4);
     await new Promise((r) => setTimeout(r, 500));
     const firings = await c.sql<{ alert: string }>("SELECT alert FROM alert_firings WHERE account_id = $1 ORDER BY alert", [id]);
     expect(firings.map((f) => f.alert)).toEqual(["allocation:100", "allocation:80", "depleted", "low"]);
     expect(c.resend.sent.filter((m) => [m.body.to].flat().includes(email))).toHaveLength(4);
-    const deliveries = await c.sql<{ status: string }>("SELECT d.status FROM outbound_deliveries d JOIN outbound_events e ON e.id = d.event_id WHERE e.account_id = $1", [id]);
+    const deliveries = await c.sql<{ status: string }>(
+      "SELECT d.status FROM outbound_deliveries d JOIN outbound_events e ON e.id = d.event_id WHERE e.account_id = $1",
+      [id],
+    );
     expect(deliveries.map((d) => d.status)).toEqual(["delivered", "delivered", "delivered", "delivered"]);
   });
 
@@ -136,14 +202,22 @@ describe.each([
     const before = c.stub.count("chat");
     c.stub.next("chat", { kind: "hang" }, 64);
     const chat = (signal?: AbortSignal) =>
-      client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "wait" }] }), signal });
+      client.fetch("/api/ai/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "wait" }] }),
+        signal,
+      });
     const aborts = Array.from({ length: 64 }, () => new AbortController());
     const pending = aborts.map((a) => chat(a.signal).catch(() => null));
     const deadline = Date.now() + 15_000;
     while (c.stub.count("chat") - before < 64 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(c.stub.count("chat") - before).toBe(64);
     // The 64 are spread over the three instances (each charge names its instance).
-    const held = await c.sql<{ instance_id: string }>("SELECT DISTINCT instance_id FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id]);
+    const held = await c.sql<{ instance_id: string }>(
+      "SELECT DISTINCT instance_id FROM credit_operations WHERE user_id = $1 AND status = 'reserved'",
+      [id],
+    );
     expect(held).toHaveLength(3);
     // Three more, one per instance behind the round-robin: each refused, nothing reaches the provider.
     for (let i = 0; i < 3; i++) {
@@ -163,7 +237,11 @@ describe.each([
     for (const a of aborts) a.abort();
     await Promise.all(pending);
     const until = Date.now() + 15_000;
-    while ((await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while (
+      (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 &&
+      Date.now() < until
+    )
+      await new Promise((r) => setTimeout(r, 100));
     await expectLedgerAddsUp(c, id);
   });
 
@@ -183,13 +261,18 @@ describe.each([
 
   it("never runs a cron job twice at once, called on all three instances at the same moment", async () => {
     const runs = await Promise.all(
-      c.instances.map((s) => fetch(`${s.baseUrl}/api/cron/expire-bonus-credits`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } }).then((r) => r.json() as Promise<{ success: boolean }>)),
+      c.instances.map((s) =>
+        fetch(`${s.baseUrl}/api/cron/expire-bonus-credits`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } }).then(
+          (r) => r.json() as Promise<{ success: boolean }>,
+        ),
+      ),
     );
     expect(runs.filter((r) => r.success).length).toBeGreaterThanOrEqual(1);
     const rows = await c.sql<{ started_at: Date; finished_at: Date | null; status: string }>(
       "SELECT started_at, finished_at, status FROM cron_runs WHERE job = 'expire-bonus-credits' AND status <> 'skipped' ORDER BY started_at",
     );
-    for (let i = 1; i < rows.length; i++) expect(rows[i].started_at.getTime()).toBeGreaterThanOrEqual((rows[i - 1].finished_at as Date).getTime());
+    for (let i = 1; i < rows.length; i++)
+      expect(rows[i].started_at.getTime()).toBeGreaterThanOrEqual((rows[i - 1].finished_at as Date).getTime());
     expect(rows.length + (await c.sql("SELECT 1 FROM cron_runs WHERE job = 'expire-bonus-credits' AND status = 'skipped'")).length).toBe(3);
   });
 
@@ -202,10 +285,28 @@ describe.each([
     });
     for (const client of direct) await client.signIn(email);
     // Every instance has seen (and cached) the account as active.
-    for (const client of direct) expect((await client.fetch("/api/credits/preferences", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ bonusCreditsAutoUse: true }) })).status).toBe(200);
-    const lock = await fetch(`${c.instances[0].baseUrl}/api/admin/users/${id}/lock`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ reason: "instances suite" }) });
+    for (const client of direct)
+      expect(
+        (
+          await client.fetch("/api/credits/preferences", {
+            method: "PATCH",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ bonusCreditsAutoUse: true }),
+          })
+        ).status,
+      ).toBe(200);
+    const lock = await fetch(`${c.instances[0].baseUrl}/api/admin/users/${id}/lock`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ reason: "instances suite" }),
+    });
     expect(lock.status).toBe(200);
-    const refusedWithin = async (client: Client, status: number, init: RequestInit & { headers?: Record<string, string> }, path: string) => {
+    const refusedWithin = async (
+      client: Client,
+      status: number,
+      init: RequestInit & { headers?: Record<string, string> },
+      path: string,
+    ) => {
       const started = Date.now();
       while (Date.now() - started < 7_000) {
         if ((await client.fetch(path, init)).status === status) return Date.now() - started;
@@ -213,7 +314,11 @@ describe.each([
       }
       return Infinity;
     };
-    const write = { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ bonusCreditsAutoUse: false }) };
+    const write = {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ bonusCreditsAutoUse: false }),
+    };
     const lockDelays = await Promise.all(direct.map((client) => refusedWithin(client, 403, write, "/api/credits/preferences")));
     expect(Math.max(...lockDelays)).toBeLessThanOrEqual(5_500);
 
@@ -242,7 +347,12 @@ describe.each([
     await Promise.all(
       Array.from({ length: 48 }, async (_, i) => {
         const abort = new AbortController();
-        const res = await client.fetch("/api/ai/stream", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: `cut ${i}` }] }), signal: abort.signal });
+        const res = await client.fetch("/api/ai/stream", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: [{ role: "user", content: `cut ${i}` }] }),
+          signal: abort.signal,
+        });
         expect(res.status).toBe(200);
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         for (let n = 0; i % 6 === 5 || n < i % 6; n++) if ((await reader.read()).done) break;
@@ -252,8 +362,15 @@ describe.each([
     );
     c.stub.chunkDelayMs = 0;
     const deadline = Date.now() + 10_000;
-    while ((await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const ops = await c.sql<{ status: string; amount: number; instance_id: string }>("SELECT status, amount, instance_id FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
+    while (
+      (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [id])).length > 0 &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    const ops = await c.sql<{ status: string; amount: number; instance_id: string }>(
+      "SELECT status, amount, instance_id FROM credit_operations WHERE user_id = $1 AND kind = 'charge'",
+      [id],
+    );
     expect(ops).toHaveLength(48);
     expect(ops.every((o) => o.status === "settled")).toBe(true);
     // Flat: a stream whose text reached its client costs 20; one cut before that, what it used (at least 1).
@@ -271,15 +388,32 @@ describe.each([
     await client.signIn(`crash-${viaPgBouncer}@example.com`);
     c.stub.next("chat", { kind: "hang" });
     const callsBefore = c.stub.count("chat");
-    const pending = client.fetch("/api/ai/chat", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "user", content: "never answered" }] }) }).catch(() => null);
+    const pending = client
+      .fetch("/api/ai/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ messages: [{ role: "user", content: "never answered" }] }),
+      })
+      .catch(() => null);
     const deadline = Date.now() + 10_000;
     while (c.stub.count("chat") === callsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
+    expect(
+      (await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map(
+        (o) => o.status,
+      ),
+    ).toEqual(["reserved"]);
     // While the victim is alive, its charge is never swept, however old: it may still be answering.
     await c.sql("UPDATE credit_operations SET created_at = now() - interval '2 hours' WHERE user_id = $1 AND status = 'reserved'", [id]);
-    const early = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    const early = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${CRON_SECRET}` },
+    });
     expect(early.status).toBe(200);
-    expect((await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map((o) => o.status)).toEqual(["reserved"]);
+    expect(
+      (await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id])).map(
+        (o) => o.status,
+      ),
+    ).toEqual(["reserved"]);
     process.kill(victim.pid, "SIGKILL");
     await pending;
     // Its heartbeat stops: once it is older than 90 seconds (aged here), the daily housekeeping on a survivor refunds the charge.
@@ -287,7 +421,10 @@ describe.each([
       "UPDATE server_instances SET heartbeat_at = now() - interval '5 minutes' WHERE id = (SELECT instance_id FROM credit_operations WHERE user_id = $1 AND kind = 'charge')",
       [id],
     );
-    const sweep = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    const sweep = await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${CRON_SECRET}` },
+    });
     expect(sweep.status).toBe(200);
     const ops = await c.sql<{ status: string }>("SELECT status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [id]);
     expect(ops.map((o) => o.status)).toEqual(["refunded"]);
@@ -296,6 +433,8 @@ describe.each([
     await expectLedgerAddsUp(c, id);
     // A second sweep changes nothing.
     await fetch(`${c.instances[0].baseUrl}/api/cron/check-trials`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
-    expect((await c.sql<{ n: string }>("SELECT COUNT(*) AS n FROM credit_transactions WHERE user_id = $1 AND type = 'refund'", [id]))[0].n).toBe("1");
+    expect(
+      (await c.sql<{ n: string }>("SELECT COUNT(*) AS n FROM credit_transactions WHERE user_id = $1 AND type = 'refund'", [id]))[0].n,
+    ).toBe("1");
   });
 });

@@ -25,7 +25,15 @@ describe("operator credit adjustments under concurrency (PostgreSQL)", () => {
     const before = (await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits;
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        adjustUserCredits({ operator, userId: user.id, amount: 250, bucket: "subscription", reason: "Concurrent goodwill", idempotencyKey: "pg-same-key", requestId: null }),
+        adjustUserCredits({
+          operator,
+          userId: user.id,
+          amount: 250,
+          bucket: "subscription",
+          reason: "Concurrent goodwill",
+          idempotencyKey: "pg-same-key",
+          requestId: null,
+        }),
       ),
     );
     expect(results.filter((r) => r.applied)).toHaveLength(1);
@@ -41,7 +49,15 @@ describe("operator credit adjustments under concurrency (PostgreSQL)", () => {
     await prisma.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: 200 } });
     const settled = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) =>
-        adjustUserCredits({ operator, userId: user.id, amount: -30, bucket: "subscription", reason: "Clawback", idempotencyKey: `pg-floor-${i}`, requestId: null }),
+        adjustUserCredits({
+          operator,
+          userId: user.id,
+          amount: -30,
+          bucket: "subscription",
+          reason: "Clawback",
+          idempotencyKey: `pg-floor-${i}`,
+          requestId: null,
+        }),
       ),
     );
     expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(6);

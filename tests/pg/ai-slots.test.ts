@@ -37,7 +37,9 @@ describe("AI request slots (PostgreSQL)", () => {
     const taken = await Promise.all(ids.map((id) => databaseStore.acquireSlot({ key, id, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
     expect(taken.filter(Boolean)).toHaveLength(8);
     await Promise.all(ids.filter((_, i) => taken[i]).map((id) => databaseStore.releaseSlot(key, id)));
-    const again = await Promise.all(ids.map((id) => databaseStore.acquireSlot({ key, id: `${id}-2`, cap: 8, leaseMs: 60_000, nowMs: Date.now() })));
+    const again = await Promise.all(
+      ids.map((id) => databaseStore.acquireSlot({ key, id: `${id}-2`, cap: 8, leaseMs: 60_000, nowMs: Date.now() })),
+    );
     expect(again.filter(Boolean)).toHaveLength(8);
   });
 
@@ -77,7 +79,9 @@ describe("AI request slots (PostgreSQL)", () => {
     const { secret } = await userWithKey({}, "slots-pg@example.com");
     stub.next("chat", { kind: "delay", ms: 500 }, 40);
     const results = await Promise.all(
-      Array.from({ length: 40 }, () => v1(chat.POST, "/v1/chat/completions", secret, { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] } })),
+      Array.from({ length: 40 }, () =>
+        v1(chat.POST, "/v1/chat/completions", secret, { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] } }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 429);
@@ -103,7 +107,9 @@ describe("AI request slots (PostgreSQL)", () => {
   }
   async function chargesOf(userId: string): Promise<number> {
     const prisma = await db();
-    const rows = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM credit_operations WHERE user_id = ${userId} AND kind = 'charge'`;
+    const rows = await prisma.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM credit_operations WHERE user_id = ${userId} AND kind = 'charge'`;
     return Number(rows[0].n);
   }
   const hello = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] };

@@ -33,7 +33,9 @@ async function fund(userId: string) {
   const prisma = await db();
   await setBalance(userId, 10_000);
   await prisma.creditBalance.update({ where: { userId }, data: { resetAt: new Date() } });
-  await prisma.creditTransaction.create({ data: { userId, amount: 10_000 - (await ledgerSum(userId)), balanceAfter: 10_000, type: "adjustment", operation: "test_setup" } });
+  await prisma.creditTransaction.create({
+    data: { userId, amount: 10_000 - (await ledgerSum(userId)), balanceAfter: 10_000, type: "adjustment", operation: "test_setup" },
+  });
 }
 
 async function ledgerSum(userId: string): Promise<number> {
@@ -77,7 +79,11 @@ describe("API key limits under concurrency (PostgreSQL)", () => {
     const answered = statuses.filter((s) => s === 200).length;
     expect([10, 20]).toContain(answered);
     expect(statuses.filter((s) => s === 429).length).toBe(CALLS - answered);
-    expect(results.filter((r) => r.status === 429).every((r) => r.body.error.code === "rate_limit_exceeded" && Number(r.headers.get("retry-after")) > 0)).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 429)
+        .every((r) => r.body.error.code === "rate_limit_exceeded" && Number(r.headers.get("retry-after")) > 0),
+    ).toBe(true);
     expect(await balanceOf(user.id)).toBe(10_000 - 15 * answered);
   });
 });

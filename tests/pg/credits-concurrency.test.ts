@@ -51,7 +51,9 @@ async function hammer(userId: string) {
 }
 
 async function usageBalanceAfters(userId: string) {
-  const rows = await (await db()).creditTransaction.findMany({ where: { userId, type: "usage" }, select: { balanceAfter: true, bonusPurchaseId: true, amount: true } });
+  const rows = await (
+    await db()
+  ).creditTransaction.findMany({ where: { userId, type: "usage" }, select: { balanceAfter: true, bonusPurchaseId: true, amount: true } });
   return rows;
 }
 
@@ -79,8 +81,20 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
   it("the same with 1,000 credits split between subscription and two bonus purchases, consumed in order", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 400);
-    const early = await grantBonusPurchase({ userId, orderId: `early-${userId}`, variantId: "v", credits: 300, expiresAt: new Date(Date.now() + 10 * DAY) });
-    const late = await grantBonusPurchase({ userId, orderId: `late-${userId}`, variantId: "v", credits: 300, expiresAt: new Date(Date.now() + 20 * DAY) });
+    const early = await grantBonusPurchase({
+      userId,
+      orderId: `early-${userId}`,
+      variantId: "v",
+      credits: 300,
+      expiresAt: new Date(Date.now() + 10 * DAY),
+    });
+    const late = await grantBonusPurchase({
+      userId,
+      orderId: `late-${userId}`,
+      variantId: "v",
+      credits: 300,
+      expiresAt: new Date(Date.now() + 20 * DAY),
+    });
     const { ok, refused, other } = await hammer(userId);
     expect(other).toEqual([]);
     expect(ok).toBe(1000);
@@ -106,17 +120,25 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
     await setSubscriptionCredits(userId, 100);
     const prisma = await db();
     // 20 charges of 5, each refunded by 5 concurrent callers: every one refunded exactly once.
-    const reservations: Reservation[] = await Promise.all(Array.from({ length: 20 }, () => reserveCredits({ userId, amount: 5, operation: "chat" })));
-    const refunds = await Promise.all(reservations.flatMap((r) => Array.from({ length: 5 }, () => refundReservation(r, { reason: "provider_failed" }))));
+    const reservations: Reservation[] = await Promise.all(
+      Array.from({ length: 20 }, () => reserveCredits({ userId, amount: 5, operation: "chat" })),
+    );
+    const refunds = await Promise.all(
+      reservations.flatMap((r) => Array.from({ length: 5 }, () => refundReservation(r, { reason: "provider_failed" }))),
+    );
     expect(refunds.reduce((s, r) => s + r.refunded, 0)).toBe(100);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId } })).subscriptionCredits).toBe(100);
     // The same order delivered 10 times at once: granted once.
-    const grants = await Promise.all(Array.from({ length: 10 }, () => grantBonusPurchase({ userId, orderId: `dup-${userId}`, variantId: "v", credits: 50 })));
+    const grants = await Promise.all(
+      Array.from({ length: 10 }, () => grantBonusPurchase({ userId, orderId: `dup-${userId}`, variantId: "v", credits: 50 })),
+    );
     expect(grants.filter((g) => g.granted)).toHaveLength(1);
     expect(new Set(grants.map((g) => g.purchaseId)).size).toBe(1);
     // The same allocation cycle applied 10 times at once: applied once.
     await prisma.user.update({ where: { id: userId }, data: { tier: "basic" } });
-    const resets = await Promise.all(Array.from({ length: 10 }, () => applyMonthlyAllocation({ userId, tier: "basic", cycleKey: `sub:1:${userId}` })));
+    const resets = await Promise.all(
+      Array.from({ length: 10 }, () => applyMonthlyAllocation({ userId, tier: "basic", cycleKey: `sub:1:${userId}` })),
+    );
     expect(resets.filter((r) => r.applied)).toHaveLength(1);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId } })).subscriptionCredits).toBe(1000);
     await expectLedgerBalances(userId);
@@ -128,7 +150,9 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
     await prisma.creditBalance.update({ where: { userId }, data: { resetAt: new Date(Date.UTC(2020, 0, 15)) } });
     await prisma.creditOperation.updateMany({ where: { userId, kind: "reset" }, data: { idempotencyKey: `reset:${userId}:2020-01` } });
     await setSubscriptionCredits(userId, 3);
-    const results = await Promise.allSettled(Array.from({ length: WORKERS }, () => reserveCredits({ userId, amount: 1, operation: "chat" })));
+    const results = await Promise.allSettled(
+      Array.from({ length: WORKERS }, () => reserveCredits({ userId, amount: 1, operation: "chat" })),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(WORKERS);
     expect(await prisma.creditTransaction.count({ where: { userId, operation: "monthly_rollover" } })).toBe(1);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId } })).subscriptionCredits).toBe(200 - WORKERS);
@@ -138,8 +162,20 @@ describe("credit charging under concurrency (PostgreSQL)", () => {
   it("bonus expiry racing with charges never spends expired credits or breaks the ledger", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 0);
-    const soon = await grantBonusPurchase({ userId, orderId: `soon-${userId}`, variantId: "v", credits: 500, expiresAt: new Date(Date.now() + DAY) });
-    await grantBonusPurchase({ userId, orderId: `later-${userId}`, variantId: "v", credits: 500, expiresAt: new Date(Date.now() + 30 * DAY) });
+    const soon = await grantBonusPurchase({
+      userId,
+      orderId: `soon-${userId}`,
+      variantId: "v",
+      credits: 500,
+      expiresAt: new Date(Date.now() + DAY),
+    });
+    await grantBonusPurchase({
+      userId,
+      orderId: `later-${userId}`,
+      variantId: "v",
+      credits: 500,
+      expiresAt: new Date(Date.now() + 30 * DAY),
+    });
     const prisma = await db();
     const charging = hammer(userId);
     // The first purchase reaches its end while the charges run (its expiry moved to now, not waited

@@ -18,9 +18,16 @@ describe("docs/DEPLOY.md backup snippet", () => {
     expect(snippet, "DEPLOY.md's backup block").toBeTruthy();
     const prisma = await db();
     const user = await prisma.user.create({ data: { email: `backup-${Date.now()}@example.com` } });
-    const migrations = await withPgClient(url, async (c) => Number((await c.query("SELECT COUNT(*) AS n FROM _prisma_migrations")).rows[0].n));
+    const migrations = await withPgClient(url, async (c) =>
+      Number((await c.query("SELECT COUNT(*) AS n FROM _prisma_migrations")).rows[0].n),
+    );
     // The dump is taken with the user in it; the restore (--clean) replaces what is there then.
-    const run = spawnSync("bash", ["-c", `set -euo pipefail\n${snippet!.code}`], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, DATABASE_URL: url } });
+    const run = spawnSync("bash", ["-c", `set -euo pipefail\n${snippet!.code}`], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, DATABASE_URL: url },
+    });
     expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
     expect(readdirSync(dir).some((f) => /^backup-\d{4}-\d{2}-\d{2}\.dump$/.test(f))).toBe(true);
     await withPgClient(url, async (c) => {

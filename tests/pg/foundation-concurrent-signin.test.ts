@@ -10,7 +10,9 @@ await useFreshPostgres();
 describe("PostgreSQL concurrency", () => {
   it("concurrent first sign-ins and identity webhooks for one email create one user with credits once", async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => ensureUser(i % 4 === 0 ? { email: "pg-race@example.com", externalId: "user_pg_race" } : { email: "PG-Race@example.com" })),
+      Array.from({ length: 20 }, (_, i) =>
+        ensureUser(i % 4 === 0 ? { email: "pg-race@example.com", externalId: "user_pg_race" } : { email: "PG-Race@example.com" }),
+      ),
     );
     expect(new Set(results.map((r) => r.user.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);

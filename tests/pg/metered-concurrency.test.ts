@@ -45,10 +45,16 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     const { user, cookie } = await signIn("metered-pg@example.com");
     await setBalance(user.id, 50_000_000);
     const prisma = await db();
-    await prisma.creditTransaction.create({ data: { userId: user.id, amount: 50_000_000 - 200, balanceAfter: 50_000_000, type: "adjustment", operation: "test_setup" } });
+    await prisma.creditTransaction.create({
+      data: { userId: user.id, amount: 50_000_000 - 200, balanceAfter: 50_000_000, type: "adjustment", operation: "test_setup" },
+    });
     const results = await Promise.all(
       Array.from({ length: CALLS }, (_, i) =>
-        call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: sizes(i) }], model: i % 2 ? "gpt-4o" : "gpt-4o-mini", maxTokens: 50 + i * 10 } }),
+        call(chatPost, {
+          path: "/api/ai/chat",
+          cookie,
+          body: { messages: [{ role: "user", content: sizes(i) }], model: i % 2 ? "gpt-4o" : "gpt-4o-mini", maxTokens: 50 + i * 10 },
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(CALLS).fill(200));
@@ -76,7 +82,13 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     // Each gpt-4o call with maxTokens 1,000 is reserved at about 10,000 micros x 1.25 / 10 = 1,250 credits.
     await setBalance(user.id, 6_000);
     const results = await Promise.all(
-      Array.from({ length: CALLS }, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o", maxTokens: 1000 } })),
+      Array.from({ length: CALLS }, () =>
+        call(chatPost, {
+          path: "/api/ai/chat",
+          cookie,
+          body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o", maxTokens: 1000 },
+        }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(4);
@@ -94,14 +106,21 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     const { user, cookie } = await signIn("metered-pg-cut@example.com");
     await setBalance(user.id, 10_000_000);
     const prisma = await db();
-    await prisma.creditTransaction.create({ data: { userId: user.id, amount: 10_000_000 - 200, balanceAfter: 10_000_000, type: "adjustment", operation: "test_setup" } });
+    await prisma.creditTransaction.create({
+      data: { userId: user.id, amount: 10_000_000 - 200, balanceAfter: 10_000_000, type: "adjustment", operation: "test_setup" },
+    });
     stub.chunkDelayMs = 5;
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
     for (let i = 0; i < CALLS; i++) stub.next("stream", { kind: "reply", text: words });
     await Promise.all(
       Array.from({ length: CALLS }, async (_, i) => {
         const client = new AbortController();
-        const res = await send(streamPost, { path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: `cut ${i}` }], maxTokens: 500 }, signal: client.signal });
+        const res = await send(streamPost, {
+          path: "/api/ai/stream",
+          cookie,
+          body: { messages: [{ role: "user", content: `cut ${i}` }], maxTokens: 500 },
+          signal: client.signal,
+        });
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         // Read i % 8 chunks (0: hang up at once), then hang up; every eighth reads to the end.
         for (let n = 0; i % 8 === 7 || n < i % 8; n++) if ((await reader.read()).done) break;
@@ -111,7 +130,8 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     );
     stub.chunkDelayMs = 0;
     // Cut streams settle as their upstream requests end.
-    for (let i = 0; i < 100 && (await prisma.creditOperation.count({ where: { userId: user.id, status: "reserved" } })) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await prisma.creditOperation.count({ where: { userId: user.id, status: "reserved" } })) > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     await drainSettlements();
     const ops = await settledOps(user.id);
     expect(ops).toHaveLength(CALLS);
@@ -127,8 +147,12 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     const { user } = await signIn("metered-pg-race@example.com");
     await setBalance(user.id, 100_000);
     const prisma = await db();
-    await prisma.creditTransaction.create({ data: { userId: user.id, amount: 100_000 - 200, balanceAfter: 100_000, type: "adjustment", operation: "test_setup" } });
-    const reservations = await Promise.all(Array.from({ length: CALLS }, () => reserveCredits({ userId: user.id, amount: 100, operation: "chat" })));
+    await prisma.creditTransaction.create({
+      data: { userId: user.id, amount: 100_000 - 200, balanceAfter: 100_000, type: "adjustment", operation: "test_setup" },
+    });
+    const reservations = await Promise.all(
+      Array.from({ length: CALLS }, () => reserveCredits({ userId: user.id, amount: 100, operation: "chat" })),
+    );
     // Their process looks gone (stopped), and the charges are old enough for the sweep.
     await prisma.$executeRaw`INSERT INTO server_instances (id, host, pid, stopped_at) VALUES ('gone-instance', 'gone', 1, now())`;
     await prisma.$executeRaw`UPDATE credit_operations SET instance_id = 'gone-instance', created_at = now() - interval '10 minutes' WHERE user_id = ${user.id}`;
@@ -143,7 +167,9 @@ describe("metered charges under concurrency (PostgreSQL)", () => {
     const bySettlement = settled.filter((s) => s.settled).length;
     expect(bySettlement + ops.filter((o) => o.status === "refunded").length).toBe(CALLS);
     const kept = ops.filter((o) => o.status === "settled").reduce((sum, o) => sum + o.amount, 0);
-    const refundRows = await prisma.creditTransaction.count({ where: { userId: user.id, type: "refund", operation: "chat", metadata: { path: ["reason"], equals: "not_settled" } } });
+    const refundRows = await prisma.creditTransaction.count({
+      where: { userId: user.id, type: "refund", operation: "chat", metadata: { path: ["reason"], equals: "not_settled" } },
+    });
     expect(refundRows).toBe(ops.filter((o) => o.status === "refunded").length);
     const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
     expect(balance.subscriptionCredits).toBe(100_000 - kept);

@@ -43,17 +43,30 @@ describe("an organisation's wallet and member caps under concurrency (PostgreSQL
 
   it(`${MEMBERS} members x ${CALLS} concurrent calls, wallet worth 50 calls, caps worth 10: exactly 50 charged, nobody over 10, ledger = sum of charges`, async () => {
     const owner = await person("pg-owner");
-    const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Concurrency Ltd" } })).body.organisation.id as string;
+    const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Concurrency Ltd" } })).body.organisation
+      .id as string;
     const team: Person[] = [];
     for (let i = 0; i < MEMBERS; i++) {
       const p = await person(`pg-member${i}`);
       await join(id, owner, p);
-      const capped = await call(member.PATCH, { method: "PATCH", path: `/api/orgs/${id}/members/${p.user.id}`, params: { id, userId: p.user.id }, cookie: owner.cookie, body: { dailyCap: 10 * PRICE } });
+      const capped = await call(member.PATCH, {
+        method: "PATCH",
+        path: `/api/orgs/${id}/members/${p.user.id}`,
+        params: { id, userId: p.user.id },
+        cookie: owner.cookie,
+        body: { dailyCap: 10 * PRICE },
+      });
       expect(capped.status).toBe(200);
       team.push(p);
     }
     await grant(operator, id, 50 * PRICE);
-    const results = await Promise.all(team.flatMap((p) => Array.from({ length: CALLS }, () => call(chat.POST, { path: "/api/ai/chat", cookie: p.cookie, headers: actingAs(id), body: hello }).then((r) => ({ p, r })))));
+    const results = await Promise.all(
+      team.flatMap((p) =>
+        Array.from({ length: CALLS }, () =>
+          call(chat.POST, { path: "/api/ai/chat", cookie: p.cookie, headers: actingAs(id), body: hello }).then((r) => ({ p, r })),
+        ),
+      ),
+    );
     const ok = results.filter((x) => x.r.status === 200);
     const refused = results.filter((x) => x.r.status !== 200);
     expect(refused.every((x) => x.r.status === 402 || x.r.status === 429)).toBe(true);
@@ -73,7 +86,12 @@ describe("an organisation's wallet and member caps under concurrency (PostgreSQL
     expect(usage).toHaveLength(50);
     expect(Math.min(...usage.map((u) => u.balanceAfter))).toBeGreaterThanOrEqual(0);
     // The charges name their members, and each member's window counted exactly their charges.
-    const charges = await prisma.creditOperation.groupBy({ by: ["memberId"], where: { userId: id, kind: "charge", status: "settled" }, _sum: { amount: true }, _count: true });
+    const charges = await prisma.creditOperation.groupBy({
+      by: ["memberId"],
+      where: { userId: id, kind: "charge", status: "settled" },
+      _sum: { amount: true },
+      _count: true,
+    });
     const rows = await prisma.organisationMember.findMany({ where: { organisationId: id, role: "member" } });
     for (const p of team) {
       const counted = charges.find((c) => c.memberId === p.user.id);
@@ -86,15 +104,24 @@ describe("an organisation's wallet and member caps under concurrency (PostgreSQL
 
   it("a refund gives back to the wallet and the member's cap alike", async () => {
     const owner = await person("pg-refund-owner");
-    const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Refund Ltd" } })).body.organisation.id as string;
+    const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Refund Ltd" } })).body.organisation
+      .id as string;
     await grant(operator, id, 10 * PRICE);
-    await call(member.PATCH, { method: "PATCH", path: `/api/orgs/${id}/members/${owner.user.id}`, params: { id, userId: owner.user.id }, cookie: owner.cookie, body: { monthlyCap: 2 * PRICE } });
+    await call(member.PATCH, {
+      method: "PATCH",
+      path: `/api/orgs/${id}/members/${owner.user.id}`,
+      params: { id, userId: owner.user.id },
+      cookie: owner.cookie,
+      body: { monthlyCap: 2 * PRICE },
+    });
     stub.next("chat", { kind: "error", status: 400, message: "bad request upstream" }, 10);
     const failed = await call(chat.POST, { path: "/api/ai/chat", cookie: owner.cookie, headers: actingAs(id), body: hello });
     expect(failed.status).toBeGreaterThanOrEqual(400);
     expect(stub.count("chat")).toBeGreaterThan(0);
     const prisma = await db();
-    const row = await prisma.organisationMember.findUniqueOrThrow({ where: { organisationId_userId: { organisationId: id, userId: owner.user.id } } });
+    const row = await prisma.organisationMember.findUniqueOrThrow({
+      where: { organisationId_userId: { organisationId: id, userId: owner.user.id } },
+    });
     expect(row.monthSpent).toBe(0);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: id } })).subscriptionCredits).toBe(10 * PRICE);
   });

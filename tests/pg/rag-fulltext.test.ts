@@ -29,9 +29,20 @@ describe("RAG on PostgreSQL", () => {
 
     const a = await signIn();
     const b = await signIn();
-    await indexDocument({ key: "pg:a", userId: a.user.id, source: "upload", title: "lighthouse.md", text: "The lighthouse keeper's password is SALTWATER-42." });
+    await indexDocument({
+      key: "pg:a",
+      userId: a.user.id,
+      source: "upload",
+      title: "lighthouse.md",
+      text: "The lighthouse keeper's password is SALTWATER-42.",
+    });
 
-    const res = await call(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie: a.cookie, body: { question: "What is the lighthouse keeper's password?" } });
+    const res = await call(ASK, {
+      method: "POST",
+      path: "/api/ai/rag/ask",
+      cookie: a.cookie,
+      body: { question: "What is the lighthouse keeper's password?" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.sources[0]).toMatchObject({ title: "lighthouse.md" });
     const other = await retrieveChunks("What is the lighthouse keeper's password?", { userId: b.user.id });

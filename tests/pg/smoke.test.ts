@@ -13,7 +13,9 @@ describe("PostgreSQL", () => {
     const prisma = await db();
     const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
     expect(balance.subscriptionCredits).toBe(200);
-    const migrations = await prisma.$queryRaw<{ migration_name: string }[]>`SELECT migration_name FROM _prisma_migrations ORDER BY migration_name`;
+    const migrations = await prisma.$queryRaw<
+      { migration_name: string }[]
+    >`SELECT migration_name FROM _prisma_migrations ORDER BY migration_name`;
     // Every migration of prisma/migrations, in order, recorded as Prisma's own runner would.
     expect(migrations.map((m) => m.migration_name)).toEqual(readMigrations().map((m) => m.name));
     expect(migrations.length).toBeGreaterThanOrEqual(7);

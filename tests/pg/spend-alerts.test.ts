@@ -42,13 +42,22 @@ describe("spend alerts and outbound webhooks (PostgreSQL)", () => {
 
   it("32 concurrent charges crossing 80% and 100% at once fire each alert exactly once, delivered once each", async () => {
     const { user, cookie } = await signIn("pg-alerts@example.com");
-    const created = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["budget.threshold", "credits.low", "credits.depleted"] } });
+    const created = await call(endpoints.POST, {
+      path: "/api/webhook-endpoints",
+      cookie,
+      body: { url: receiver.url, events: ["budget.threshold", "credits.low", "credits.depleted"] },
+    });
     expect(created.status).toBe(200);
     // An allocation worth 16 calls, with its ledger row.
     const prisma = await db();
     const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
-    await prisma.creditBalance.update({ where: { userId: user.id }, data: { monthlyAllocation: 240, subscriptionCredits: 240, resetAt: new Date() } });
-    await prisma.creditTransaction.create({ data: { userId: user.id, amount: 240 - balance.subscriptionCredits, balanceAfter: 240, type: "adjustment", operation: "test_setup" } });
+    await prisma.creditBalance.update({
+      where: { userId: user.id },
+      data: { monthlyAllocation: 240, subscriptionCredits: 240, resetAt: new Date() },
+    });
+    await prisma.creditTransaction.create({
+      data: { userId: user.id, amount: 240 - balance.subscriptionCredits, balanceAfter: 240, type: "adjustment", operation: "test_setup" },
+    });
     const results = await Promise.all(Array.from({ length: 32 }, () => call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(16);
     expect(results.filter((r) => r.status === 402)).toHaveLength(16);
@@ -57,7 +66,10 @@ describe("spend alerts and outbound webhooks (PostgreSQL)", () => {
     const firings = await prisma.alertFiring.findMany({ where: { accountId: user.id } });
     expect(firings.map((f) => f.alert).sort()).toEqual(["allocation:100", "allocation:80", "depleted", "low"]);
     await drainOutbound();
-    await waitUntil("four deliveries", async () => receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === user.id).length >= 4);
+    await waitUntil(
+      "four deliveries",
+      async () => receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === user.id).length >= 4,
+    );
     await new Promise((r) => setTimeout(r, 200));
     await deliverDue();
     const got = receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === user.id);
@@ -68,11 +80,16 @@ describe("spend alerts and outbound webhooks (PostgreSQL)", () => {
 
   it("a receiver that fails 5 times then recovers gets every event exactly once, in order of creation, with two runners racing", async () => {
     const { user, cookie } = await signIn("pg-receiver@example.com");
-    const ep = (await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["credits.low"] } })).body.endpoint;
+    const ep = (
+      await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["credits.low"] } })
+    ).body.endpoint;
     receiver.failNext(5, 500);
     const before = receiver.received.length;
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId);
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId,
+      );
     await drainOutbound();
     let now = Date.now();
     for (let i = 0; i < 12; i++) {

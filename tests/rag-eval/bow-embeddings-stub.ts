@@ -10,11 +10,16 @@ import type { AddressInfo } from "node:net";
  * about a real model's quality.
  */
 const STOP = new Set(
-  "a an and are as at be by can do does for from how i in is it its my of on or the this to what when which who why will with you your".split(" "),
+  "a an and are as at be by can do does for from how i in is it its my of on or the this to what when which who why will with you your".split(
+    " ",
+  ),
 );
 
 function stem(word: string): string {
-  return word.replace(/(ies)$/, "y").replace(/(ing|ed|es|s)$/, "").slice(0, 12);
+  return word
+    .replace(/(ies)$/, "y")
+    .replace(/(ing|ed|es|s)$/, "")
+    .slice(0, 12);
 }
 
 function bucket(feature: string, dim: number): [number, number] {
@@ -58,7 +63,13 @@ export async function startBowEmbeddingsStub(options: { dim?: number; forwardTo?
     if (options.forwardTo && !req.url?.endsWith("/embeddings")) {
       const target = new URL(options.forwardTo);
       const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: `${target.pathname.replace(/\/v1$/, "")}${req.url}`, headers: req.headers },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: `${target.pathname.replace(/\/v1$/, "")}${req.url}`,
+          headers: req.headers,
+        },
         (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.on("aborted", () => res.destroy());
@@ -86,13 +97,24 @@ export async function startBowEmbeddingsStub(options: { dim?: number; forwardTo?
         res.end(JSON.stringify({ error: { message: "embeddings unavailable", type: "server_error" } }));
         return;
       }
-      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as { input: string | string[]; model?: string; encoding_format?: string };
+      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as {
+        input: string | string[];
+        model?: string;
+        encoding_format?: string;
+      };
       const inputs = Array.isArray(body.input) ? body.input : [body.input];
       // The openai SDK asks for base64 (little-endian float32) unless told otherwise, as the real API allows.
       const encode = (v: number[]) => (body.encoding_format === "base64" ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v);
       const data = inputs.map((text, index) => ({ object: "embedding", index, embedding: encode(bowEmbedding(String(text), dim)) }));
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ object: "list", data, model: body.model ?? "bow-embedding", usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }));
+      res.end(
+        JSON.stringify({
+          object: "list",
+          data,
+          model: body.model ?? "bow-embedding",
+          usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -101,7 +101,11 @@ describe("Upstash store over the REST protocol, real redis-server behind it", ()
     const ip = `ip-${randomUUID()}`;
     const s = store();
     for (let i = 0; i < 9; i++) await checkRateLimit("email", { userId: randomUUID(), ip }, { store: s });
-    expect(await checkRateLimit("email", { userId: randomUUID(), ip }, { store: s })).toMatchObject({ allowed: true, limit: 10, remaining: 0 });
+    expect(await checkRateLimit("email", { userId: randomUUID(), ip }, { store: s })).toMatchObject({
+      allowed: true,
+      limit: 10,
+      remaining: 0,
+    });
     expect(await checkRateLimit("email", { userId: randomUUID(), ip }, { store: s })).toMatchObject({ allowed: false, limit: 10 });
   });
 
@@ -127,8 +131,11 @@ describe("an endpoint on the Upstash store", () => {
       expect(first.status).toBe(200);
       expect(first.headers.get("x-ratelimit-limit")).toBe("100");
       expect(first.headers.get("x-ratelimit-remaining")).toBe("99");
-      expect(emulator.commands.some((c) => c.includes(`ratelimit:api:user:${user.id}`) || c.some((a) => a.includes(`api:user:${user.id}`)))).toBe(true);
-      for (let i = 0; i < 99; i++) await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
+      expect(
+        emulator.commands.some((c) => c.includes(`ratelimit:api:user:${user.id}`) || c.some((a) => a.includes(`api:user:${user.id}`))),
+      ).toBe(true);
+      for (let i = 0; i < 99; i++)
+        await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
       const refused = await call(userStatus, { path: "/api/user/status", cookie, headers: { "x-forwarded-for": `ip-${user.id}` } });
       expect(refused.status).toBe(429);
       expect(refused.body.error).toMatch(/^Rate limit exceeded/);
@@ -158,7 +165,9 @@ describe("fail-open", () => {
       // Wait until this redis answers through the emulator.
       let ready = false;
       for (let i = 0; i < 50 && !ready; i++) {
-        const r = await fetch(own.url, { method: "POST", headers: { authorization: `Bearer ${own.token}` }, body: '["PING"]' }).catch(() => null);
+        const r = await fetch(own.url, { method: "POST", headers: { authorization: `Bearer ${own.token}` }, body: '["PING"]' }).catch(
+          () => null,
+        );
         ready = r?.status === 200;
         if (!ready) await new Promise((res) => setTimeout(res, 100));
       }
@@ -171,7 +180,9 @@ describe("fail-open", () => {
       const started = Date.now();
       expect(await checkRateLimit("email", { userId: user }, { store: s })).toBeNull();
       expect(Date.now() - started).toBeLessThan(1500);
-      expect(warnings).toEqual([expect.objectContaining({ msg: "dependency unavailable", dependency: "rate-limit store (upstash)", store: "upstash" })]);
+      expect(warnings).toEqual([
+        expect.objectContaining({ msg: "dependency unavailable", dependency: "rate-limit store (upstash)", store: "upstash" }),
+      ]);
       // Still down: the next request passes too, and nothing more is logged.
       expect(await checkRateLimit("email", { userId: user }, { store: s })).toBeNull();
       expect(warnings).toHaveLength(1);

@@ -11,7 +11,11 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "svc-test-"));
 const keep = new Set(["PATH", "HOME", "TMPDIR", "LANG", "TZ", "CI", "TEST_DATABASE_URL", "TEST_REDIS_PORT", "NODE_OPTIONS"]);
 for (const name of Object.keys(process.env)) {
   if (keep.has(name) || name.startsWith("npm_") || name.startsWith("VITEST") || name === "NODE_ENV") continue;
-  if (/^(DATABASE_URL|UPSTASH_|S3_|RESEND_|LEMONSQUEEZY_|OPENAI_|ANTHROPIC_|GEMINI_|AUTH_|PUBLIC_|NEXTAUTH_|APP_ENV|DATA_DIR|PGLITE_|RAG_|AI_|EMAIL_|CRON_|DEBUG_|PRICING_|RATE_LIMIT_|UPLOAD_|FILE_URL_|IDENTITY_|PAYMENT_|CREDITS_|ALLOW_|TRUSTED_|ADMIN_|METRICS_|OTEL_|API_KEYS_)/.test(name)) {
+  if (
+    /^(DATABASE_URL|UPSTASH_|S3_|RESEND_|LEMONSQUEEZY_|OPENAI_|ANTHROPIC_|GEMINI_|AUTH_|PUBLIC_|NEXTAUTH_|APP_ENV|DATA_DIR|PGLITE_|RAG_|AI_|EMAIL_|CRON_|DEBUG_|PRICING_|RATE_LIMIT_|UPLOAD_|FILE_URL_|IDENTITY_|PAYMENT_|CREDITS_|ALLOW_|TRUSTED_|ADMIN_|METRICS_|OTEL_|API_KEYS_)/.test(
+      name,
+    )
+  ) {
     delete process.env[name];
   }
 }

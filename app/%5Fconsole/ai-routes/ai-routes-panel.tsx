@@ -33,7 +33,8 @@ const ROUTE_COLUMNS: Column<RouteRow>[] = [
   { header: "p50 / p95", align: "right", cell: (r) => `${ms(r.route.stats.p50Ms)} / ${ms(r.route.stats.p95Ms)}` },
   {
     header: "Last error",
-    cell: (r) => (r.route.stats.lastError ? `${r.route.stats.lastError.message} (${new Date(r.route.stats.lastError.at).toLocaleTimeString()})` : "—"),
+    cell: (r) =>
+      r.route.stats.lastError ? `${r.route.stats.lastError.message} (${new Date(r.route.stats.lastError.at).toLocaleTimeString()})` : "—",
     cellClass: () => "text-xs text-slate-600",
   },
 ];
@@ -77,17 +78,26 @@ export function AiRoutesPanel() {
         <>
           <section className="card mb-4 text-sm" aria-labelledby="routes-providers">
             <h2 id="routes-providers">Providers</h2>
-            {data.offline ? <p className="mt-2 text-amber-700">Offline: every model is answered by the offline provider (labelled answers).</p> : null}
+            {data.offline ? (
+              <p className="mt-2 text-amber-700">Offline: every model is answered by the offline provider (labelled answers).</p>
+            ) : null}
             <ul className="mt-2 space-y-1">
               {data.providers.map((p) => (
                 <li key={p.name}>
-                  <span className="font-medium">{p.name}</span> <span className="text-slate-500">({p.type}{p.host ? `, ${p.host}` : ""})</span>
+                  <span className="font-medium">{p.name}</span>{" "}
+                  <span className="text-slate-500">
+                    ({p.type}
+                    {p.host ? `, ${p.host}` : ""})
+                  </span>
                 </li>
               ))}
             </ul>
             <p className="mt-2 text-slate-600">
-              Deadline {data.timeoutMs.toLocaleString("en-US")} ms per call; {data.routeTimeoutMs ? `${data.routeTimeoutMs.toLocaleString("en-US")} ms for a route to start answering` : "a route may use the whole deadline"};{" "}
-              {data.attempts ? `at most ${data.attempts} attempts` : "one attempt per route"}.
+              Deadline {data.timeoutMs.toLocaleString("en-US")} ms per call;{" "}
+              {data.routeTimeoutMs
+                ? `${data.routeTimeoutMs.toLocaleString("en-US")} ms for a route to start answering`
+                : "a route may use the whole deadline"}
+              ; {data.attempts ? `at most ${data.attempts} attempts` : "one attempt per route"}.
             </p>
           </section>
           {data.pricing.mode === "flat" && data.pricing.flatLimits.length > 0 ? (

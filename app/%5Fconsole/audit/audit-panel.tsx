@@ -23,7 +23,15 @@ export function AuditPanel({ targetId }: { targetId: string }) {
   return (
     <>
       <PageHeader title="Audit log" description={targetId ? `Operator actions on ${targetId}.` : "Every operator action, newest first."} />
-      <SelectField id="audit-action" label="Action" className="mb-4 max-w-xs" value={action} onChange={setAction} options={ACTIONS} any="Any" />
+      <SelectField
+        id="audit-action"
+        label="Action"
+        className="mb-4 max-w-xs"
+        value={action}
+        onChange={setAction}
+        options={ACTIONS}
+        any="Any"
+      />
       <PagedTable
         list={list}
         rows="actions"

@@ -26,7 +26,10 @@ export function CronPanel() {
   const { data, error, loading, reload } = useApi<AdminCron>("/api/admin/cron");
   return (
     <>
-      <PageHeader title="Scheduled jobs" description="The daily maintenance jobs: when they run, their last runs, and a way to run one now (it never runs twice at once)." />
+      <PageHeader
+        title="Scheduled jobs"
+        description="The daily maintenance jobs: when they run, their last runs, and a way to run one now (it never runs twice at once)."
+      />
       <LoadState error={error} loading={loading && !data} />
       <div className="space-y-4">
         {data?.jobs.map((job) => (
@@ -34,7 +37,8 @@ export function CronPanel() {
             <div className="lg:col-span-2 overflow-x-auto">
               <h2 id={`job-${job.job}`}>{job.job}</h2>
               <p className="text-sm text-slate-600">
-                <code>{job.schedule}</code> (UTC) · {job.active ? "applies under the current configuration" : "inactive under the current configuration"}
+                <code>{job.schedule}</code> (UTC) ·{" "}
+                {job.active ? "applies under the current configuration" : "inactive under the current configuration"}
                 {job.lockedUntil ? ` · running (lock until ${formatDate(job.lockedUntil, true)})` : ""}
               </p>
               {job.runs.length === 0 ? (

@@ -17,7 +17,15 @@ export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) 
   return (
     <>
       <PageHeader title="Emails" description="Every email the service sent, with the delivery events its provider reported." />
-      <SelectField id="email-status" label="Status" className="mb-4 max-w-xs" value={status} onChange={setStatus} options={STATUSES} any="Any" />
+      <SelectField
+        id="email-status"
+        label="Status"
+        className="mb-4 max-w-xs"
+        value={status}
+        onChange={setStatus}
+        options={STATUSES}
+        any="Any"
+      />
       <PagedTable
         list={list}
         rows="emails"
@@ -47,7 +55,10 @@ export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) 
           {
             header: "Events",
             cellClass: () => "text-xs",
-            cell: (e) => (e.events.length === 0 ? "—" : e.events.map((ev, i) => <div key={i}>{`${ev.eventType} · ${formatDate(ev.occurredAt ?? ev.receivedAt, true)}`}</div>)),
+            cell: (e) =>
+              e.events.length === 0
+                ? "—"
+                : e.events.map((ev, i) => <div key={i}>{`${ev.eventType} · ${formatDate(ev.occurredAt ?? ev.receivedAt, true)}`}</div>),
           },
         ]}
       />

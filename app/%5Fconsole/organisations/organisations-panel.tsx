@@ -17,7 +17,10 @@ export function OrganisationsPanel() {
 
   return (
     <>
-      <PageHeader title="Organisations" description="Search by the start of a name or slug, an organisation id, or the start of a member's email address." />
+      <PageHeader
+        title="Organisations"
+        description="Search by the start of a name or slug, an organisation id, or the start of a member's email address."
+      />
       <SearchForm id="org-search" label="Search organisations" placeholder="name, slug, id or member email" onSearch={setQuery} />
       <PagedTable
         list={list}

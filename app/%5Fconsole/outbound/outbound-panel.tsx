@@ -16,9 +16,19 @@ export function OutboundPanel() {
   const list = useCursorList<AdminOutbound>("/api/admin/outbound", { status: status || null });
   return (
     <>
-      <PageHeader title="Outbound webhooks" description="Deliveries of account events to their webhook endpoints, and alert emails: retried with backoff for 24 hours, in order per endpoint." />
+      <PageHeader
+        title="Outbound webhooks"
+        description="Deliveries of account events to their webhook endpoints, and alert emails: retried with backoff for 24 hours, in order per endpoint."
+      />
       <div className="mb-4 max-w-xs">
-        <SelectField id="outbound-status" label="Status" value={status} onChange={setStatus} any="any" options={["pending", "delivered", "failed"]} />
+        <SelectField
+          id="outbound-status"
+          label="Status"
+          value={status}
+          onChange={setStatus}
+          any="any"
+          options={["pending", "delivered", "failed"]}
+        />
       </div>
       <PagedTable
         list={list}

@@ -10,7 +10,8 @@ import { SelectField } from "@/components/form-field";
 import { LoadState } from "@/components/paged-list";
 
 const n = (v: number) => v.toLocaleString("en-US");
-const usd = (v: number) => `$${v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 })}`;
+const usd = (v: number) =>
+  `$${v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: v !== 0 && Math.abs(v) < 1 ? 4 : 2 })}`;
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const PERIODS: { label: string; days: number }[] = [
   { label: "Last 7 days", days: 7 },
@@ -58,12 +59,15 @@ export function UsagePanel({ userId }: { userId: string }) {
             </dl>
             {data.totals.uncollectedCredits > 0 || data.totals.belowCostCalls > 0 ? (
               <p className="mt-3 text-sm text-red-700" role="alert">
-                Some calls were charged less than they cost upstream: a quote was not the upper bound it must be. The calls&apos; ledger rows name the model and usage.
+                Some calls were charged less than they cost upstream: a quote was not the upper bound it must be. The calls&apos; ledger
+                rows name the model and usage.
               </p>
             ) : null}
           </section>
           {data.byModel.length === 0 ? <EmptyState title="No AI call in this period" /> : null}
-          {data.byModel.length > 0 ? <UsageTable title="Per model" rows={data.byModel.map((m) => ({ key: m.model, label: m.model, ...m }))} /> : null}
+          {data.byModel.length > 0 ? (
+            <UsageTable title="Per model" rows={data.byModel.map((m) => ({ key: m.model, label: m.model, ...m }))} />
+          ) : null}
           {data.byUser.length > 0 && !userId ? (
             <UsageTable
               title="Per user (the 50 who cost the most)"
@@ -98,14 +102,29 @@ function UsageTable({ title, rows }: { title: string; rows: UsageRow[] }) {
         rows={rows}
         rowKey={(r) => r.key}
         columns={[
-          { header: "", cell: (r) => (r.href ? <Link className="link" href={r.href}>{r.label}</Link> : r.label) },
+          {
+            header: "",
+            cell: (r) =>
+              r.href ? (
+                <Link className="link" href={r.href}>
+                  {r.label}
+                </Link>
+              ) : (
+                r.label
+              ),
+          },
           { header: "Calls", align: right, cell: (r) => n(r.calls) },
           { header: "Input tokens", align: right, cell: (r) => n(r.promptTokens) },
           { header: "Output tokens", align: right, cell: (r) => n(r.completionTokens) },
           { header: "Credits", align: right, cell: (r) => n(r.credits) },
           { header: "Value", align: right, cell: (r) => usd(r.soldUsd) },
           { header: "Provider cost", align: right, cell: (r) => usd(r.costUsd) },
-          { header: "Margin", align: right, cell: (r) => usd(r.marginUsd), cellClass: (r) => (r.marginUsd < 0 ? "font-medium text-red-700" : "") },
+          {
+            header: "Margin",
+            align: right,
+            cell: (r) => usd(r.marginUsd),
+            cellClass: (r) => (r.marginUsd < 0 ? "font-medium text-red-700" : ""),
+          },
         ]}
       />
     </section>

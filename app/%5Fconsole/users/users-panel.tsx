@@ -17,7 +17,10 @@ export function UsersPanel() {
 
   return (
     <>
-      <PageHeader title="Users" description="Search by the start of an email address, a user id, the identity provider's id, or a Lemon Squeezy customer or subscription id." />
+      <PageHeader
+        title="Users"
+        description="Search by the start of an email address, a user id, the identity provider's id, or a Lemon Squeezy customer or subscription id."
+      />
       <SearchForm id="user-search" label="Search users" placeholder="email, user id, customer or subscription id" onSearch={setQuery} />
       <PagedTable
         list={list}

@@ -10,7 +10,12 @@ import { EmptyState, PageHeader } from "@/components/ui";
 
 type Filters = { source: string; status: string; type: string; q: string };
 
-const STATUS_TONE: Record<string, string> = { failed: "text-red-700 font-medium", pending: "text-amber-700", processed: "text-emerald-700", ignored: "text-slate-500" };
+const STATUS_TONE: Record<string, string> = {
+  failed: "text-red-700 font-medium",
+  pending: "text-amber-700",
+  processed: "text-emerald-700",
+  ignored: "text-slate-500",
+};
 
 /** Webhook deliveries with filters; each links to its payload and replay. */
 export function WebhooksPanel({ initial }: { initial: Filters }) {
@@ -25,15 +30,44 @@ export function WebhooksPanel({ initial }: { initial: Filters }) {
 
   return (
     <>
-      <PageHeader title="Webhook deliveries" description="Every delivery the identity, payment and email providers sent, as received. A failed or pending one can be replayed after its cause is fixed." />
+      <PageHeader
+        title="Webhook deliveries"
+        description="Every delivery the identity, payment and email providers sent, as received. A failed or pending one can be replayed after its cause is fixed."
+      />
       <form className="card mb-4 grid gap-3 sm:grid-cols-5" onSubmit={apply} aria-label="Filter deliveries">
-        <SelectField id="wh-source" label="Source" value={form.source} onChange={(source) => setForm({ ...form, source })} options={["payment", "identity", "email"]} any="Any" />
-        <SelectField id="wh-status" label="Status" value={form.status} onChange={(status) => setForm({ ...form, status })} options={["failed", "pending", "processed", "ignored", "received"]} any="Any" />
+        <SelectField
+          id="wh-source"
+          label="Source"
+          value={form.source}
+          onChange={(source) => setForm({ ...form, source })}
+          options={["payment", "identity", "email"]}
+          any="Any"
+        />
+        <SelectField
+          id="wh-status"
+          label="Status"
+          value={form.status}
+          onChange={(status) => setForm({ ...form, status })}
+          options={["failed", "pending", "processed", "ignored", "received"]}
+          any="Any"
+        />
         <Field id="wh-type" label="Event type">
-          <input id="wh-type" className="input" value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value })} placeholder="order_created" />
+          <input
+            id="wh-type"
+            className="input"
+            value={form.type}
+            onChange={(e) => setForm({ ...form, type: e.target.value })}
+            placeholder="order_created"
+          />
         </Field>
         <Field id="wh-q" label="Email or id">
-          <input id="wh-q" className="input" value={form.q} onChange={(e) => setForm({ ...form, q: e.target.value })} placeholder="buyer@example.com" />
+          <input
+            id="wh-q"
+            className="input"
+            value={form.q}
+            onChange={(e) => setForm({ ...form, q: e.target.value })}
+            placeholder="buyer@example.com"
+          />
         </Field>
         <div className="flex items-end">
           <button type="submit" className="btn-primary w-full">

@@ -12,7 +12,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       account: "member",
       rateLimit: null,
       summary: "Spend alerts of the account the session acts for: thresholds, low-balance level, email, and the last alerts that fired",
-      description: "Defaults until changed: 80% and 100% of the monthly allocation, under 50 credits, by email. Each fires once per period (the allocation cycle; for low balance and depletion, until the next top-up).",
+      description:
+        "Defaults until changed: 80% and 100% of the monthly allocation, under 50 credits, by email. Each fires once per period (the allocation cycle; for low balance and depletion, until the next top-up).",
       tags: ["alerts"],
       response: alertsResponse,
     },

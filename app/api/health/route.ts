@@ -5,7 +5,6 @@ import { healthResponse } from "@/lib/health/schemas";
 
 export const dynamic = "force-dynamic";
 
-
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {
@@ -19,7 +18,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async () => {
       const report = await checkHealth();
-      return json(report, { status: report.status === "healthy" ? 200 : 503, headers: { "cache-control": "no-cache, no-store, must-revalidate" } });
+      return json(report, {
+        status: report.status === "healthy" ? 200 : 503,
+        headers: { "cache-control": "no-cache, no-store, must-revalidate" },
+      });
     },
   ),
 });

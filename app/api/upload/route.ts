@@ -35,7 +35,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: fileRecordSchema,
     },
     async ({ user, query, req }) => {
-      const file = await uploadFile({ userId: user.id, filename: query.filename, filesize: query.filesize, filetype: query.filetype, body: req.body });
+      const file = await uploadFile({
+        userId: user.id,
+        filename: query.filename,
+        filesize: query.filesize,
+        filetype: query.filetype,
+        body: req.body,
+      });
       // Text-like uploads become searchable by their owner before the answer (RAG over own files).
       await indexUploadedFile(file);
       return toFileRecord(file, appBaseUrl(req.url));

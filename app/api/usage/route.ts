@@ -15,12 +15,16 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       rateLimit: "reports",
       query: z.object({
         group_by: z.enum(USAGE_GROUPS, { error: `must be ${USAGE_GROUPS.join(", ")}` }).default("day"),
-        stack: z.enum(USAGE_STACKS, { error: "must be model or key" }).optional().meta({ description: "with group_by=day: a second dimension (a stacked chart)" }),
+        stack: z
+          .enum(USAGE_STACKS, { error: "must be model or key" })
+          .optional()
+          .meta({ description: "with group_by=day: a second dimension (a stacked chart)" }),
         from: date.meta({ description: "ISO 8601 date or date-time (UTC), inclusive; default the start of this month" }),
         to: date.meta({ description: "ISO 8601, exclusive; default the start of next month; at most 366 days after from" }),
         format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json"),
       }),
-      summary: "Credits spent in a period, grouped by day, model, API key, request tag or member (JSON or CSV), with this cycle's projection",
+      summary:
+        "Credits spent in a period, grouped by day, model, API key, request tag or member (JSON or CSV), with this cycle's projection",
       description:
         "The account the session acts for (an organisation's member who is not an admin: their own spend). Tags are those of /v1 calls' X-Request-Tags header. `projection`: credits spent since the last allocation reset and, at that pace, by the cycle's end, against the allocation.",
       tags: ["credits"],
@@ -38,7 +42,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       });
       if (query.format !== "csv") return report;
       return new Response(usageReportCsv(report), {
-        headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="usage-${report.groupBy}-${report.from.slice(0, 10)}.csv"`, "cache-control": "no-store" },
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="usage-${report.groupBy}-${report.from.slice(0, 10)}.csv"`,
+          "cache-control": "no-store",
+        },
       });
     },
   ),

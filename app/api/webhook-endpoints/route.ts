@@ -8,9 +8,13 @@ export const dynamic = "force-dynamic";
 const tags = ["webhook-endpoints"];
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: accountAdminRoute({ rateLimit: null, tags, summary: "The account's outbound webhook endpoints (never their secrets)", response: endpointsResponse }, ({ account }) => listEndpoints(account.id)),
+  GET: accountAdminRoute(
+    { rateLimit: null, tags, summary: "The account's outbound webhook endpoints (never their secrets)", response: endpointsResponse },
+    ({ account }) => listEndpoints(account.id),
+  ),
   POST: accountAdminRoute(
-    { rateLimit: "writes",
+    {
+      rateLimit: "writes",
       tags,
       body: createEndpointBody,
       summary: "Register an endpoint for outbound webhooks: its URL, the events it wants; the signing secret is in this answer",

@@ -43,8 +43,8 @@ export function AccountPanel() {
         </h2>
         <p className="text-sm text-slate-600">
           Signing out ends this session on the server, not only in this browser. To end every session of this account at once (another
-          computer, a phone, a browser you no longer have), sign out everywhere: each of them is refused from its next request, and you
-          sign in again here. API keys are not affected; revoke those on the API keys page.
+          computer, a phone, a browser you no longer have), sign out everywhere: each of them is refused from its next request, and you sign
+          in again here. API keys are not affected; revoke those on the API keys page.
         </p>
         {error ? <ErrorNotice error={error} /> : null}
         {confirming ? (

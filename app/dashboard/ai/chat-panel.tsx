@@ -30,7 +30,17 @@ function readDataUrl(file: File): Promise<string> {
 }
 
 /** Streaming chat (POST /api/ai/stream) with an optional image attachment per message. */
-export function ChatPanel({ models, defaultModel, priceText, priceImage }: { models: string[]; defaultModel: string; priceText: CallPrice; priceImage: CallPrice }) {
+export function ChatPanel({
+  models,
+  defaultModel,
+  priceText,
+  priceImage,
+}: {
+  models: string[];
+  defaultModel: string;
+  priceText: CallPrice;
+  priceImage: CallPrice;
+}) {
   const [messages, setMessages] = useState<Message[]>([]);
   const [input, setInput] = useState("");
   const [image, setImage] = useState<{ name: string; dataUrl: string } | null>(null);
@@ -74,7 +84,13 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
           {
             messages: history.map((m) =>
               m.image
-                ? { role: m.role, content: [{ type: "text", text: m.text }, { type: "image", image: m.image }] }
+                ? {
+                    role: m.role,
+                    content: [
+                      { type: "text", text: m.text },
+                      { type: "image", image: m.image },
+                    ],
+                  }
                 : { role: m.role, content: m.text },
             ),
             model,
@@ -117,7 +133,15 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
         }
         actions={
           messages.length > 0 ? (
-            <button type="button" className="btn-secondary" disabled={streaming} onClick={() => { setMessages([]); reset(); }}>
+            <button
+              type="button"
+              className="btn-secondary"
+              disabled={streaming}
+              onClick={() => {
+                setMessages([]);
+                reset();
+              }}
+            >
               New chat
             </button>
           ) : null
@@ -163,7 +187,11 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
                 </button>
               </div>
             ) : null}
-            {imageError ? <p role="alert" className="text-sm text-red-700">{imageError}</p> : null}
+            {imageError ? (
+              <p role="alert" className="text-sm text-red-700">
+                {imageError}
+              </p>
+            ) : null}
             <label htmlFor="chat-input" className="sr-only">
               Message
             </label>
@@ -190,7 +218,12 @@ export function ChatPanel({ models, defaultModel, priceText, priceImage }: { mod
                   className="sr-only"
                   onChange={(e) => void attach(e.target.files?.[0])}
                 />
-                <label htmlFor="chat-image" className="btn-secondary cursor-pointer focus-within:outline-2" tabIndex={0} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && fileRef.current?.click()}>
+                <label
+                  htmlFor="chat-image"
+                  className="btn-secondary cursor-pointer focus-within:outline-2"
+                  tabIndex={0}
+                  onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && fileRef.current?.click()}
+                >
                   Attach image
                 </label>
               </div>

@@ -42,8 +42,15 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
     onError(null);
     setSaved(false);
     try {
-      const list = (thresholds ?? a.allocationThresholds.join(", ")).split(",").map((t) => t.trim()).filter(Boolean).map(Number);
-      await apiJson("/api/alerts", { method: "PUT", json: { allocationThresholds: list, lowBalance: Number(low ?? a.lowBalance), email: email ?? a.email } });
+      const list = (thresholds ?? a.allocationThresholds.join(", "))
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean)
+        .map(Number);
+      await apiJson("/api/alerts", {
+        method: "PUT",
+        json: { allocationThresholds: list, lowBalance: Number(low ?? a.lowBalance), email: email ?? a.email },
+      });
       await alerts.reload();
       setSaved(true);
     } catch (e) {
@@ -55,10 +62,21 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
       <h2 id="alerts-title">Spend alerts</h2>
       <form className="mt-3 grid gap-3 sm:grid-cols-3" onSubmit={save}>
         <Field id="alert-thresholds" label="Percentages of the monthly credits" hint="comma-separated, e.g. 80, 100">
-          <input id="alert-thresholds" className="input" value={thresholds ?? a.allocationThresholds.join(", ")} onChange={(e) => setThresholds(e.target.value)} />
+          <input
+            id="alert-thresholds"
+            className="input"
+            value={thresholds ?? a.allocationThresholds.join(", ")}
+            onChange={(e) => setThresholds(e.target.value)}
+          />
         </Field>
         <Field id="alert-low" label="Low balance under (credits)" hint="0: never">
-          <input id="alert-low" className="input" inputMode="numeric" value={low ?? String(a.lowBalance)} onChange={(e) => setLow(e.target.value)} />
+          <input
+            id="alert-low"
+            className="input"
+            inputMode="numeric"
+            value={low ?? String(a.lowBalance)}
+            onChange={(e) => setLow(e.target.value)}
+          />
         </Field>
         <label className="flex items-center gap-2 self-end pb-2 text-sm">
           <input type="checkbox" checked={email ?? a.email} onChange={(e) => setEmail(e.target.checked)} /> Email me the alerts
@@ -74,7 +92,9 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
           ) : null}
         </div>
       </form>
-      <p className="mt-3 text-xs text-slate-500">An API key with a budget alerts when its budget is used up; choose other percentages when you create it on the API keys page.</p>
+      <p className="mt-3 text-xs text-slate-500">
+        An API key with a budget alerts when its budget is used up; choose other percentages when you create it on the API keys page.
+      </p>
       {alerts.data.fired.length ? (
         <DataTable
           inline
@@ -110,7 +130,9 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
   async function create(event: FormEvent) {
     event.preventDefault();
     await run(async () => {
-      setCreated(await apiJson<WebhookEndpointCreated>("/api/webhook-endpoints", { method: "POST", json: { url: url.trim(), events: chosen } }));
+      setCreated(
+        await apiJson<WebhookEndpointCreated>("/api/webhook-endpoints", { method: "POST", json: { url: url.trim(), events: chosen } }),
+      );
       setUrl("");
     });
   }
@@ -118,7 +140,8 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
     <section className="card mt-4 overflow-x-auto" aria-labelledby="endpoints-title">
       <h2 id="endpoints-title">Webhook endpoints</h2>
       <p className="mt-1 text-sm text-slate-600">
-        Deliveries are JSON, signed by the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), retried with backoff for 24 hours.
+        Deliveries are JSON, signed by the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), retried with
+        backoff for 24 hours.
       </p>
       {created ? (
         <Banner tone="success" title="Endpoint added. Copy its signing secret now: it is not shown again.">
@@ -129,13 +152,25 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
       ) : null}
       <form className="mt-3 space-y-2" onSubmit={create}>
         <Field id="endpoint-url" label="URL">
-          <input id="endpoint-url" className="input" required placeholder="https://example.com/webhooks" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <input
+            id="endpoint-url"
+            className="input"
+            required
+            placeholder="https://example.com/webhooks"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+          />
         </Field>
         <fieldset className="flex flex-wrap gap-3 text-sm">
           <legend className="field-label">Events</legend>
           {events.map((e) => (
             <label key={e} className="flex items-center gap-1">
-              <input type="checkbox" checked={chosen.includes(e)} onChange={(ev) => setChosen(ev.target.checked ? [...chosen, e] : chosen.filter((x) => x !== e))} /> {e}
+              <input
+                type="checkbox"
+                checked={chosen.includes(e)}
+                onChange={(ev) => setChosen(ev.target.checked ? [...chosen, e] : chosen.filter((x) => x !== e))}
+              />{" "}
+              {e}
             </label>
           ))}
         </fieldset>
@@ -162,16 +197,30 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
               align: "right",
               cell: (e) => (
                 <span className="flex flex-wrap justify-end gap-1">
-                  <button type="button" className="btn-secondary" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}/test`, { method: "POST" }))}>
+                  <button
+                    type="button"
+                    className="btn-secondary"
+                    onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}/test`, { method: "POST" }))}
+                  >
                     Send test
                   </button>
                   <button type="button" className="btn-secondary" onClick={() => setOpen(open === e.id ? null : e.id)}>
                     {open === e.id ? "Hide deliveries" : "Deliveries"}
                   </button>
-                  <button type="button" className="btn-secondary" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "PATCH", json: { enabled: !e.enabled } }))}>
+                  <button
+                    type="button"
+                    className="btn-secondary"
+                    onClick={() =>
+                      void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "PATCH", json: { enabled: !e.enabled } }))
+                    }
+                  >
                     {e.enabled ? "Disable" : "Enable"}
                   </button>
-                  <button type="button" className="btn-danger" onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "DELETE" }))}>
+                  <button
+                    type="button"
+                    className="btn-danger"
+                    onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "DELETE" }))}
+                  >
                     Delete
                   </button>
                 </span>

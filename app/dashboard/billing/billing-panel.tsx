@@ -114,7 +114,9 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
             <dl className="mt-3 grid gap-3 text-sm sm:grid-cols-3">
               <div>
                 <dt className="text-slate-500">Status</dt>
-                <dd className="font-medium" data-testid="subscription-status">{sub.status.replace(/_/g, " ")}</dd>
+                <dd className="font-medium" data-testid="subscription-status">
+                  {sub.status.replace(/_/g, " ")}
+                </dd>
               </div>
               <div>
                 <dt className="text-slate-500">{sub.endsAt ? "Access until" : "Current period ends"}</dt>
@@ -128,10 +130,14 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
               ) : null}
             </dl>
           ) : (
-            <p className="mt-2 text-sm text-slate-600">You are on the free plan. Pick a plan below to get more {creditBased ? "credits" : "features"}.</p>
+            <p className="mt-2 text-sm text-slate-600">
+              You are on the free plan. Pick a plan below to get more {creditBased ? "credits" : "features"}.
+            </p>
           )}
           {sub?.paymentFailed ? (
-            <p className="mt-3 text-sm font-medium text-amber-800">Your last payment failed. Update your payment method in the billing portal.</p>
+            <p className="mt-3 text-sm font-medium text-amber-800">
+              Your last payment failed. Update your payment method in the billing portal.
+            </p>
           ) : null}
           {sub && paymentsEnabled ? (
             <div className="mt-5 flex flex-wrap gap-2">
@@ -165,9 +171,7 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
         </section>
       ) : null}
 
-      {!paymentsEnabled ? (
-        <Banner tone="info">Plans are not on sale on this site: its operator has switched payments off.</Banner>
-      ) : null}
+      {!paymentsEnabled ? <Banner tone="info">Plans are not on sale on this site: its operator has switched payments off.</Banner> : null}
       {details && paymentsEnabled ? (
         <section aria-labelledby="plans-heading">
           <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
@@ -202,22 +206,40 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
               const isCurrent = sub?.variantId === variantId && running;
               const price = period === "monthly" ? plan.monthlyPrice : plan.yearlyPrice;
               return (
-                <li key={plan.key} className={`card flex flex-col ${isCurrent ? "border-brand-500 ring-1 ring-brand-500" : ""}`} data-testid={`plan-${plan.key}`}>
+                <li
+                  key={plan.key}
+                  className={`card flex flex-col ${isCurrent ? "border-brand-500 ring-1 ring-brand-500" : ""}`}
+                  data-testid={`plan-${plan.key}`}
+                >
                   <h3 className="text-base font-semibold">{plan.name}</h3>
                   <p className="mt-2 text-2xl font-bold">
                     {formatMoney(price, currency)}
                     <span className="text-sm font-normal text-slate-500"> / {period === "monthly" ? "month" : "year"}</span>
                   </p>
-                  {creditBased ? <p className="mt-1 text-sm text-slate-600">{plan.monthlyCredits.toLocaleString("en")} credits every month</p> : null}
+                  {creditBased ? (
+                    <p className="mt-1 text-sm text-slate-600">{plan.monthlyCredits.toLocaleString("en")} credits every month</p>
+                  ) : null}
                   <div className="mt-auto pt-4">
                     {isCurrent ? (
-                      <span className="inline-block rounded-md bg-brand-50 px-3 py-2 text-sm font-medium text-brand-700">Your current plan</span>
+                      <span className="inline-block rounded-md bg-brand-50 px-3 py-2 text-sm font-medium text-brand-700">
+                        Your current plan
+                      </span>
                     ) : running ? (
-                      <button type="button" className="btn-secondary w-full" disabled={busy !== null || !variantId} onClick={() => changePlan(variantId)}>
+                      <button
+                        type="button"
+                        className="btn-secondary w-full"
+                        disabled={busy !== null || !variantId}
+                        onClick={() => changePlan(variantId)}
+                      >
                         {busy === `change:${variantId}` ? "Switching…" : `Switch to ${plan.name}`}
                       </button>
                     ) : (
-                      <button type="button" className="btn-primary w-full" disabled={busy !== null || !variantId} onClick={() => subscribe(variantId)}>
+                      <button
+                        type="button"
+                        className="btn-primary w-full"
+                        disabled={busy !== null || !variantId}
+                        onClick={() => subscribe(variantId)}
+                      >
                         {busy === `checkout:${variantId}` ? "Opening checkout…" : `Subscribe to ${plan.name}`}
                       </button>
                     )}

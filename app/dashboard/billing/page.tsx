@@ -14,7 +14,14 @@ export default async function BillingPage({ searchParams }: { searchParams: Prom
   const catalog = pricingCatalog();
   const plans: PlanOption[] = catalog.tiers
     .filter((t) => t.key !== "free")
-    .map((t) => ({ key: t.key, name: t.name, monthlyPrice: t.monthlyPrice, yearlyPrice: t.yearlyPrice, monthlyCredits: t.monthlyCredits, variants: t.variants }));
+    .map((t) => ({
+      key: t.key,
+      name: t.name,
+      monthlyPrice: t.monthlyPrice,
+      yearlyPrice: t.yearlyPrice,
+      monthlyCredits: t.monthlyCredits,
+      variants: t.variants,
+    }));
   return (
     <BillingPanel
       plans={plans}

@@ -6,7 +6,15 @@ import { useState } from "react";
 import { apiJson, formatDate, formatMoney, formatProviderCost, toApiError, type ApiError } from "@/components/api";
 import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
-import type { BonusPackages, CheckoutUrl, CreditHistory, CreditPreferences, CreditPreferencesUpdated, Features, Usage } from "@/components/types";
+import type {
+  BonusPackages,
+  CheckoutUrl,
+  CreditHistory,
+  CreditPreferences,
+  CreditPreferencesUpdated,
+  Features,
+  Usage,
+} from "@/components/types";
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
@@ -45,7 +53,8 @@ const OPERATION_LABEL: Record<string, string> = {
 };
 
 /** An operation's words: its label, else its name said plainly ("some_thing" → "Some thing"). */
-const operationLabel = (operation: string) => OPERATION_LABEL[operation] ?? (operation.charAt(0).toUpperCase() + operation.slice(1)).replace(/_/g, " ");
+const operationLabel = (operation: string) =>
+  OPERATION_LABEL[operation] ?? (operation.charAt(0).toUpperCase() + operation.slice(1)).replace(/_/g, " ");
 
 interface Props {
   features: Features;
@@ -79,7 +88,9 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
       <ErrorNotice error={usageError} />
       {usage ? <UsageCard usage={usage} /> : !usageError ? <Spinner label="Loading your credits" /> : null}
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
-        {features.bonusCredits ? <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} autoUseToggle={features.userToggle} /> : null}
+        {features.bonusCredits ? (
+          <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} autoUseToggle={features.userToggle} />
+        ) : null}
         {features.creditBased ? <AutoUseSection toggleEnabled={features.userToggle} onChange={loadUsage} /> : null}
       </div>
       {features.creditBased ? <UsageChart /> : null}
@@ -101,7 +112,11 @@ function UsageCard({ usage }: { usage: Usage }) {
     <section className="card" aria-labelledby="usage-heading">
       <h2 id="usage-heading">This month</h2>
       <dl className="mt-4 grid grid-cols-2 gap-4 sm:grid-cols-4">
-        <Stat label="Remaining" value={<span data-testid="usage-remaining">{usage.remaining.toLocaleString("en")}</span>} hint={`of ${usage.monthlyLimit.toLocaleString("en")}`} />
+        <Stat
+          label="Remaining"
+          value={<span data-testid="usage-remaining">{usage.remaining.toLocaleString("en")}</span>}
+          hint={`of ${usage.monthlyLimit.toLocaleString("en")}`}
+        />
         <Stat label="Used" value={usage.used.toLocaleString("en")} />
         <Stat label="Bonus credits" value={<span data-testid="usage-bonus">{usage.bonusCredits.toLocaleString("en")}</span>} />
         <Stat label="Plan" value={<span className="capitalize">{usage.tier}</span>} hint={`Renews ${formatDate(usage.nextResetAt)}`} />
@@ -136,7 +151,9 @@ function BonusSection({ currency, bonusExpiryDays, autoUseToggle }: { currency: 
       <h2 id="bonus-heading">Bonus credit packages</h2>
       <p className="mt-1 text-sm text-slate-600">
         One-time purchases, valid for {bonusExpiryDays} days.
-        {autoUseToggle ? " Bonus credits are spent only while auto-use is on (off until you switch it on): your plan's credits go first either way." : ""}
+        {autoUseToggle
+          ? " Bonus credits are spent only while auto-use is on (off until you switch it on): your plan's credits go first either way."
+          : ""}
       </p>
       <div className="mt-4">
         <ErrorNotice error={error} onDismiss={buyError ? () => setError(null) : undefined} />
@@ -190,7 +207,10 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
     setBusy(true);
     setError(null);
     try {
-      const res = await apiJson<CreditPreferencesUpdated>("/api/credits/preferences", { method: "PATCH", json: { bonusCreditsAutoUse: !value } });
+      const res = await apiJson<CreditPreferencesUpdated>("/api/credits/preferences", {
+        method: "PATCH",
+        json: { bonusCreditsAutoUse: !value },
+      });
       // Keep the rest of the preferences (userToggleEnabled): the PATCH answer carries only the new value.
       prefs.setData({ ...(prefs.data ?? { userToggleEnabled: true }), bonusCreditsAutoUse: res.bonusCreditsAutoUse });
       void onChange();
@@ -207,8 +227,8 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
       {toggleEnabled ? (
         <>
           <p className="mt-1 text-sm text-slate-600">
-            When your monthly credits run out, use bonus credits automatically (oldest expiry first). When off, requests
-            that need more than your monthly credits are refused instead.
+            When your monthly credits run out, use bonus credits automatically (oldest expiry first). When off, requests that need more than
+            your monthly credits are refused instead.
           </p>
           <ErrorNotice error={error} />
           {value === null && !error ? <Spinner /> : null}
@@ -223,7 +243,9 @@ function AutoUseSection({ toggleEnabled, onChange }: { toggleEnabled: boolean; o
                 disabled={busy}
                 className={`relative inline-flex h-6 w-11 shrink-0 rounded-full transition-colors ${value ? "bg-brand-600" : "bg-slate-300"}`}
               >
-                <span className={`absolute top-0.5 h-5 w-5 rounded-full bg-white shadow transition-all ${value ? "left-5.5" : "left-0.5"}`} />
+                <span
+                  className={`absolute top-0.5 h-5 w-5 rounded-full bg-white shadow transition-all ${value ? "left-5.5" : "left-0.5"}`}
+                />
               </button>
               <span id="autouse-label" className="text-sm font-medium">
                 Use bonus credits automatically: {value ? "on" : "off"}
@@ -273,31 +295,33 @@ function HistorySection() {
             Download CSV
           </a>
           <div>
-          <label htmlFor="history-year" className="field-label">
-            Year
-          </label>
-          <select
-            id="history-year"
-            className="input w-32"
-            value={year}
-            onChange={(e) => {
-              setYear(Number(e.target.value));
-              setOffset(0);
-            }}
-          >
-            {years.map((y) => (
-              <option key={y} value={y}>
-                {y}
-              </option>
-            ))}
-          </select>
+            <label htmlFor="history-year" className="field-label">
+              Year
+            </label>
+            <select
+              id="history-year"
+              className="input w-32"
+              value={year}
+              onChange={(e) => {
+                setYear(Number(e.target.value));
+                setOffset(0);
+              }}
+            >
+              {years.map((y) => (
+                <option key={y} value={y}>
+                  {y}
+                </option>
+              ))}
+            </select>
           </div>
         </div>
       </div>
       <div className="mt-4" aria-live="polite" aria-busy={loading}>
         <ErrorNotice error={error} />
         {loading && !data ? <Spinner label="Loading history" /> : null}
-        {data && data.transactions.length === 0 ? <EmptyState title={`No transactions in ${year}`}>Credits you receive and spend show up here.</EmptyState> : null}
+        {data && data.transactions.length === 0 ? (
+          <EmptyState title={`No transactions in ${year}`}>Credits you receive and spend show up here.</EmptyState>
+        ) : null}
         {data && data.transactions.length > 0 ? (
           <DataTable
             testId="history-table"
@@ -314,7 +338,11 @@ function HistorySection() {
                 cellClass: (t) => `font-medium tabular-nums ${t.amount < 0 ? "text-red-700" : "text-emerald-700"}`,
               },
               { header: "Balance", align: "right", cell: (t) => t.balanceAfter.toLocaleString("en"), cellClass: () => "tabular-nums" },
-              { header: "Model", cell: (t) => (typeof t.metadata?.model === "string" ? t.metadata.model : "—"), cellClass: () => "text-slate-500" },
+              {
+                header: "Model",
+                cell: (t) => (typeof t.metadata?.model === "string" ? t.metadata.model : "—"),
+                cellClass: () => "text-slate-500",
+              },
               { header: "Usage", cell: (t) => usageOf(t.metadata), cellClass: () => "text-xs text-slate-500" },
             ]}
             rowKey={(t) => t.id}
@@ -323,13 +351,23 @@ function HistorySection() {
       </div>
       {data && total > PAGE_SIZE ? (
         <nav className="mt-4 flex items-center justify-between text-sm" aria-label="History pages">
-          <button type="button" className="btn-secondary" disabled={offset === 0 || loading} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+          <button
+            type="button"
+            className="btn-secondary"
+            disabled={offset === 0 || loading}
+            onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+          >
             Previous
           </button>
           <span className="text-slate-600">
             Page {page} of {pages} ({total} transactions)
           </span>
-          <button type="button" className="btn-secondary" disabled={offset + PAGE_SIZE >= total || loading} onClick={() => setOffset(offset + PAGE_SIZE)}>
+          <button
+            type="button"
+            className="btn-secondary"
+            disabled={offset + PAGE_SIZE >= total || loading}
+            onClick={() => setOffset(offset + PAGE_SIZE)}
+          >
             Next
           </button>
         </nav>

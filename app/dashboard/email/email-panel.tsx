@@ -28,7 +28,17 @@ function SentDetails({ sent, testid, stacked = false }: { sent: EmailSent; testi
 }
 
 /** POST /api/email/send (recipient policy explained), and outside production POST /api/email/test and the local mailbox. */
-export function EmailPanel({ types, allowedDomains, devTools, localMailbox }: { types: string[]; allowedDomains: string[]; devTools: boolean; localMailbox: boolean }) {
+export function EmailPanel({
+  types,
+  allowedDomains,
+  devTools,
+  localMailbox,
+}: {
+  types: string[];
+  allowedDomains: string[];
+  devTools: boolean;
+  localMailbox: boolean;
+}) {
   const session = useApi<{ user?: { email?: string | null } }>("/api/auth/session");
   const ownEmail = session.data?.user?.email ?? "";
   // Until the user types a recipient, the field shows their own address (derived, not set in an effect).
@@ -50,7 +60,10 @@ export function EmailPanel({ types, allowedDomains, devTools, localMailbox }: { 
     setSent(null);
     try {
       const recipient = to.trim();
-      const result = await apiJson<EmailSent>("/api/email/send", { method: "POST", json: { to: recipient, subject: subject.trim(), type, [format]: body } });
+      const result = await apiJson<EmailSent>("/api/email/send", {
+        method: "POST",
+        json: { to: recipient, subject: subject.trim(), type, [format]: body },
+      });
       setSent({ ...result, to: recipient });
     } catch (e) {
       setError(toApiError(e));
@@ -105,25 +118,58 @@ export function EmailPanel({ types, allowedDomains, devTools, localMailbox }: { 
                 <label htmlFor="email-to" className="field-label">
                   To
                 </label>
-                <input id="email-to" type="email" required className="input" value={to} onChange={(e) => setToInput(e.target.value)} autoComplete="email" />
+                <input
+                  id="email-to"
+                  type="email"
+                  required
+                  className="input"
+                  value={to}
+                  onChange={(e) => setToInput(e.target.value)}
+                  autoComplete="email"
+                />
               </div>
-              <SelectField id="email-type" label="Type" value={type} onChange={setType} options={types.map((t) => ({ value: t, label: typeLabel(t) }))} />
+              <SelectField
+                id="email-type"
+                label="Type"
+                value={type}
+                onChange={setType}
+                options={types.map((t) => ({ value: t, label: typeLabel(t) }))}
+              />
             </div>
             <div>
               <label htmlFor="email-subject" className="field-label">
                 Subject
               </label>
-              <input id="email-subject" required maxLength={998} className="input" value={subject} onChange={(e) => setSubject(e.target.value.replace(/[\r\n]/g, " "))} />
+              <input
+                id="email-subject"
+                required
+                maxLength={998}
+                className="input"
+                value={subject}
+                onChange={(e) => setSubject(e.target.value.replace(/[\r\n]/g, " "))}
+              />
             </div>
             <fieldset>
               <legend className="field-label">Format</legend>
               <div className="flex gap-4 text-sm">
                 <label className="inline-flex items-center gap-2">
-                  <input type="radio" name="email-format" checked={format === "text"} onChange={() => setFormat("text")} className="accent-brand-600" />
+                  <input
+                    type="radio"
+                    name="email-format"
+                    checked={format === "text"}
+                    onChange={() => setFormat("text")}
+                    className="accent-brand-600"
+                  />
                   Plain text
                 </label>
                 <label className="inline-flex items-center gap-2">
-                  <input type="radio" name="email-format" checked={format === "html"} onChange={() => setFormat("html")} className="accent-brand-600" />
+                  <input
+                    type="radio"
+                    name="email-format"
+                    checked={format === "html"}
+                    onChange={() => setFormat("html")}
+                    className="accent-brand-600"
+                  />
                   HTML
                 </label>
               </div>
@@ -163,7 +209,9 @@ export function EmailPanel({ types, allowedDomains, devTools, localMailbox }: { 
               </div>
             ) : null}
             <p className="text-slate-600">
-              {localMailbox ? "Without an email provider configured, messages go to the " : "An email provider is configured, so new messages are delivered; earlier local ones are in the "}
+              {localMailbox
+                ? "Without an email provider configured, messages go to the "
+                : "An email provider is configured, so new messages are delivered; earlier local ones are in the "}
               {mailboxLink}.
             </p>
           </aside>

@@ -44,7 +44,11 @@ interface Upload {
 }
 
 /** Raw-body upload (POST /api/upload) with XMLHttpRequest so the progress bar follows the bytes sent. */
-function uploadFile(file: File, onProgress: (loaded: number, total: number) => void, xhrRef: { current: XMLHttpRequest | null }): Promise<FileRecord> {
+function uploadFile(
+  file: File,
+  onProgress: (loaded: number, total: number) => void,
+  xhrRef: { current: XMLHttpRequest | null },
+): Promise<FileRecord> {
   return new Promise((resolve, reject) => {
     const params = new URLSearchParams({ filename: file.name, filesize: String(file.size), filetype: typeOf(file) });
     const xhr = new XMLHttpRequest();
@@ -66,7 +70,12 @@ function uploadFile(file: File, onProgress: (loaded: number, total: number) => v
           const v = xhr.getResponseHeader(name);
           if (v) headers.set(name, v);
         }
-        reject(new ApiError(xhr.status, body.error ?? `Upload failed with status ${xhr.status}`, { code: body.code, retryAt: xhr.status === 429 ? retryAtFrom(headers) : null }));
+        reject(
+          new ApiError(xhr.status, body.error ?? `Upload failed with status ${xhr.status}`, {
+            code: body.code,
+            retryAt: xhr.status === 429 ? retryAtFrom(headers) : null,
+          }),
+        );
       }
     };
     xhr.onerror = () => reject(new ApiError(0, "Could not reach the server: the upload was interrupted"));
@@ -100,7 +109,11 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
     setError(null);
     setNotice(null);
     if (file.size > maxBytes) {
-      setError(new ApiError(413, `${file.name} is ${formatBytes(file.size)}; files can be at most ${formatBytes(maxBytes)}.`, { code: "payload_too_large" }));
+      setError(
+        new ApiError(413, `${file.name} is ${formatBytes(file.size)}; files can be at most ${formatBytes(maxBytes)}.`, {
+          code: "payload_too_large",
+        }),
+      );
       return;
     }
     if (file.size === 0) {
@@ -172,7 +185,9 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
       />
       <section className="card mb-6" aria-labelledby="upload-heading">
         <h2 id="upload-heading">Upload a file</h2>
-        <p className="mt-1 text-xs text-slate-500">Accepted: images (PNG, JPEG, GIF, WebP), PDF, text, Markdown, CSV, JSON and audio files.</p>
+        <p className="mt-1 text-xs text-slate-500">
+          Accepted: images (PNG, JPEG, GIF, WebP), PDF, text, Markdown, CSV, JSON and audio files.
+        </p>
         <div className="mt-3 flex flex-wrap items-center gap-3">
           <label htmlFor="file-input" className="sr-only">
             File to upload
@@ -200,7 +215,12 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
                 {pct}% · {formatBytes(upload.loaded)} of {formatBytes(upload.total)}
               </span>
             </div>
-            <progress className="h-2 w-full overflow-hidden rounded-full [&::-webkit-progress-bar]:bg-slate-200 [&::-webkit-progress-value]:bg-brand-600" max={100} value={pct} aria-label={`Upload progress of ${upload.name}`}>
+            <progress
+              className="h-2 w-full overflow-hidden rounded-full [&::-webkit-progress-bar]:bg-slate-200 [&::-webkit-progress-value]:bg-brand-600"
+              max={100}
+              value={pct}
+              aria-label={`Upload progress of ${upload.name}`}
+            >
               {pct}%
             </progress>
           </div>
@@ -249,13 +269,23 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
         </div>
         {total > PAGE_SIZE ? (
           <nav className="mt-4 flex items-center justify-between text-sm" aria-label="File pages">
-            <button type="button" className="btn-secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            <button
+              type="button"
+              className="btn-secondary"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+            >
               Previous
             </button>
             <span className="text-slate-600">
               {offset + 1}–{Math.min(offset + PAGE_SIZE, total)} of {total}
             </span>
-            <button type="button" className="btn-secondary" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            <button
+              type="button"
+              className="btn-secondary"
+              disabled={offset + PAGE_SIZE >= total}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
               Next
             </button>
           </nav>

@@ -35,7 +35,12 @@ function NewSecret({ created, onDone }: { created: ApiKeyCreated; onDone: () => 
         <button
           type="button"
           className="btn-secondary"
-          onClick={() => void navigator.clipboard?.writeText(created.secret).then(() => setCopied(true), () => setCopied(false))}
+          onClick={() =>
+            void navigator.clipboard?.writeText(created.secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
         >
           {copied ? "Copied" : "Copy"}
         </button>
@@ -60,7 +65,17 @@ function percentagesOf(text: string): number[] {
     .filter((value) => Number.isFinite(value));
 }
 
-function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: string; kind: string }[]; kinds: string[]; onCreated: (c: ApiKeyCreated) => void; onError: (e: ApiError | null) => void }) {
+function CreateKeyForm({
+  models,
+  kinds,
+  onCreated,
+  onError,
+}: {
+  models: { id: string; kind: string }[];
+  kinds: string[];
+  onCreated: (c: ApiKeyCreated) => void;
+  onError: (e: ApiError | null) => void;
+}) {
   const [name, setName] = useState("");
   const [chosenModels, setChosenModels] = useState<string[]>([]);
   const [chosenKinds, setChosenKinds] = useState<string[]>([]);
@@ -110,14 +125,27 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
           <label htmlFor="key-name" className="field-label">
             Name
           </label>
-          <input id="key-name" required maxLength={100} className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. mobile app" />
+          <input
+            id="key-name"
+            required
+            maxLength={100}
+            className="input"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. mobile app"
+          />
         </div>
         <fieldset>
           <legend className="field-label">Call kinds (none checked: all)</legend>
           <div className="flex flex-wrap gap-4 text-sm">
             {kinds.map((k) => (
               <label key={k} className="inline-flex items-center gap-2">
-                <input type="checkbox" checked={chosenKinds.includes(k)} onChange={() => setChosenKinds(toggle(chosenKinds, k))} className="accent-brand-600" />
+                <input
+                  type="checkbox"
+                  checked={chosenKinds.includes(k)}
+                  onChange={() => setChosenKinds(toggle(chosenKinds, k))}
+                  className="accent-brand-600"
+                />
                 {k}
               </label>
             ))}
@@ -128,7 +156,12 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
           <div className="grid gap-1 text-sm sm:grid-cols-2">
             {models.map((m) => (
               <label key={m.id} className="inline-flex items-center gap-2">
-                <input type="checkbox" checked={chosenModels.includes(m.id)} onChange={() => setChosenModels(toggle(chosenModels, m.id))} className="accent-brand-600" />
+                <input
+                  type="checkbox"
+                  checked={chosenModels.includes(m.id)}
+                  onChange={() => setChosenModels(toggle(chosenModels, m.id))}
+                  className="accent-brand-600"
+                />
                 <span className="font-mono text-xs">{m.id}</span> <span className="text-slate-500">({m.kind})</span>
               </label>
             ))}
@@ -140,8 +173,21 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
               Credit budget (optional)
             </label>
             <div className="flex gap-2">
-              <input id="key-budget" type="number" min={1} step={1} className="input" value={budget} onChange={(e) => setBudget(e.target.value)} />
-              <select aria-label="Budget period" className="input" value={period} onChange={(e) => setPeriod(e.target.value as typeof period)}>
+              <input
+                id="key-budget"
+                type="number"
+                min={1}
+                step={1}
+                className="input"
+                value={budget}
+                onChange={(e) => setBudget(e.target.value)}
+              />
+              <select
+                aria-label="Budget period"
+                className="input"
+                value={period}
+                onChange={(e) => setPeriod(e.target.value as typeof period)}
+              >
                 <option value="day">per day</option>
                 <option value="month">per month</option>
                 <option value="total">in total</option>
@@ -152,7 +198,14 @@ function CreateKeyForm({ models, kinds, onCreated, onError }: { models: { id: st
                 <label htmlFor="key-alert-at" className="field-label mt-2">
                   Alert at (% of the budget, comma-separated; empty: never)
                 </label>
-                <input id="key-alert-at" className="input" inputMode="numeric" placeholder="80, 100" value={alertAt} onChange={(e) => setAlertAt(e.target.value)} />
+                <input
+                  id="key-alert-at"
+                  className="input"
+                  inputMode="numeric"
+                  placeholder="80, 100"
+                  value={alertAt}
+                  onChange={(e) => setAlertAt(e.target.value)}
+                />
               </>
             ) : null}
           </div>
@@ -217,7 +270,14 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
           void change(k, { method: "PATCH", json: { name: renaming.name.trim() } }, `Renamed to “${renaming.name.trim()}”.`);
         }}
       >
-        <input aria-label={`New name for ${k.name}`} className="input w-40" required maxLength={100} value={renaming.name} onChange={(e) => setRenaming({ id: k.id, name: e.target.value })} />
+        <input
+          aria-label={`New name for ${k.name}`}
+          className="input w-40"
+          required
+          maxLength={100}
+          value={renaming.name}
+          onChange={(e) => setRenaming({ id: k.id, name: e.target.value })}
+        />
         <button type="submit" className="btn-primary" disabled={busyId !== null || !renaming.name.trim()}>
           Save
         </button>
@@ -237,7 +297,12 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
       />
     ) : (
       <>
-        <button type="button" className="btn-secondary mr-2" disabled={busyId !== null} onClick={() => setRenaming({ id: k.id, name: k.name })}>
+        <button
+          type="button"
+          className="btn-secondary mr-2"
+          disabled={busyId !== null}
+          onClick={() => setRenaming({ id: k.id, name: k.name })}
+        >
           Rename<span className="sr-only"> {k.name}</span>
         </button>
         <button type="button" className="btn-danger" disabled={busyId !== null} onClick={() => setConfirmRevoke(k.id)}>
@@ -251,8 +316,8 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
         title="API keys"
         description={
           <>
-            Keys let your programs call the OpenAI-compatible API at <code className="font-mono">/v1</code> with any OpenAI SDK. Calls are charged in
-            your credits like the dashboard&apos;s; each key can have its own budget, models, call kinds, rate limit and expiry.
+            Keys let your programs call the OpenAI-compatible API at <code className="font-mono">/v1</code> with any OpenAI SDK. Calls are
+            charged in your credits like the dashboard&apos;s; each key can have its own budget, models, call kinds, rate limit and expiry.
           </>
         }
       />

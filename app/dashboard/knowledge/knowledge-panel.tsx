@@ -45,7 +45,9 @@ function Sources({ sources }: { sources: RagSource[] }) {
             <p className="font-medium text-slate-800">
               {i + 1}. {s.title}{" "}
               <span className="font-normal text-slate-500">
-                {s.path ? `(${s.path})` : s.fileId ? (
+                {s.path ? (
+                  `(${s.path})`
+                ) : s.fileId ? (
                   <Link className="link" href="/dashboard/files">
                     (your file)
                   </Link>
@@ -185,7 +187,9 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
           </div>
           <div className="mt-3">
             {conversations === null ? <Pending resource={list} /> : <ErrorNotice error={list.error} />}
-            {conversations && conversations.length === 0 ? <p className="text-sm text-slate-500">No conversations yet. Ask your first question.</p> : null}
+            {conversations && conversations.length === 0 ? (
+              <p className="text-sm text-slate-500">No conversations yet. Ask your first question.</p>
+            ) : null}
             <ul className="space-y-1" data-testid="conversation-list">
               {conversations?.map((c) => (
                 <li key={c.id}>
@@ -233,7 +237,9 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
           <div className="flex-1 space-y-4" aria-live="polite" aria-busy={streaming || loadingConversation} data-testid="rag-log">
             {loadingConversation ? <Spinner label="Loading the conversation" /> : null}
             {!loadingConversation && turns.length === 0 ? (
-              <EmptyState title="Ask a question">For example: “How do bonus credits expire?” or a question about a document you uploaded.</EmptyState>
+              <EmptyState title="Ask a question">
+                For example: “How do bonus credits expire?” or a question about a document you uploaded.
+              </EmptyState>
             ) : null}
             {turns.map((t, i) => (
               <div key={t.id} className={`flex ${t.role === "user" ? "justify-end" : "justify-start"}`}>
@@ -242,7 +248,10 @@ export function KnowledgePanel({ creditBased }: { creditBased: boolean }) {
                   data-testid={t.role === "user" ? "rag-question" : "rag-answer"}
                 >
                   <span className="sr-only">{t.role === "user" ? "You: " : "Answer: "}</span>
-                  <div className="whitespace-pre-wrap">{t.content || (streaming && i === turns.length - 1 ? <span className="animate-pulse">Searching the documents…</span> : null)}</div>
+                  <div className="whitespace-pre-wrap">
+                    {t.content ||
+                      (streaming && i === turns.length - 1 ? <span className="animate-pulse">Searching the documents…</span> : null)}
+                  </div>
                   {t.role === "assistant" && t.sources ? <Sources sources={t.sources} /> : null}
                 </div>
               </div>

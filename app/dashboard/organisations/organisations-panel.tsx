@@ -6,7 +6,15 @@ import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import { Pending } from "@/components/paged-list";
 import { Field } from "@/components/form-field";
-import type { ActiveAccount, OrganisationDetail, OrganisationInvites, OrganisationMember, OrganisationMembers, Organisations, OrganisationUsage } from "@/components/types";
+import type {
+  ActiveAccount,
+  OrganisationDetail,
+  OrganisationInvites,
+  OrganisationMember,
+  OrganisationMembers,
+  Organisations,
+  OrganisationUsage,
+} from "@/components/types";
 import { Banner, EmptyState, PageHeader, Stat } from "@/components/ui";
 import { useApi, type ApiResource } from "@/components/use-api";
 
@@ -49,7 +57,17 @@ export function OrganisationsPanel() {
   );
 }
 
-function YourOrganisations({ list: resource, actingId, onError, onCreated }: { list: ApiResource<Organisations>; actingId: string | null; onError: (e: ApiError | null) => void; onCreated: () => Promise<void> }) {
+function YourOrganisations({
+  list: resource,
+  actingId,
+  onError,
+  onCreated,
+}: {
+  list: ApiResource<Organisations>;
+  actingId: string | null;
+  onError: (e: ApiError | null) => void;
+  onCreated: () => Promise<void>;
+}) {
   const list = resource.data;
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
@@ -72,7 +90,11 @@ function YourOrganisations({ list: resource, actingId, onError, onCreated }: { l
     <div className="grid gap-4 lg:grid-cols-3">
       <section className="card lg:col-span-2" aria-labelledby="orgs-title">
         <h2 id="orgs-title">Your organisations</h2>
-        {!list ? <Pending resource={resource} /> : list.organisations.length === 0 ? <EmptyState title="None yet">Create one, or accept an invitation from your email.</EmptyState> : null}
+        {!list ? (
+          <Pending resource={resource} />
+        ) : list.organisations.length === 0 ? (
+          <EmptyState title="None yet">Create one, or accept an invitation from your email.</EmptyState>
+        ) : null}
         {list && list.organisations.length ? (
           <DataTable
             inline
@@ -133,7 +155,11 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
       <section className="card mt-4" aria-labelledby="wallet-title">
         <h2 id="wallet-title">{d.organisation.name}: wallet</h2>
         <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
-          <Stat label="Plan" value={<span className="capitalize">{d.wallet.tier}</span>} hint={`${n(d.wallet.monthlyAllocation)} credits a month`} />
+          <Stat
+            label="Plan"
+            value={<span className="capitalize">{d.wallet.tier}</span>}
+            hint={`${n(d.wallet.monthlyAllocation)} credits a month`}
+          />
           <Stat label="Credits" value={n(d.wallet.subscriptionCredits)} hint={`bonus ${n(d.wallet.bonusCredits)}`} />
           <Stat label="Your spend today" value={n(d.you.spentToday)} hint={capText(d.you.dailyCap)} />
           <Stat label="Your spend this month" value={n(d.you.spentThisMonth)} hint={capText(d.you.monthlyCap)} />
@@ -152,7 +178,11 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
           )}
         </p>
       </section>
-      {members.data ? <Members orgId={id} you={d.you.role} me={d.you.userId} members={members.data.members} onChanged={reload} onError={onError} /> : <Pending resource={members} />}
+      {members.data ? (
+        <Members orgId={id} you={d.you.role} me={d.you.userId} members={members.data.members} onChanged={reload} onError={onError} />
+      ) : (
+        <Pending resource={members} />
+      )}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
     </>
@@ -189,7 +219,10 @@ function Members({
   }
   const saveCaps = (userId: string) =>
     run(async () => {
-      await apiJson(`/api/orgs/${orgId}/members/${userId}`, { method: "PATCH", json: { dailyCap: daily === "" ? null : Number(daily), monthlyCap: monthly === "" ? null : Number(monthly) } });
+      await apiJson(`/api/orgs/${orgId}/members/${userId}`, {
+        method: "PATCH",
+        json: { dailyCap: daily === "" ? null : Number(daily), monthlyCap: monthly === "" ? null : Number(monthly) },
+      });
       setEditing(null);
     });
   return (
@@ -208,8 +241,22 @@ function Members({
             cell: (m) =>
               editing === m.userId ? (
                 <span className="flex flex-wrap items-center gap-1">
-                  <input aria-label="Daily cap" className="input w-24 py-1" inputMode="numeric" value={daily} placeholder="none" onChange={(e) => setDaily(e.target.value)} />
-                  <input aria-label="Monthly cap" className="input w-24 py-1" inputMode="numeric" value={monthly} placeholder="none" onChange={(e) => setMonthly(e.target.value)} />
+                  <input
+                    aria-label="Daily cap"
+                    className="input w-24 py-1"
+                    inputMode="numeric"
+                    value={daily}
+                    placeholder="none"
+                    onChange={(e) => setDaily(e.target.value)}
+                  />
+                  <input
+                    aria-label="Monthly cap"
+                    className="input w-24 py-1"
+                    inputMode="numeric"
+                    value={monthly}
+                    placeholder="none"
+                    onChange={(e) => setMonthly(e.target.value)}
+                  />
                   <button type="button" className="btn-primary" onClick={() => void saveCaps(m.userId)}>
                     Save caps
                   </button>
@@ -243,18 +290,33 @@ function Members({
                   <button
                     type="button"
                     className="btn-secondary"
-                    onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/members/${m.userId}`, { method: "PATCH", json: { role: m.role === "admin" ? "member" : "admin" } }))}
+                    onClick={() =>
+                      void run(() =>
+                        apiJson(`/api/orgs/${orgId}/members/${m.userId}`, {
+                          method: "PATCH",
+                          json: { role: m.role === "admin" ? "member" : "admin" },
+                        }),
+                      )
+                    }
                   >
                     Make {m.role === "admin" ? "member" : "admin"}
                   </button>
                 ) : null}
                 {you === "owner" && m.role !== "owner" ? (
-                  <button type="button" className="btn-secondary" onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/transfer`, { method: "POST", json: { userId: m.userId } }))}>
+                  <button
+                    type="button"
+                    className="btn-secondary"
+                    onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/transfer`, { method: "POST", json: { userId: m.userId } }))}
+                  >
                     Make owner
                   </button>
                 ) : null}
                 {admin && m.role !== "owner" ? (
-                  <button type="button" className="btn-danger" onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/members/${m.userId}`, { method: "DELETE" }))}>
+                  <button
+                    type="button"
+                    className="btn-danger"
+                    onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/members/${m.userId}`, { method: "DELETE" }))}
+                  >
                     Remove
                   </button>
                 ) : null}
@@ -316,7 +378,11 @@ function Invites({ orgId, onError }: { orgId: string; onError: (e: ApiError | nu
           Send invitation
         </button>
       </form>
-      {sent ? <p className="mt-2 text-sm text-emerald-700" role="status">Invitation sent to {sent}: the link works once, for 7 days.</p> : null}
+      {sent ? (
+        <p className="mt-2 text-sm text-emerald-700" role="status">
+          Invitation sent to {sent}: the link works once, for 7 days.
+        </p>
+      ) : null}
       {!invites.data ? <Pending resource={invites} /> : null}
       {invites.data?.invites.length ? (
         <DataTable
@@ -384,12 +450,46 @@ function Usage({ orgId }: { orgId: string }) {
       {u ? (
         <>
           <p className="mt-3 text-sm text-slate-600" data-testid="usage-total">
-            {u.scope === "member" ? "Your spend" : "Total"}: {n(u.total.credits)} credits in {countOf(u.total.calls, "call")} ({formatProviderCost(u.total.costUsd)} paid to AI providers)
+            {u.scope === "member" ? "Your spend" : "Total"}: {n(u.total.credits)} credits in {countOf(u.total.calls, "call")} (
+            {formatProviderCost(u.total.costUsd)} paid to AI providers)
           </p>
           <div className="grid gap-4 lg:grid-cols-3">
-            <DataTable inline caption="By member" testId="usage-by-member" rows={u.byMember} rowKey={(m) => m.userId} columns={[{ header: "Member", cell: (m) => m.email ?? m.userId }, { header: "Credits", align: "right", cell: (m) => n(m.credits) }, { header: "Calls", align: "right", cell: (m) => n(m.calls) }]} />
-            <DataTable inline caption="By key" testId="usage-by-key" rows={u.byKey} rowKey={(k) => k.keyId ?? "session"} columns={[{ header: "Key", cell: (k) => k.name ?? (k.keyId ? k.keyId : "dashboard / session") }, { header: "Credits", align: "right", cell: (k) => n(k.credits) }, { header: "Calls", align: "right", cell: (k) => n(k.calls) }]} />
-            <DataTable inline caption="By model" testId="usage-by-model" rows={u.byModel} rowKey={(m) => m.model ?? "none"} columns={[{ header: "Model", cell: (m) => m.model ?? "—" }, { header: "Credits", align: "right", cell: (m) => n(m.credits) }, { header: "Calls", align: "right", cell: (m) => n(m.calls) }]} />
+            <DataTable
+              inline
+              caption="By member"
+              testId="usage-by-member"
+              rows={u.byMember}
+              rowKey={(m) => m.userId}
+              columns={[
+                { header: "Member", cell: (m) => m.email ?? m.userId },
+                { header: "Credits", align: "right", cell: (m) => n(m.credits) },
+                { header: "Calls", align: "right", cell: (m) => n(m.calls) },
+              ]}
+            />
+            <DataTable
+              inline
+              caption="By key"
+              testId="usage-by-key"
+              rows={u.byKey}
+              rowKey={(k) => k.keyId ?? "session"}
+              columns={[
+                { header: "Key", cell: (k) => k.name ?? (k.keyId ? k.keyId : "dashboard / session") },
+                { header: "Credits", align: "right", cell: (k) => n(k.credits) },
+                { header: "Calls", align: "right", cell: (k) => n(k.calls) },
+              ]}
+            />
+            <DataTable
+              inline
+              caption="By model"
+              testId="usage-by-model"
+              rows={u.byModel}
+              rowKey={(m) => m.model ?? "none"}
+              columns={[
+                { header: "Model", cell: (m) => m.model ?? "—" },
+                { header: "Credits", align: "right", cell: (m) => n(m.credits) },
+                { header: "Calls", align: "right", cell: (m) => n(m.calls) },
+              ]}
+            />
           </div>
         </>
       ) : (

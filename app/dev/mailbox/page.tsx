@@ -47,7 +47,13 @@ export default async function MailboxPage() {
               style={{ width: "100%", minHeight: 160, border: "1px solid #eee", marginTop: "0.75rem" }}
             />
           ) : null}
-          {m.text ? <pre style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere", background: "#f7f7f7", padding: "0.5rem", marginTop: "0.75rem" }}>{m.text}</pre> : null}
+          {m.text ? (
+            <pre
+              style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere", background: "#f7f7f7", padding: "0.5rem", marginTop: "0.75rem" }}
+            >
+              {m.text}
+            </pre>
+          ) : null}
         </article>
       ))}
     </main>

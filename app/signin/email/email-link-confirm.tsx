@@ -52,7 +52,11 @@ export function EmailLinkConfirm() {
   if (link === null) {
     return (
       <p role="alert" className="mt-4 text-sm text-red-700">
-        This sign-in link is incomplete. Ask for a new one on the <Link className="link" href="/signin">sign-in page</Link>.
+        This sign-in link is incomplete. Ask for a new one on the{" "}
+        <Link className="link" href="/signin">
+          sign-in page
+        </Link>
+        .
       </p>
     );
   }

@@ -16,24 +16,37 @@ function Action({ token, action, label }: { token: string; action: string; label
 }
 
 /** The local checkout simulator's billing portal (stands in for Lemon Squeezy's customer portal). */
-export default async function SimulatedPortalPage({ searchParams }: { searchParams: Promise<{ token?: string; message?: string; error?: string }> }) {
+export default async function SimulatedPortalPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ token?: string; message?: string; error?: string }>;
+}) {
   const { token, message, error } = await searchParams;
   const view = simulatorEnabled() ? await loadSimulatedPortal(token) : null;
   if (!view) {
     return (
       <main style={box}>
         <h1>Portal session not found</h1>
-        <p>This billing portal link does not exist or has expired (links are valid for 24 hours). Open the portal again from your account.</p>
+        <p>
+          This billing portal link does not exist or has expired (links are valid for 24 hours). Open the portal again from your account.
+        </p>
       </main>
     );
   }
   const s = view.subscription;
   return (
     <main style={box}>
-      <p style={{ background: "#fff3cd", padding: "0.5rem 0.75rem", borderRadius: 4 }}>Local billing portal (checkout simulator): cancel, resume and plan changes are answered at once, as Lemon Squeezy&apos;s API answers; the payment actions deliver signed payment webhooks to this app.</p>
+      <p style={{ background: "#fff3cd", padding: "0.5rem 0.75rem", borderRadius: 4 }}>
+        Local billing portal (checkout simulator): cancel, resume and plan changes are answered at once, as Lemon Squeezy&apos;s API
+        answers; the payment actions deliver signed payment webhooks to this app.
+      </p>
       <h1>Billing</h1>
       {message ? <p role="status">{message}</p> : null}
-      {error ? <p role="alert" style={{ color: "#b00020" }}>{error}</p> : null}
+      {error ? (
+        <p role="alert" style={{ color: "#b00020" }}>
+          {error}
+        </p>
+      ) : null}
       <dl>
         <dt>Account</dt>
         <dd>{view.email}</dd>
@@ -69,7 +82,11 @@ export default async function SimulatedPortalPage({ searchParams }: { searchPara
       ) : (
         <>
           <p>
-            {s.status === "cancelled" ? <Action token={view.token} action="resume" label="Resume subscription" /> : <Action token={view.token} action="cancel" label="Cancel subscription" />}
+            {s.status === "cancelled" ? (
+              <Action token={view.token} action="resume" label="Resume subscription" />
+            ) : (
+              <Action token={view.token} action="cancel" label="Cancel subscription" />
+            )}
           </p>
           <form method="post" action="/api/simulator/portal">
             <input type="hidden" name="token" value={view.token} />

@@ -13,9 +13,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       body: embeddingsBody,
       maxBodyBytes: 8 * 1024 * 1024,
       summary: "Embeddings, OpenAI-compatible",
-      description: "Text inputs (a string or up to 2048 strings); `encoding_format` float or base64; `dimensions` shortens text-embedding-3 vectors. Flat: 1 credit a call; metered: the tokens' cost.",
+      description:
+        "Text inputs (a string or up to 2048 strings); `encoding_format` float or base64; `dimensions` shortens text-embedding-3 vectors. Flat: 1 credit a call; metered: the tokens' cost.",
       response: embeddingsResponse,
     },
-    async ({ apiKey, aiSlot, body, req }) => charged(await createEmbeddings({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) })),
+    async ({ apiKey, aiSlot, body, req }) =>
+      charged(await createEmbeddings({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) })),
   ),
 });

@@ -27,7 +27,8 @@ export function flacFrame(b: Uint8Array, at: number, streamRate: number): { samp
   // The frame or sample number, UTF-8 style: 1 to 7 bytes.
   let i = at + 4;
   const lead = b[i];
-  const extra = lead < 0x80 ? 0 : lead >= 0xfe ? 6 : lead >= 0xfc ? 5 : lead >= 0xf8 ? 4 : lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : -1;
+  const extra =
+    lead < 0x80 ? 0 : lead >= 0xfe ? 6 : lead >= 0xfc ? 5 : lead >= 0xf8 ? 4 : lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : -1;
   if (extra < 0) return null;
   i += 1 + extra;
   let samples: number;
@@ -77,7 +78,7 @@ export async function measureFlac(b: Uint8Array): Promise<Measured | null> {
 export async function countFlacFrames(b: Uint8Array, from: number, streamRate: number): Promise<{ seconds: number }> {
   const turn = turnTaker();
   let seconds = 0;
-  for (let at = from; at + 6 <= b.length; ) {
+  for (let at = from; at + 6 <= b.length;) {
     const frame = b[at] === 0xff ? flacFrame(b, at, streamRate) : null;
     if (frame) {
       seconds += frame.samples / frame.rate;

@@ -52,7 +52,7 @@ function frameSeconds(t: Track | undefined, frame: Uint8Array): number | null {
   if (t.codec.startsWith("A_AAC")) return 1024 / t.rate;
   if (t.codec === "A_MPEG/L3" || t.codec === "A_MPEG/L2") {
     let seconds = 0;
-    for (let at = 0; at < frame.length; ) {
+    for (let at = 0; at < frame.length;) {
       const f = mpegFrame(frame, at);
       if (!f || f.length < 4) return seconds > 0 ? seconds : null;
       seconds += f.seconds;

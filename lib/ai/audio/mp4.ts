@@ -99,7 +99,8 @@ function readSampleEntry(b: Uint8Array, entry: Box, t: TrackInfo): void {
     }
   } else if (entry.type === "alac") {
     t.frameSamples = 4096;
-    for (const child of boxes(b, children, entry.end)) if (child.type === "alac" && child.end - child.start >= 8) t.frameSamples = Math.max(1, u32be(b, child.start + 4));
+    for (const child of boxes(b, children, entry.end))
+      if (child.type === "alac" && child.end - child.start >= 8) t.frameSamples = Math.max(1, u32be(b, child.start + 4));
   } else if (entry.type === "ac-3" || entry.type === "ec-3") t.frameSamples = 1536;
   else t.frameSamples = 0;
   // The lowest rate offered counts (HE-AAC states its doubled output rate beside its core rate).

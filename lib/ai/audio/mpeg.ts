@@ -24,7 +24,8 @@ export function mpegFrame(b: Uint8Array, at: number): { length: number; seconds:
   const rate = RATES[version][rateIndex];
   const padding = (b[at + 2] >> 1) & 1;
   const samples = layer === 1 ? 384 : layer === 2 || version === 3 ? 1152 : 576;
-  const length = layer === 1 ? (Math.floor((12_000 * kbps) / rate) + padding) * 4 : Math.floor(((samples / 8) * kbps * 1000) / rate) + padding;
+  const length =
+    layer === 1 ? (Math.floor((12_000 * kbps) / rate) + padding) * 4 : Math.floor(((samples / 8) * kbps * 1000) / rate) + padding;
   return { length, seconds: samples / rate };
 }
 

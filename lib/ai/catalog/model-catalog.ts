@@ -89,14 +89,59 @@ export const DEFAULT_MODELS: ModelSpec[] = [
   // OpenAI chat (platform.openai.com/docs/pricing, model pages, "Images and vision"): images at
   // "high" detail, tiles of 512 px (gpt-4o and gpt-4.1: 85 + 170 per tile; gpt-4o-mini: 2,833 +
   // 5,667 per tile); gpt-4.1-mini: 32-px patches (at most 1,536) x 1.62.
-  { id: "gpt-4o-mini", kind: "chat", vendor: "openai", contextWindow: 128_000, maxOutputTokens: 16_384, perMillionTokens: { input: 0.15, cachedInput: 0.075, output: 0.6 }, imageTokens: { rule: "openai-tiles", base: 2_833, perTile: 5_667 }, tokenizer: "o200k" },
-  { id: "gpt-4o", kind: "chat", vendor: "openai", contextWindow: 128_000, maxOutputTokens: 16_384, perMillionTokens: { input: 2.5, cachedInput: 1.25, output: 10 }, imageTokens: { rule: "openai-tiles", base: 85, perTile: 170 }, tokenizer: "o200k" },
-  { id: "gpt-4.1-mini", kind: "chat", vendor: "openai", contextWindow: 1_047_576, maxOutputTokens: 32_768, perMillionTokens: { input: 0.4, cachedInput: 0.1, output: 1.6 }, imageTokens: { rule: "openai-patches", multiplier: 1.62, maxPatches: 1_536 }, tokenizer: "o200k" },
-  { id: "gpt-4.1", kind: "chat", vendor: "openai", contextWindow: 1_047_576, maxOutputTokens: 32_768, perMillionTokens: { input: 2, cachedInput: 0.5, output: 8 }, imageTokens: { rule: "openai-tiles", base: 85, perTile: 170 }, tokenizer: "o200k" },
+  {
+    id: "gpt-4o-mini",
+    kind: "chat",
+    vendor: "openai",
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    perMillionTokens: { input: 0.15, cachedInput: 0.075, output: 0.6 },
+    imageTokens: { rule: "openai-tiles", base: 2_833, perTile: 5_667 },
+    tokenizer: "o200k",
+  },
+  {
+    id: "gpt-4o",
+    kind: "chat",
+    vendor: "openai",
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    perMillionTokens: { input: 2.5, cachedInput: 1.25, output: 10 },
+    imageTokens: { rule: "openai-tiles", base: 85, perTile: 170 },
+    tokenizer: "o200k",
+  },
+  {
+    id: "gpt-4.1-mini",
+    kind: "chat",
+    vendor: "openai",
+    contextWindow: 1_047_576,
+    maxOutputTokens: 32_768,
+    perMillionTokens: { input: 0.4, cachedInput: 0.1, output: 1.6 },
+    imageTokens: { rule: "openai-patches", multiplier: 1.62, maxPatches: 1_536 },
+    tokenizer: "o200k",
+  },
+  {
+    id: "gpt-4.1",
+    kind: "chat",
+    vendor: "openai",
+    contextWindow: 1_047_576,
+    maxOutputTokens: 32_768,
+    perMillionTokens: { input: 2, cachedInput: 0.5, output: 8 },
+    imageTokens: { rule: "openai-tiles", base: 85, perTile: 170 },
+    tokenizer: "o200k",
+  },
   // Anthropic (docs.anthropic.com pricing and models overview; "Vision"): an image costs width x
   // height / 750 tokens after its longest edge is scaled to 1,568 px (at most about 1,600). Claude's
   // tokenizer is not published: prompts are bounded by their UTF-8 length.
-  { id: "claude-haiku-4-5", kind: "chat", vendor: "anthropic", contextWindow: 200_000, maxOutputTokens: 64_000, perMillionTokens: { input: 1, cachedInput: 0.1, output: 5 }, imageTokens: { rule: "anthropic" }, tokenizer: "bytes" },
+  {
+    id: "claude-haiku-4-5",
+    kind: "chat",
+    vendor: "anthropic",
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    perMillionTokens: { input: 1, cachedInput: 0.1, output: 5 },
+    imageTokens: { rule: "anthropic" },
+    tokenizer: "bytes",
+  },
   {
     id: "claude-sonnet-4-5",
     kind: "chat",
@@ -112,7 +157,17 @@ export const DEFAULT_MODELS: ModelSpec[] = [
   // Google (ai.google.dev pricing, "Image understanding"): an image is 258 tokens when both sides
   // are at most 384 px, else 258 per 768-px tile. Gemini 2.5 thinks before it answers (billed as
   // output, streamed as usage only); its tokenizer is not published.
-  { id: "gemini-2.5-flash", kind: "chat", vendor: "gemini", contextWindow: 1_048_576, maxOutputTokens: 65_536, perMillionTokens: { input: 0.3, cachedInput: 0.03, output: 2.5 }, imageTokens: { rule: "gemini-tiles", perTile: 258 }, tokenizer: "bytes", hiddenReasoning: true },
+  {
+    id: "gemini-2.5-flash",
+    kind: "chat",
+    vendor: "gemini",
+    contextWindow: 1_048_576,
+    maxOutputTokens: 65_536,
+    perMillionTokens: { input: 0.3, cachedInput: 0.03, output: 2.5 },
+    imageTokens: { rule: "gemini-tiles", perTile: 258 },
+    tokenizer: "bytes",
+    hiddenReasoning: true,
+  },
   {
     id: "gemini-2.5-pro",
     kind: "chat",
@@ -126,14 +181,59 @@ export const DEFAULT_MODELS: ModelSpec[] = [
     hiddenReasoning: true,
   },
   // Embeddings: text-embedding-3 bills by cl100k (not o200k: non-Latin text counts many times more).
-  { id: "text-embedding-3-small", kind: "embedding", vendor: "openai", contextWindow: 8_191, dimensions: 1_536, perMillionTokens: { input: 0.02 }, tokenizer: "cl100k" },
-  { id: "text-embedding-3-large", kind: "embedding", vendor: "openai", contextWindow: 8_191, dimensions: 3_072, perMillionTokens: { input: 0.13 }, tokenizer: "cl100k" },
-  { id: "gemini-embedding-001", kind: "embedding", vendor: "gemini", contextWindow: 2_048, dimensions: 3_072, perMillionTokens: { input: 0.15 }, tokenizer: "bytes" },
+  {
+    id: "text-embedding-3-small",
+    kind: "embedding",
+    vendor: "openai",
+    contextWindow: 8_191,
+    dimensions: 1_536,
+    perMillionTokens: { input: 0.02 },
+    tokenizer: "cl100k",
+  },
+  {
+    id: "text-embedding-3-large",
+    kind: "embedding",
+    vendor: "openai",
+    contextWindow: 8_191,
+    dimensions: 3_072,
+    perMillionTokens: { input: 0.13 },
+    tokenizer: "cl100k",
+  },
+  {
+    id: "gemini-embedding-001",
+    kind: "embedding",
+    vendor: "gemini",
+    contextWindow: 2_048,
+    dimensions: 3_072,
+    perMillionTokens: { input: 0.15 },
+    tokenizer: "bytes",
+  },
   // Image generation: per image by quality and size (low / medium / high; 1024x1024, then 1536x1024
   // and 1024x1536), plus the prompt's text tokens.
-  { id: "gpt-image-1", kind: "image", vendor: "openai", perMillionTokens: { input: 5, cachedInput: 1.25 }, perImage: gptImagePrices([0.011, 0.016, 0.042, 0.063, 0.167, 0.25]), tokenizer: "o200k" },
-  { id: "gpt-image-1.5", kind: "image", vendor: "openai", perMillionTokens: { input: 5, cachedInput: 1.25 }, perImage: gptImagePrices([0.009, 0.013, 0.034, 0.05, 0.133, 0.2]), tokenizer: "o200k" },
-  { id: "gpt-image-1-mini", kind: "image", vendor: "openai", perMillionTokens: { input: 2, cachedInput: 0.2 }, perImage: gptImagePrices([0.005, 0.006, 0.011, 0.015, 0.036, 0.052]), tokenizer: "o200k" },
+  {
+    id: "gpt-image-1",
+    kind: "image",
+    vendor: "openai",
+    perMillionTokens: { input: 5, cachedInput: 1.25 },
+    perImage: gptImagePrices([0.011, 0.016, 0.042, 0.063, 0.167, 0.25]),
+    tokenizer: "o200k",
+  },
+  {
+    id: "gpt-image-1.5",
+    kind: "image",
+    vendor: "openai",
+    perMillionTokens: { input: 5, cachedInput: 1.25 },
+    perImage: gptImagePrices([0.009, 0.013, 0.034, 0.05, 0.133, 0.2]),
+    tokenizer: "o200k",
+  },
+  {
+    id: "gpt-image-1-mini",
+    kind: "image",
+    vendor: "openai",
+    perMillionTokens: { input: 2, cachedInput: 0.2 },
+    perImage: gptImagePrices([0.005, 0.006, 0.011, 0.015, 0.036, 0.052]),
+    tokenizer: "o200k",
+  },
   // Speech to text: per minute of audio.
   { id: "whisper-1", kind: "transcription", vendor: "openai", perAudioMinute: 0.006, tokenizer: "o200k" },
   { id: "gpt-4o-transcribe", kind: "transcription", vendor: "openai", perAudioMinute: 0.006, tokenizer: "o200k" },

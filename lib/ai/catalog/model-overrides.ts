@@ -24,7 +24,11 @@ export const modelOverrideSchema = z.strictObject({
   imageTokens: z
     .discriminatedUnion("rule", [
       z.strictObject({ rule: z.literal("openai-tiles"), base: z.number().int().nonnegative(), perTile: z.number().int().nonnegative() }),
-      z.strictObject({ rule: z.literal("openai-patches"), multiplier: z.number().positive().max(100), maxPatches: z.number().int().positive() }),
+      z.strictObject({
+        rule: z.literal("openai-patches"),
+        multiplier: z.number().positive().max(100),
+        maxPatches: z.number().int().positive(),
+      }),
       z.strictObject({ rule: z.literal("anthropic") }),
       z.strictObject({ rule: z.literal("gemini-tiles"), perTile: z.number().int().nonnegative() }),
       z.strictObject({ rule: z.literal("fixed"), tokens: z.number().int().nonnegative() }),
@@ -38,5 +42,8 @@ export const modelOverrideSchema = z.strictObject({
   hiddenReasoning: z.boolean().optional(),
 });
 
-export const modelOverridesSchema = z.record(z.string().regex(/^[\w.:/-]{1,100}$/, "model ids are 1-100 letters, digits and . _ : / -"), modelOverrideSchema);
+export const modelOverridesSchema = z.record(
+  z.string().regex(/^[\w.:/-]{1,100}$/, "model ids are 1-100 letters, digits and . _ : / -"),
+  modelOverrideSchema,
+);
 export type ModelOverrides = z.infer<typeof modelOverridesSchema>;

@@ -47,7 +47,8 @@ function incomplete(m: Partial<ModelSpec>): string[] {
       if (!m.contextWindow) missing.push("contextWindow");
       break;
     case "image":
-      if (!m.perImage || IMAGE_QUALITIES.some((q) => IMAGE_SIZES.some((s) => typeof m.perImage?.[q]?.[s] !== "number"))) missing.push("perImage (low, medium, high by size)");
+      if (!m.perImage || IMAGE_QUALITIES.some((q) => IMAGE_SIZES.some((s) => typeof m.perImage?.[q]?.[s] !== "number")))
+        missing.push("perImage (low, medium, high by size)");
       if (!m.perMillionTokens) missing.push("perMillionTokens.input (the prompt)");
       break;
     case "transcription":

@@ -2,7 +2,15 @@ import { isAppError, type ErrorCode } from "@/lib/errors";
 import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { log } from "@/lib/log";
 import { isAbortError } from "../providers/abort";
-import { openCharge, priceOutcome, refundCharge, settleCharge, type AiCharge, type CallOutcome, type ChargeAccount } from "../pricing/ai-charge";
+import {
+  openCharge,
+  priceOutcome,
+  refundCharge,
+  settleCharge,
+  type AiCharge,
+  type CallOutcome,
+  type ChargeAccount,
+} from "../pricing/ai-charge";
 import { chatFailure, clientGone, meterResult, runChargedCall } from "../charged-call";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
 import { ChatMeter } from "../pricing/meter";
@@ -44,7 +52,15 @@ interface ItemOutcome {
  * Runs one chat request whose credits are already reserved, through its own meter (an answer from
  * the per-user cache has no upstream call); the outcome prices it. Never charges itself.
  */
-async function answer(provider: AiProvider, userId: string, body: ChatBody, req: ChatRequest, quote: Quote, meter: ChatMeter, signal?: AbortSignal): Promise<ItemOutcome> {
+async function answer(
+  provider: AiProvider,
+  userId: string,
+  body: ChatBody,
+  req: ChatRequest,
+  quote: Quote,
+  meter: ChatMeter,
+  signal?: AbortSignal,
+): Promise<ItemOutcome> {
   const key = body.cache ? chatCacheKey(userId, provider.name, req) : null;
   if (key) {
     const hit = await readCachedChat(userId, key);
@@ -68,10 +84,23 @@ async function answer(provider: AiProvider, userId: string, body: ChatBody, req:
  * usage's cost), refunded when the provider never had it, or charged what it used when it was cut
  * after the provider had it. `cost` is what was charged.
  */
-export async function runChat(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ChatBody; signal?: AbortSignal }): Promise<ChatAnswer> {
+export async function runChat(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  body: ChatBody;
+  signal?: AbortSignal;
+}): Promise<ChatAnswer> {
   const provider = aiProvider();
   const { req, quote } = await prepare(input.body);
-  const charge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation: "chat", quote, metadata: { provider: provider.name } });
+  const charge = await openCharge({
+    userId: input.userId,
+    account: input.account,
+    slot: input.slot,
+    operation: "chat",
+    quote,
+    metadata: { provider: provider.name },
+  });
   const meter = new ChatMeter(quote);
   const { value, settled } = await runChargedCall({
     charge,
@@ -85,7 +114,8 @@ export async function runChat(input: { userId: string; account?: ChargeAccount; 
   return { ...result, usage: specUsage(result.usage), cost: settled.credits, cached: value.cached };
 }
 
-export type BatchItem = { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string; code: ErrorCode };
+export type BatchItem =
+  { text: string; model: string; usage: ChatResult["usage"]; cost: number; cached: boolean } | { error: string; code: ErrorCode };
 
 /**
  * POST /api/ai/chat, batch mode: `{ requests: [...] }` (1-10) run concurrently. Every item is quoted
@@ -94,7 +124,13 @@ export type BatchItem = { text: string; model: string; usage: ChatResult["usage"
  * the provider never had costs nothing, one cut after it had it costs what it used. `cost` is what
  * was finally charged.
  */
-export async function runChatBatch(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; requests: ChatBody[]; signal?: AbortSignal }): Promise<{ results: BatchItem[]; cost: number }> {
+export async function runChatBatch(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  requests: ChatBody[];
+  signal?: AbortSignal;
+}): Promise<{ results: BatchItem[]; cost: number }> {
   const provider = aiProvider();
   const prepared = await Promise.all(input.requests.map(async (body, i) => ({ body, ...(await prepare(body, `requests.${i}.messages`)) })));
   const batchQuote: Quote = {
@@ -102,13 +138,22 @@ export async function runChatBatch(input: { userId: string; account?: ChargeAcco
     reserve: prepared.reduce((sum, p) => sum + p.quote.reserve, 0),
     worstMicros: prepared.reduce((sum, p) => sum + p.quote.worstMicros, 0),
   };
-  const charge: AiCharge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation: "chat_batch", quote: batchQuote, metadata: { items: prepared.length, provider: provider.name } });
+  const charge: AiCharge = await openCharge({
+    userId: input.userId,
+    account: input.account,
+    slot: input.slot,
+    operation: "chat_batch",
+    quote: batchQuote,
+    metadata: { items: prepared.length, provider: provider.name },
+  });
   if (input.signal?.aborted) {
     await refundCharge(charge, "client_gone");
     throw clientGone();
   }
   const meters = prepared.map((p) => new ChatMeter(p.quote));
-  const outcomes = await Promise.allSettled(prepared.map(({ body, req, quote }, i) => answer(provider, input.userId, body, req, quote, meters[i], input.signal)));
+  const outcomes = await Promise.allSettled(
+    prepared.map(({ body, req, quote }, i) => answer(provider, input.userId, body, req, quote, meters[i], input.signal)),
+  );
   // Each item priced by its own quote: answered, cut after the provider had it, or nothing.
   const priced = outcomes.map((o, i) => {
     const item = { ...charge, quote: prepared[i].quote };
@@ -123,7 +168,13 @@ export async function runChatBatch(input: { userId: string; account?: ChargeAcco
   if (priced.every((p) => p === null)) await refundCharge(charge, "batch_failed");
   else {
     const usage = outcomes.reduce(
-      (u, o) => (o.status === "fulfilled" ? { promptTokens: u.promptTokens + o.value.result.usage.promptTokens, completionTokens: u.completionTokens + o.value.result.usage.completionTokens } : u),
+      (u, o) =>
+        o.status === "fulfilled"
+          ? {
+              promptTokens: u.promptTokens + o.value.result.usage.promptTokens,
+              completionTokens: u.completionTokens + o.value.result.usage.completionTokens,
+            }
+          : u,
       { promptTokens: 0, completionTokens: 0 },
     );
     const last = meters.flatMap((m) => m.bill(true)).slice(-1)[0];
@@ -136,7 +187,13 @@ export async function runChatBatch(input: { userId: string; account?: ChargeAcco
   if (answered === 0 && input.signal?.aborted) throw clientGone();
   const results: BatchItem[] = outcomes.map((o, i) =>
     o.status === "fulfilled"
-      ? { text: o.value.result.text, model: o.value.result.model, usage: specUsage(o.value.result.usage), cost: charged ? (priced[i]?.credits ?? 0) : 0, cached: o.value.cached }
+      ? {
+          text: o.value.result.text,
+          model: o.value.result.model,
+          usage: specUsage(o.value.result.usage),
+          cost: charged ? (priced[i]?.credits ?? 0) : 0,
+          cached: o.value.cached,
+        }
       : { error: itemError(o.reason), code: itemCode(o.reason) },
   );
   return { results, cost: charged ? credits : 0 };

@@ -18,14 +18,26 @@ export function hasImagePart(body: StreamBody): boolean {
  * the usage's cost). Answers the body and the X-RateLimit-* headers describing the user's credit
  * allowance after the reservation.
  */
-export async function streamChat(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: StreamBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function streamChat(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  body: StreamBody;
+  signal: AbortSignal;
+  framing: StreamFraming;
+  log?: Logger;
+}) {
   const provider = aiProvider();
   const withImage = hasImagePart(input.body);
   const messages: ChatMessage[] = [];
   if (input.body.systemPrompt) messages.push({ role: "system", content: input.body.systemPrompt });
   for (const m of input.body.messages) messages.push({ role: m.role, content: m.content, ...(m.name ? { name: m.name } : {}) });
   const model = resolveChatModel(input.body.model);
-  const quote = await quoteChatRoutes(model, { messages, maxTokens: input.body.maxTokens, operation: withImage ? "stream_image" : "stream" });
+  const quote = await quoteChatRoutes(model, {
+    messages,
+    maxTokens: input.body.maxTokens,
+    operation: withImage ? "stream_image" : "stream",
+  });
   const charge = await openCharge({
     userId: input.userId,
     account: input.account,

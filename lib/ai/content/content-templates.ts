@@ -81,7 +81,14 @@ export const TEMPLATES = Object.fromEntries(
   TEMPLATE_NAMES.map((name) => {
     const t = TEMPLATE_DEFS[name];
     const fields = t.fields as TemplateField[];
-    return [name, { instruction: t.instruction, required: fields.filter((f) => f.required).map((f) => f.key), optional: fields.filter((f) => !f.required).map((f) => f.key) }];
+    return [
+      name,
+      {
+        instruction: t.instruction,
+        required: fields.filter((f) => f.required).map((f) => f.key),
+        optional: fields.filter((f) => !f.required).map((f) => f.key),
+      },
+    ];
   }),
 ) as Record<TemplateName, { instruction: string; required: string[]; optional: string[] }>;
 
@@ -96,7 +103,11 @@ const LENGTHS = {
 /** What the dashboard's content form offers: the templates with their fields, tones, languages and lengths. */
 export function contentFormOptions() {
   return {
-    templates: TEMPLATE_NAMES.map((key) => ({ key, label: TEMPLATE_DEFS[key].label, fields: TEMPLATE_DEFS[key].fields as TemplateField[] })),
+    templates: TEMPLATE_NAMES.map((key) => ({
+      key,
+      label: TEMPLATE_DEFS[key].label,
+      fields: TEMPLATE_DEFS[key].fields as TemplateField[],
+    })),
     tones: TONES.map((t) => ({ value: t, label: t[0].toUpperCase() + t.slice(1) })),
     languages: Object.entries(LANGUAGES).map(([value, label]) => ({ value, label })),
     lengths: Object.entries(LENGTHS).map(([value, l]) => ({ value, label: l.label })),

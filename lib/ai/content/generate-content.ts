@@ -12,7 +12,15 @@ import { aiSettings } from "../settings";
  * usage's cost): content chunks, then the meta event, then [DONE]. The upstream call is bounded by the
  * 60-second maximum duration.
  */
-export async function generateContent(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ContentBody; signal: AbortSignal; framing: StreamFraming; log?: Logger }) {
+export async function generateContent(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  body: ContentBody;
+  signal: AbortSignal;
+  framing: StreamFraming;
+  log?: Logger;
+}) {
   checkTemplateFields(input.body);
   const provider = aiProvider();
   const settings = aiSettings();

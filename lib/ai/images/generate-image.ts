@@ -3,7 +3,15 @@ import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { oneShotFailure, runChargedCall } from "../charged-call";
 import { billOneShot } from "../pricing/meter";
 import { findModel } from "../catalog/models";
-import { OFFLINE_MODEL_PREFIX, aiProvider, type ImageBackground, type ImageFormat, type ImageQuality, type ImageResult, type ImageSize } from "../providers/provider";
+import {
+  OFFLINE_MODEL_PREFIX,
+  aiProvider,
+  type ImageBackground,
+  type ImageFormat,
+  type ImageQuality,
+  type ImageResult,
+  type ImageSize,
+} from "../providers/provider";
 import { countTokens } from "../pricing/tokens";
 import { dearestImage } from "../pricing/quote-call";
 import { quoteImageRoutes } from "../pricing/quote-routes";
@@ -50,7 +58,12 @@ export interface RenderImageInput {
  */
 export async function renderImage(input: RenderImageInput): Promise<{ result: ImageResult; credits: number; remaining: number }> {
   const provider = aiProvider();
-  const quote = quoteImageRoutes(input.model, { prompt: input.prompt, size: input.size, quality: input.quality, operation: "image_generation" });
+  const quote = quoteImageRoutes(input.model, {
+    prompt: input.prompt,
+    size: input.size,
+    quality: input.quality,
+    operation: "image_generation",
+  });
   const charge = await openCharge({
     userId: input.userId,
     apiKey: input.apiKey,
@@ -80,7 +93,10 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
       const model = findModel(r.route?.model ?? input.model) ?? quote.model;
       const rendered = dearestImage(model, r.quality ?? input.quality, r.size ?? input.size);
       const usage = { promptTokens: countTokens(input.prompt, model.tokenizer), images: { ...rendered, count: 1 } };
-      return { attempts: billOneShot(quote, { route: r.route ?? null, usage, reported: Boolean(r.quality && r.size) }, undefined, r.spent), complete: true };
+      return {
+        attempts: billOneShot(quote, { route: r.route ?? null, usage, reported: Boolean(r.quality && r.size) }, undefined, r.spent),
+        complete: true,
+      };
     },
     // Cut after the provider had it (the client left, the 60-second deadline): the image's worst case.
     failed: (error) => oneShotFailure(quote, error),
@@ -90,7 +106,13 @@ export async function renderImage(input: RenderImageInput): Promise<{ result: Im
 }
 
 /** POST /api/ai/image-gen: one image of a public model (image-model-1, ...), as a data URL. */
-export async function generateImage(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; body: ImageBody; signal?: AbortSignal }): Promise<ImageAnswer> {
+export async function generateImage(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  body: ImageBody;
+  signal?: AbortSignal;
+}): Promise<ImageAnswer> {
   const { body } = input;
   const provider = aiProvider();
   const { result, credits, remaining } = await renderImage({

@@ -88,10 +88,15 @@ function meteredShortfall(quote: Quote, error: AppError): AppError {
   if (w.completionTokens) {
     // The output that the balance covers with this input, if any.
     const s = pricingSettings();
-    const perToken = costMicros(quote.model, { promptTokens: w.promptTokens, completionTokens: 1 }) - costMicros(quote.model, { promptTokens: w.promptTokens });
+    const perToken =
+      costMicros(quote.model, { promptTokens: w.promptTokens, completionTokens: 1 }) -
+      costMicros(quote.model, { promptTokens: w.promptTokens });
     const spendable = (available * s.creditValueUsd * 1e6) / s.markup - costMicros(quote.model, { promptTokens: w.promptTokens });
     const fits = perToken > 0 ? Math.floor(spendable / perToken) : 0;
-    advice = fits >= 1 ? `lower ${quote.maxTokensField ?? "maxTokens"} (at most ${fits.toLocaleString("en-US")} fits your balance) or the input` : "lower the input";
+    advice =
+      fits >= 1
+        ? `lower ${quote.maxTokensField ?? "maxTokens"} (at most ${fits.toLocaleString("en-US")} fits your balance) or the input`
+        : "lower the input";
   } else if (w.images) advice = "choose a lower quality or a smaller size";
   return new AppError(
     "insufficient_credits",
@@ -128,7 +133,9 @@ export interface CallOutcome {
  */
 export function priceOutcome(charge: AiCharge, outcome: CallOutcome): UsagePrice {
   const s = pricingSettings();
-  const micros = outcome.cached ? 0 : outcome.attempts.reduce((sum, a) => sum + costMicros(a.model, a.usage), 0) + (outcome.extraMicros ?? 0);
+  const micros = outcome.cached
+    ? 0
+    : outcome.attempts.reduce((sum, a) => sum + costMicros(a.model, a.usage), 0) + (outcome.extraMicros ?? 0);
   const flat = charge.quote.flatCredits;
   if (flat === null) return { credits: outcome.cached ? s.minCreditsPerCall : creditsForCost(micros, s), micros };
   return { credits: outcome.complete || outcome.delivered ? flat : Math.min(flat, creditsForCost(micros, s)), micros };

@@ -49,7 +49,8 @@ export function imageSizeOf(dataUrl: string): ImageSize | null {
   const head = r.at(0, Math.min(r.size, 64));
   const ok = (width: number, height: number) => (width > 0 && height > 0 ? { width, height } : null);
   // PNG: IHDR is the first chunk.
-  if (head[0] === 0x89 && ascii(head, 1, 3) === "PNG" && head.length >= 24 && ascii(head, 12, 4) === "IHDR") return ok(be32(head, 16), be32(head, 20));
+  if (head[0] === 0x89 && ascii(head, 1, 3) === "PNG" && head.length >= 24 && ascii(head, 12, 4) === "IHDR")
+    return ok(be32(head, 16), be32(head, 20));
   if (ascii(head, 0, 4) === "GIF8" && head.length >= 10) return ok(le16(head, 6), le16(head, 8));
   if (ascii(head, 0, 4) === "RIFF" && ascii(head, 8, 4) === "WEBP" && head.length >= 30) {
     const kind = ascii(head, 12, 4);

@@ -77,7 +77,11 @@ export class ChatMeter {
       case "usage":
         // Running counts only grow; a provider that reports twice never lowers what was seen.
         this.usage = this.usage
-          ? { ...part, promptTokens: Math.max(this.usage.promptTokens, part.promptTokens), completionTokens: Math.max(this.usage.completionTokens, part.completionTokens) }
+          ? {
+              ...part,
+              promptTokens: Math.max(this.usage.promptTokens, part.promptTokens),
+              completionTokens: Math.max(this.usage.completionTokens, part.completionTokens),
+            }
           : part;
         break;
       case "route":
@@ -125,7 +129,11 @@ export class ChatMeter {
     const model = attemptModel(this.quote, this.route);
     if (!complete) return [...this.spent, cutChat(this.quote, model, this.route, this.usage, this.countedTokens)];
     const usage: CallUsage = this.usage
-      ? { promptTokens: this.usage.promptTokens, cachedPromptTokens: this.usage.cachedPromptTokens, completionTokens: this.usage.completionTokens }
+      ? {
+          promptTokens: this.usage.promptTokens,
+          cachedPromptTokens: this.usage.cachedPromptTokens,
+          completionTokens: this.usage.completionTokens,
+        }
       : { promptTokens: quotedUsage(this.quote, model).promptTokens ?? 0, completionTokens: this.countedTokens };
     return [...this.spent, { model, usage, answeredBy: this.route, reported: this.usage !== null }];
   }
@@ -136,13 +144,24 @@ export class ChatMeter {
  * billed at `used` on the route that answered; cut after the provider had it, at the quoted worst
  * case of its route; each spent attempt at its route's worst case.
  */
-export function billOneShot(quote: Quote, answered: { route: AnsweredBy | null; usage: CallUsage; reported: boolean } | null, cut: AnsweredBy | null | undefined, spent: AnsweredBy[] = []): BilledAttempt[] {
+export function billOneShot(
+  quote: Quote,
+  answered: { route: AnsweredBy | null; usage: CallUsage; reported: boolean } | null,
+  cut: AnsweredBy | null | undefined,
+  spent: AnsweredBy[] = [],
+): BilledAttempt[] {
   const worstAt = (route: AnsweredBy | null): BilledAttempt => {
     const model = attemptModel(quote, route);
     return { model, usage: quotedUsage(quote, model), answeredBy: route, reported: false };
   };
   const attempts = spent.map(worstAt);
-  if (answered) attempts.push({ model: attemptModel(quote, answered.route), usage: answered.usage, answeredBy: answered.route, reported: answered.reported });
+  if (answered)
+    attempts.push({
+      model: attemptModel(quote, answered.route),
+      usage: answered.usage,
+      answeredBy: answered.route,
+      reported: answered.reported,
+    });
   else if (cut !== undefined) attempts.push(worstAt(cut));
   return attempts;
 }

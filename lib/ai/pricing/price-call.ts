@@ -84,4 +84,3 @@ export function flatChatLimits(model: ModelSpec, credits: number, s: PricingSett
     maxOutputTokens: Math.max(0, Math.min(model.maxOutputTokens ?? 0, output)),
   };
 }
-

@@ -14,7 +14,12 @@ import { aiSettings, PUBLIC_IMAGE_MODELS } from "../settings";
 export function publicAiPricing() {
   const s = pricingSettings();
   const settings = aiSettings();
-  const ids = [...settings.allowedModels, ...PUBLIC_IMAGE_MODELS.map((n) => settings.imageModels[n]), settings.transcriptionModel, settings.embeddingModel];
+  const ids = [
+    ...settings.allowedModels,
+    ...PUBLIC_IMAGE_MODELS.map((n) => settings.imageModels[n]),
+    settings.transcriptionModel,
+    settings.embeddingModel,
+  ];
   const models = [...new Set(ids)].map((id) => findModel(id)).filter((m): m is ModelSpec => Boolean(m));
   return {
     mode: s.mode,
@@ -33,7 +38,9 @@ export function publicAiPricing() {
       ...(m.longContext ? { longContext: m.longContext } : {}),
       ...(m.perImage ? { usdPerImage: m.perImage } : {}),
       ...(m.perAudioMinute !== undefined ? { usdPerAudioMinute: m.perAudioMinute } : {}),
-      ...(s.mode === "flat" && m.kind === "chat" ? { flatLimits: { chat: flatChatLimits(m, flatPrice("chat"), s), stream: flatChatLimits(m, flatPrice("stream"), s) } } : {}),
+      ...(s.mode === "flat" && m.kind === "chat"
+        ? { flatLimits: { chat: flatChatLimits(m, flatPrice("chat"), s), stream: flatChatLimits(m, flatPrice("stream"), s) } }
+        : {}),
       ...(s.mode === "flat" && m.kind === "image" ? { flatBudgetUsd: costBudgetMicros(flatPrice("image_generation"), s) / 1e6 } : {}),
     })),
   };

@@ -115,7 +115,15 @@ async function countAll(texts: string[], tokenizer: "o200k" | "cl100k", limit: n
 
 function quoteFrom(model: ModelSpec, worst: CallUsage, flatCredits: number | null, s: PricingSettings, extra: Partial<Quote> = {}): Quote {
   const worstMicros = costMicros(model, worst);
-  return { model, worst, worstMicros, flatCredits, reserve: flatCredits ?? creditsForCost(worstMicros, s), byModel: { [model.id]: worst }, ...extra };
+  return {
+    model,
+    worst,
+    worstMicros,
+    flatCredits,
+    reserve: flatCredits ?? creditsForCost(worstMicros, s),
+    byModel: { [model.id]: worst },
+    ...extra,
+  };
 }
 
 /**
@@ -140,8 +148,10 @@ export async function quoteChat(input: {
   const prompt = await countPromptTokens(model, input.messages, field);
   const context = model.contextWindow ?? Infinity;
   const modelMax = model.maxOutputTokens ?? 4096;
-  if (prompt.estimate >= context) throw invalid(field, `the input is about ${fmt(prompt.estimate)} tokens; ${model.id} accepts at most ${fmt(context)}`);
-  if (input.maxTokens !== undefined && input.maxTokens > modelMax) throw invalid(maxTokensField, `at most ${fmt(modelMax)} for ${model.id}`);
+  if (prompt.estimate >= context)
+    throw invalid(field, `the input is about ${fmt(prompt.estimate)} tokens; ${model.id} accepts at most ${fmt(context)}`);
+  if (input.maxTokens !== undefined && input.maxTokens > modelMax)
+    throw invalid(maxTokensField, `at most ${fmt(modelMax)} for ${model.id}`);
   const room = Math.min(modelMax, context - prompt.estimate);
   let cap = Math.min(input.maxTokens ?? room, room);
   if (s.mode === "flat") {
@@ -153,10 +163,16 @@ export async function quoteChat(input: {
       const maxPrompt = maxPromptTokensWithin(model, budget);
       const unit = model.tokenizer === "bytes" ? "bytes of text" : "tokens";
       const size = model.tokenizer === "bytes" ? `${fmt(prompt.bound)} bytes of text` : `about ${fmt(prompt.bound)} tokens`;
-      throw invalid(field, `the input is ${size}; at the flat price of ${input.flat} credits (${usd(budget)} of ${model.id} usage) it may be at most about ${fmt(maxPrompt)} ${unit}`);
+      throw invalid(
+        field,
+        `the input is ${size}; at the flat price of ${input.flat} credits (${usd(budget)} of ${model.id} usage) it may be at most about ${fmt(maxPrompt)} ${unit}`,
+      );
     }
     if (input.maxTokens !== undefined && input.maxTokens > affordable) {
-      throw invalid(maxTokensField, `at most ${fmt(affordable)} for ${model.id} with this input at the flat price of ${input.flat} credits (${usd(budget)} of usage)`);
+      throw invalid(
+        maxTokensField,
+        `at most ${fmt(affordable)} for ${model.id} with this input at the flat price of ${input.flat} credits (${usd(budget)} of usage)`,
+      );
     }
     cap = Math.min(cap, affordable);
   }
@@ -182,13 +198,21 @@ export function quoteAcross(quotes: Quote[]): Quote {
   const byModel = Object.assign({}, ...quotes.map((q) => q.byModel)) as Record<string, CallUsage>;
   if (caps.length) {
     const cap = Math.min(...caps);
-    for (const id of Object.keys(byModel)) byModel[id] = { ...byModel[id], completionTokens: Math.min(byModel[id].completionTokens ?? cap, cap) };
+    for (const id of Object.keys(byModel))
+      byModel[id] = { ...byModel[id], completionTokens: Math.min(byModel[id].completionTokens ?? cap, cap) };
   }
   return caps.length ? { ...dearest, maxOutputTokens: Math.min(...caps), byModel } : { ...dearest, byModel };
 }
 
 /** Image generation: quality and size "auto" count as the dearest the provider may pick. */
-export function quoteImage(input: { model: ModelSpec; prompt: string; size: string; quality: string; flat: number; attempts?: number }): Quote {
+export function quoteImage(input: {
+  model: ModelSpec;
+  prompt: string;
+  size: string;
+  quality: string;
+  flat: number;
+  attempts?: number;
+}): Quote {
   const s = pricingSettings();
   const { model } = input;
   const attempts = input.attempts ?? 1;
@@ -212,7 +236,8 @@ export function dearestImage(model: ModelSpec, quality: string, size: string): {
   const qualities = (IMAGE_QUALITIES as readonly string[]).includes(quality) ? [quality as ImageQualityTier] : [...IMAGE_QUALITIES];
   const sizes = (IMAGE_SIZES as readonly string[]).includes(size) ? [size as ImagePixelSize] : [...IMAGE_SIZES];
   let best = { quality: qualities[0], size: sizes[0], usd: -1 };
-  for (const q of qualities) for (const z of sizes) if ((prices?.[q][z] ?? 0) > best.usd) best = { quality: q, size: z, usd: prices?.[q][z] ?? 0 };
+  for (const q of qualities)
+    for (const z of sizes) if ((prices?.[q][z] ?? 0) > best.usd) best = { quality: q, size: z, usd: prices?.[q][z] ?? 0 };
   return { quality: best.quality, size: best.size };
 }
 
@@ -250,7 +275,13 @@ export function quoteEmbedding(model: ModelSpec, texts: string[]): { usage: Call
  * model's own tokenizer (text-embedding-3: cl100k; a 400 names the input), and in flat mode the
  * whole call within what its flat price pays for.
  */
-export async function quoteEmbeddings(input: { model: ModelSpec; texts: string[]; flat: number; field?: string; attempts?: number }): Promise<Quote> {
+export async function quoteEmbeddings(input: {
+  model: ModelSpec;
+  texts: string[];
+  flat: number;
+  field?: string;
+  attempts?: number;
+}): Promise<Quote> {
   const s = pricingSettings();
   const { model } = input;
   const field = input.field ?? "input";
@@ -268,7 +299,11 @@ export async function quoteEmbeddings(input: { model: ModelSpec; texts: string[]
       n = Math.min(bytes, context);
     } else {
       n = text.length > 32 * 1024 ? await countTokensYielding(text, model.tokenizer, context) : countTokens(text, model.tokenizer);
-      if (n > context) throw invalid(name, `${n > context + 1000 ? "more than " : ""}${fmt(n)} tokens (${model.tokenizer}); ${model.id} accepts at most ${fmt(context)} per input`);
+      if (n > context)
+        throw invalid(
+          name,
+          `${n > context + 1000 ? "more than " : ""}${fmt(n)} tokens (${model.tokenizer}); ${model.id} accepts at most ${fmt(context)} per input`,
+        );
     }
     tokens += n;
   }
@@ -277,7 +312,10 @@ export async function quoteEmbeddings(input: { model: ModelSpec; texts: string[]
   if (s.mode === "flat" && quote.worstMicros > budget) {
     const perToken = costMicros(model, { promptTokens: 1_000_000 }) / 1_000_000;
     const fits = perToken > 0 ? Math.floor(budget / perToken) : tokens;
-    throw invalid(field, `about ${fmt(tokens)} tokens in all; at the flat price of ${input.flat} credit${input.flat === 1 ? "" : "s"} a call may embed at most about ${fmt(fits)} tokens of ${model.id}`);
+    throw invalid(
+      field,
+      `about ${fmt(tokens)} tokens in all; at the flat price of ${input.flat} credit${input.flat === 1 ? "" : "s"} a call may embed at most about ${fmt(fits)} tokens of ${model.id}`,
+    );
   }
   return attempts > 1 ? withAttempts(quote, attempts, s) : quote;
 }

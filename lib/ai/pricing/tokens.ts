@@ -72,7 +72,7 @@ const SLICE_CHARS = 32 * 1024;
 export async function countTokensYielding(text: string, tokenizer: Tokenizer = "o200k", limit = Infinity): Promise<number> {
   if (tokenizer === "bytes" || text.length <= SLICE_CHARS) return countTokens(text, tokenizer);
   let total = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + SLICE_CHARS);
     if (end < text.length) {
       const space = text.slice(end, end + 256).search(/\s/);

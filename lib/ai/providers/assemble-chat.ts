@@ -18,7 +18,11 @@ export async function assembleChat(parts: AsyncIterable<StreamPart>, fallbackMod
     text,
     model: usage?.model ?? fallbackModel,
     usage: usage
-      ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ...(usage.cachedPromptTokens ? { cachedPromptTokens: usage.cachedPromptTokens } : {}) }
+      ? {
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          ...(usage.cachedPromptTokens ? { cachedPromptTokens: usage.cachedPromptTokens } : {}),
+        }
       : { promptTokens: 0, completionTokens: 0 },
     usageReported: usage !== null,
     ...(route ? { route } : {}),

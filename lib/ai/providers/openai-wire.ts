@@ -51,7 +51,8 @@ function eventData(buffer: string, from: number, to: number): string {
     return buffer.slice(from + (buffer.charCodeAt(from + 5) === 32 ? 6 : 5), to);
   }
   const lines: string[] = [];
-  for (const line of buffer.slice(from, to).split("\n")) if (line.startsWith("data:")) lines.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
+  for (const line of buffer.slice(from, to).split("\n"))
+    if (line.startsWith("data:")) lines.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
   return lines.join("\n");
 }
 
@@ -100,7 +101,8 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
           resolve(res);
         },
       );
-      const onAbort = () => req.destroy(flushed ? new Error("aborted") : Object.assign(new Error("aborted before sending"), { notSent: true }));
+      const onAbort = () =>
+        req.destroy(flushed ? new Error("aborted") : Object.assign(new Error("aborted before sending"), { notSent: true }));
       signal.addEventListener("abort", onAbort, { once: true });
       req.on("finish", () => (flushed = true));
       req.on("error", (error) => {
@@ -168,7 +170,10 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
             // An error sent inside the stream (the SDK throws it as an APIError too).
             if (parsed && typeof parsed === "object" && "error" in parsed && parsed.error) {
               const e = parsed.error;
-              throw Object.assign(new UpstreamHttpError(500, { get: () => null }, e.code ?? null, e.type ?? null, e.message ?? "error in stream"), { inStream: true });
+              throw Object.assign(
+                new UpstreamHttpError(500, { get: () => null }, e.code ?? null, e.type ?? null, e.message ?? "error in stream"),
+                { inStream: true },
+              );
             }
             batch.push(parsed as T);
           }

@@ -42,7 +42,13 @@ function toAnthropic(messages: ChatMessage[]): { system?: string; messages: Mess
     const role = m.role === "assistant" ? "assistant" : "user";
     const content: ContentBlock[] =
       typeof m.content === "string"
-        ? [{ type: "text", text: m.role === "tool" || m.role === "function" ? `[${m.role}${m.name ? ` ${m.name}` : ""} output]\n${m.content}` : m.content }]
+        ? [
+            {
+              type: "text",
+              text:
+                m.role === "tool" || m.role === "function" ? `[${m.role}${m.name ? ` ${m.name}` : ""} output]\n${m.content}` : m.content,
+            },
+          ]
         : m.content.map((p) => (p.type === "text" ? { type: "text" as const, text: p.text } : imageSource(p.image)));
     const last = out[out.length - 1];
     // Anthropic wants alternating roles: consecutive turns of one role are merged.
@@ -52,7 +58,16 @@ function toAnthropic(messages: ChatMessage[]): { system?: string; messages: Mess
   return { system: system.length ? system.join("\n\n") : undefined, messages: out };
 }
 
-function usageOf(u: { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } | undefined): TokenUsage {
+function usageOf(
+  u:
+    | {
+        input_tokens?: number | null;
+        output_tokens?: number | null;
+        cache_read_input_tokens?: number | null;
+        cache_creation_input_tokens?: number | null;
+      }
+    | undefined,
+): TokenUsage {
   const cached = u?.cache_read_input_tokens ?? 0;
   return {
     promptTokens: (u?.input_tokens ?? 0) + cached + (u?.cache_creation_input_tokens ?? 0),
@@ -73,7 +88,13 @@ function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number, 
   if (error instanceof APIError && error.status !== undefined) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     return upstreamError(
-      { kind: "http", status: error.status, code: body?.error?.type ?? null, message: body?.error?.message ?? error.message, retryAfterMs: parseRetryAfter(error.headers?.get?.("retry-after")) },
+      {
+        kind: "http",
+        status: error.status,
+        code: body?.error?.type ?? null,
+        message: body?.error?.message ?? error.message,
+        retryAfterMs: parseRetryAfter(error.headers?.get?.("retry-after")),
+      },
       what,
       timeoutMs,
       error,

@@ -57,7 +57,11 @@ export function failureKind(error: unknown): string {
  * Records one provider call: its duration by outcome, a failure by kind, or (firstToken) a stream's
  * time to first text. A caller's abort is none of these.
  */
-export function observeProviderCall(labels: { model: string; endpoint: string; provider: string; firstToken?: boolean }, started: number, error?: unknown): void {
+export function observeProviderCall(
+  labels: { model: string; endpoint: string; provider: string; firstToken?: boolean },
+  started: number,
+  error?: unknown,
+): void {
   if (error instanceof AiAbortError) return;
   const m = metrics();
   const seconds = (performance.now() - started) / 1000;
@@ -65,13 +69,19 @@ export function observeProviderCall(labels: { model: string; endpoint: string; p
     m.aiTimeToFirstToken.observe({ model: labels.model, provider: labels.provider }, seconds);
     return;
   }
-  m.aiDuration.observe({ model: labels.model, endpoint: labels.endpoint, provider: labels.provider, outcome: error ? "error" : "ok" }, seconds);
+  m.aiDuration.observe(
+    { model: labels.model, endpoint: labels.endpoint, provider: labels.provider, outcome: error ? "error" : "ok" },
+    seconds,
+  );
   if (error) m.aiErrors.inc({ model: labels.model, provider: labels.provider, kind: failureKind(error) });
 }
 
 /** What a provider does not offer: a 400 naming it, so the operator can route the model elsewhere. */
 export function unsupported(provider: string, what: string): AppError {
-  return new AppError("validation_failed", `The AI provider "${provider}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`);
+  return new AppError(
+    "validation_failed",
+    `The AI provider "${provider}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`,
+  );
 }
 
 /** An adapter's error mapping: its SDK's failure as the error the caller sees (AppError, or AiAbortError for the caller's abort). */
@@ -102,7 +112,11 @@ export function runProviderCall<T>(call: ProviderCall, fn: (signal: AbortSignal)
       const result = await fn(d.signal);
       observeProviderCall(labels, started);
       const usage = (result as { usage?: { promptTokens?: number; completionTokens?: number } }).usage;
-      span?.setAttributes({ "ai.outcome": "ok", "ai.tokens.prompt": usage?.promptTokens ?? 0, "ai.tokens.completion": usage?.completionTokens ?? 0 });
+      span?.setAttributes({
+        "ai.outcome": "ok",
+        "ai.tokens.prompt": usage?.promptTokens ?? 0,
+        "ai.tokens.completion": usage?.completionTokens ?? 0,
+      });
       return result;
     } catch (error) {
       const mapped = call.mapError(error, call.what, d, call.timeoutMs);
@@ -130,7 +144,11 @@ export function traceChatStream(provider: string, model: string, source: AsyncIt
       }
     },
     ended: () => ({ "ai.outcome": "ok", "ai.tokens.prompt": promptTokens, "ai.tokens.completion": completionTokens }),
-    failed: (error) => ({ "ai.outcome": error instanceof AiAbortError ? "aborted" : failureKind(error), "ai.tokens.prompt": promptTokens, "ai.tokens.completion": completionTokens }),
+    failed: (error) => ({
+      "ai.outcome": error instanceof AiAbortError ? "aborted" : failureKind(error),
+      "ai.tokens.prompt": promptTokens,
+      "ai.tokens.completion": completionTokens,
+    }),
   });
 }
 

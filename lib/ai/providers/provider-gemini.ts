@@ -20,7 +20,10 @@ export interface GeminiProviderOptions {
 }
 
 function parts(m: ChatMessage): Part[] {
-  if (typeof m.content === "string") return [{ text: m.role === "tool" || m.role === "function" ? `[${m.role}${m.name ? ` ${m.name}` : ""} output]\n${m.content}` : m.content }];
+  if (typeof m.content === "string")
+    return [
+      { text: m.role === "tool" || m.role === "function" ? `[${m.role}${m.name ? ` ${m.name}` : ""} output]\n${m.content}` : m.content },
+    ];
   return m.content.map((p) => {
     if (p.type === "text") return { text: p.text };
     const match = /^data:(image\/[a-z]+);base64,(.*)$/s.exec(p.image);
@@ -71,7 +74,12 @@ function googleError(error: ApiError): { status: number; code: string | null; me
   }
   const delay = body.error?.details?.find((d) => d["@type"]?.endsWith("RetryInfo"))?.retryDelay;
   const seconds = delay ? Number.parseFloat(delay) : NaN;
-  return { status: error.status, code: body.error?.status ?? null, message: body.error?.message ?? error.message, retryAfterMs: Number.isFinite(seconds) ? Math.ceil(seconds * 1000) : null };
+  return {
+    status: error.status,
+    code: body.error?.status ?? null,
+    message: body.error?.message ?? error.message,
+    retryAfterMs: Number.isFinite(seconds) ? Math.ceil(seconds * 1000) : null,
+  };
 }
 
 /** `opened`: the provider had accepted the request (its stream began): whatever fails now was received. */
@@ -82,12 +90,21 @@ function mapError(error: unknown, what: string, d: Deadline, timeoutMs: number, 
   if ((error as Error)?.name === "AbortError") return upstreamError({ kind: "timeout" }, what, timeoutMs, error);
   if (error instanceof ApiError) {
     const g = googleError(error);
-    const failure = { kind: "http" as const, ...g, outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs };
+    const failure = {
+      kind: "http" as const,
+      ...g,
+      outOfQuota: /quota/i.test(g.message) && /billing|exceeded your current quota/i.test(g.message) && !g.retryAfterMs,
+    };
     return upstreamError(failure, what, timeoutMs, error, opened ? "received" : "refused");
   }
   if (opened) return upstreamError({ kind: "invalid" }, what, timeoutMs, error, "received");
   const text = String((error as Error)?.message ?? "");
-  return upstreamError({ kind: /fetch failed|ECONNREFUSED|ECONNRESET|socket|network/i.test(text) ? "network" : "invalid" }, what, timeoutMs, error);
+  return upstreamError(
+    { kind: /fetch failed|ECONNREFUSED|ECONNRESET|socket|network/i.test(text) ? "network" : "invalid" },
+    what,
+    timeoutMs,
+    error,
+  );
 }
 
 export function createGeminiProvider(options: GeminiProviderOptions): AiProvider {
@@ -135,7 +152,15 @@ export function createGeminiProvider(options: GeminiProviderOptions): AiProvider
     async embed(texts: string[], signal?: AbortSignal, model?: string) {
       const id = model ?? "gemini-embedding-001";
       if (texts.length === 0) return { model: id, vectors: [] };
-      const call = { provider: options.name, what: "embedding", model: id, endpoint: "embeddings", signal, timeoutMs: options.timeoutMs, mapError };
+      const call = {
+        provider: options.name,
+        what: "embedding",
+        model: id,
+        endpoint: "embeddings",
+        signal,
+        timeoutMs: options.timeoutMs,
+        mapError,
+      };
       return runProviderCall(call, async (abortSignal) => {
         const r = await client.models.embedContent({ model: id, contents: texts, config: { abortSignal } });
         return { model: id, vectors: (r.embeddings ?? []).map((e) => e.values ?? []) };

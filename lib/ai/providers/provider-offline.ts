@@ -5,7 +5,18 @@ import { detectAudioFormat, measureAudio } from "../audio";
 import { encodePng } from "./png";
 import { assembleChat } from "./assemble-chat";
 import { offlineEmbedding } from "./offline-embeddings";
-import { OFFLINE_MODEL_PREFIX, OFFLINE_TEXT_PREFIX, type AiProvider, type ChatMessage, type ChatRequest, type ChatResult, type ImageRequest, type ImageResult, type StreamPart, type TranscribeRequest } from "./provider-types";
+import {
+  OFFLINE_MODEL_PREFIX,
+  OFFLINE_TEXT_PREFIX,
+  type AiProvider,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  type ImageRequest,
+  type ImageResult,
+  type StreamPart,
+  type TranscribeRequest,
+} from "./provider-types";
 import { findModel } from "../catalog/models";
 import type { AiSettings } from "../settings";
 
@@ -37,7 +48,10 @@ const WORD = /[\p{L}\p{N}]{3,}/gu;
  * offline answers to questions about documents then point at the right passage.
  */
 function bestPassageSentence(messages: ChatMessage[], question: string): string | null {
-  const context = messages.filter((m) => m.role === "system").map(messageText).join("\n\n");
+  const context = messages
+    .filter((m) => m.role === "system")
+    .map(messageText)
+    .join("\n\n");
   const wanted = new Set((question.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 3));
   if (wanted.size === 0) return null;
   let best: { score: number; text: string } | null = null;
@@ -69,7 +83,8 @@ export function offlineAnswer(req: ChatRequest): string {
     `Conversation of ${req.messages.length} message${req.messages.length === 1 ? "" : "s"}, fingerprint ${digest}.`,
   ];
   let text = parts.filter(Boolean).join(" ");
-  if (req.maxTokens !== undefined && estimateTokens(text) > req.maxTokens) text = text.slice(0, Math.max(OFFLINE_TEXT_PREFIX.length, req.maxTokens * 4));
+  if (req.maxTokens !== undefined && estimateTokens(text) > req.maxTokens)
+    text = text.slice(0, Math.max(OFFLINE_TEXT_PREFIX.length, req.maxTokens * 4));
   return text;
 }
 
@@ -140,7 +155,12 @@ export function createOfflineProvider(settings: AiSettings): AiProvider {
           else if (req.signal?.aborted) throw abortError();
           yield { type: "text", text: piece };
         }
-        yield { type: "usage", model: model(req.model ?? settings.chatModel), promptTokens: promptTokens(req), completionTokens: estimateTokens(text) };
+        yield {
+          type: "usage",
+          model: model(req.model ?? settings.chatModel),
+          promptTokens: promptTokens(req),
+          completionTokens: estimateTokens(text),
+        };
       },
     };
   }
@@ -154,7 +174,11 @@ export function createOfflineProvider(settings: AiSettings): AiProvider {
     async embed(texts: string[], signal?: AbortSignal, id = settings.embeddingModel) {
       if (signal?.aborted) throw new AiAbortError(false);
       const dimensions = findModel(id)?.dimensions ?? 1536;
-      return { model: model(id), vectors: texts.map((t) => offlineEmbedding(t, dimensions)), promptTokens: texts.reduce((n, t) => n + estimateTokens(t), 0) };
+      return {
+        model: model(id),
+        vectors: texts.map((t) => offlineEmbedding(t, dimensions)),
+        promptTokens: texts.reduce((n, t) => n + estimateTokens(t), 0),
+      };
     },
 
     async transcribe(req: TranscribeRequest) {

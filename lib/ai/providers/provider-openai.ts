@@ -6,7 +6,16 @@ import { assembleChat } from "./assemble-chat";
 import { createWireClient, isInStream, isNotSent, UpstreamConnectionError, UpstreamHttpError } from "./openai-wire";
 import { runProviderCall, runProviderStream, type Deadline } from "./provider-call";
 import { parseRetryAfter, upstreamError } from "./upstream-error";
-import type { AiProvider, ChatMessage, ChatRequest, ChatResult, ImageRequest, ImageResult, StreamPart, TranscribeRequest } from "./provider-types";
+import type {
+  AiProvider,
+  ChatMessage,
+  ChatRequest,
+  ChatResult,
+  ImageRequest,
+  ImageResult,
+  StreamPart,
+  TranscribeRequest,
+} from "./provider-types";
 import type { AiSettings } from "../settings";
 
 /**
@@ -29,7 +38,6 @@ export interface OpenAiProviderOptions {
 type OpenAiMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type CompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
-
 function toOpenAiMessages(messages: ChatMessage[]): OpenAiMessage[] {
   return messages.map((m) => {
     const content =
@@ -49,7 +57,10 @@ function toOpenAiMessages(messages: ChatMessage[]): OpenAiMessage[] {
         return { role: "function", name: m.name ?? "function", content: typeof content === "string" ? content : textOnly(m) };
       case "tool":
         // Without a tool_call_id the upstream rejects "tool" turns; relay them as named user context.
-        return { role: "user", content: `[tool${m.name ? ` ${m.name}` : ""} output]\n${typeof content === "string" ? content : textOnly(m)}` };
+        return {
+          role: "user",
+          content: `[tool${m.name ? ` ${m.name}` : ""} output]\n${typeof content === "string" ? content : textOnly(m)}`,
+        };
       default:
         return { role: "user", content, ...(m.name ? { name: m.name } : {}) } as OpenAiMessage;
     }
@@ -61,18 +72,31 @@ function textOnly(m: ChatMessage): string {
 }
 
 /** An HTTP failure answered by the provider, from the SDK (APIError) or from the chat client. */
-type HttpFailure = { status: number; code?: string | null | number; type?: string | null; message: string; headers?: { get(name: string): string | null } | null };
+type HttpFailure = {
+  status: number;
+  code?: string | null | number;
+  type?: string | null;
+  message: string;
+  headers?: { get(name: string): string | null } | null;
+};
 
 function httpFailure(error: unknown): HttpFailure | null {
   if (error instanceof UpstreamHttpError) return error;
   if (error instanceof APIError && error.status !== undefined) {
-    return { status: error.status, code: error.code ?? null, type: error.type ?? null, message: error.message ?? "", headers: error.headers ?? null };
+    return {
+      status: error.status,
+      code: error.code ?? null,
+      type: error.type ?? null,
+      message: error.message ?? "",
+      headers: error.headers ?? null,
+    };
   }
   return null;
 }
 
 /** The connection failed before any answer (SDK or chat client). */
-const isConnectionFailure = (error: unknown) => error instanceof UpstreamConnectionError || (error instanceof APIError && error.status === undefined);
+const isConnectionFailure = (error: unknown) =>
+  error instanceof UpstreamConnectionError || (error instanceof APIError && error.status === undefined);
 
 function isOutOfQuota(error: HttpFailure): boolean {
   return error.code === "insufficient_quota" || error.type === "insufficient_quota";
@@ -87,11 +111,23 @@ export function mapUpstreamError(error: unknown, what: string, d: Deadline, time
   if (error instanceof AppError || error instanceof AiAbortError) return error;
   const notSent = isNotSent(error);
   if (d.callerAborted()) return new AiAbortError(!notSent);
-  if (d.timedOut() || error instanceof APIConnectionTimeoutError) return upstreamError({ kind: "timeout" }, what, timeoutMs, error, notSent ? "not_sent" : "received");
+  if (d.timedOut() || error instanceof APIConnectionTimeoutError)
+    return upstreamError({ kind: "timeout" }, what, timeoutMs, error, notSent ? "not_sent" : "received");
   if (error instanceof APIUserAbortError) return new AiAbortError();
   const http = httpFailure(error);
   if (http && isInStream(error)) {
-    return upstreamError({ kind: "http", status: http.status, code: http.code === null || http.code === undefined ? null : String(http.code), message: http.message }, what, timeoutMs, error, "received");
+    return upstreamError(
+      {
+        kind: "http",
+        status: http.status,
+        code: http.code === null || http.code === undefined ? null : String(http.code),
+        message: http.message,
+      },
+      what,
+      timeoutMs,
+      error,
+      "received",
+    );
   }
   if (http) {
     return upstreamError(
@@ -128,8 +164,13 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
     ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
   });
 
-  const run = <T>(what: string, labels: { model: string; endpoint: string }, signal: AbortSignal | undefined, timeoutMs: number, fn: (signal: AbortSignal) => Promise<T>) =>
-    runProviderCall({ provider: name, what, ...labels, signal, timeoutMs, mapError: mapUpstreamError }, fn);
+  const run = <T>(
+    what: string,
+    labels: { model: string; endpoint: string },
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ) => runProviderCall({ provider: name, what, ...labels, signal, timeoutMs, mapError: mapUpstreamError }, fn);
 
   function streamChat(req: ChatRequest): AsyncIterable<StreamPart> {
     const timeoutMs = req.timeoutMs ?? settings.timeoutMs;
@@ -146,7 +187,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           const choice = chunk.choices?.[0];
           const delta = choice?.delta;
           // A refusal inside a 2xx answer: the provider billed the prompt (reach "received").
-          if (delta?.refusal || choice?.finish_reason === "content_filter") throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
+          if (delta?.refusal || choice?.finish_reason === "content_filter")
+            throw upstreamError({ kind: "refused" }, "chat completion", timeoutMs);
           if (delta?.content) {
             text += delta.content;
             chunks++;
@@ -162,7 +204,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
               model,
               promptTokens: chunk.usage.prompt_tokens ?? 0,
               completionTokens: chunk.usage.completion_tokens ?? 0,
-              ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
+              ...(chunk.usage.prompt_tokens_details?.cached_tokens
+                ? { cachedPromptTokens: chunk.usage.prompt_tokens_details.cached_tokens }
+                : {}),
             };
           }
         }
@@ -186,7 +230,11 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): AiProvider
           { signal: s },
         );
         const vectors = [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding as number[]);
-        return { model: res.model ?? model, vectors, ...(res.usage?.prompt_tokens !== undefined ? { promptTokens: res.usage.prompt_tokens } : {}) };
+        return {
+          model: res.model ?? model,
+          vectors,
+          ...(res.usage?.prompt_tokens !== undefined ? { promptTokens: res.usage.prompt_tokens } : {}),
+        };
       });
     },
 

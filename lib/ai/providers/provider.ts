@@ -19,7 +19,10 @@ export * from "./provider-types";
  */
 export function aiProvider(): AiProvider {
   if (routing().providers.size === 0) {
-    throw new AppError("provider_not_configured", "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)");
+    throw new AppError(
+      "provider_not_configured",
+      "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)",
+    );
   }
   return configuredRouter();
 }
@@ -31,9 +34,19 @@ function createAdapter(config: ProviderConfig): AiProvider {
     case "offline":
       return createOfflineProvider(settings);
     case "anthropic":
-      return createAnthropicProvider({ name: config.name, apiKey: config.apiKey as string, baseURL: config.baseURL, timeoutMs: settings.timeoutMs });
+      return createAnthropicProvider({
+        name: config.name,
+        apiKey: config.apiKey as string,
+        baseURL: config.baseURL,
+        timeoutMs: settings.timeoutMs,
+      });
     case "gemini":
-      return createGeminiProvider({ name: config.name, apiKey: config.apiKey as string, baseURL: config.baseURL, timeoutMs: settings.timeoutMs });
+      return createGeminiProvider({
+        name: config.name,
+        apiKey: config.apiKey as string,
+        baseURL: config.baseURL,
+        timeoutMs: settings.timeoutMs,
+      });
     default:
       return createOpenAiProvider({ name: config.name, apiKey: config.apiKey as string, baseURL: config.baseURL, settings });
   }

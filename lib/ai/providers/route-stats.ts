@@ -42,7 +42,10 @@ export function routeStats(model: string, provider: string, now = Date.now()): R
   const entry = samples.get(key(model, provider));
   const recent = (entry?.list ?? []).filter((s) => now - s.at <= WINDOW_MS);
   const errors = recent.filter((s) => !s.ok).length;
-  const ms = recent.filter((s) => s.ok).map((s) => s.ms).sort((a, b) => a - b);
+  const ms = recent
+    .filter((s) => s.ok)
+    .map((s) => s.ms)
+    .sort((a, b) => a - b);
   const pct = (p: number) => (ms.length ? ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] : null);
   return {
     calls: recent.length,

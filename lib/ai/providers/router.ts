@@ -3,7 +3,19 @@ import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { isAbortError } from "./abort";
 import { assembleChat } from "./assemble-chat";
-import type { AiProvider, AnsweredBy, ChatRequest, ChatResult, EmbeddingResult, ImageRequest, ImageResult, StreamPart, TokenUsage, TranscribeRequest, TranscriptionResult } from "./provider-types";
+import type {
+  AiProvider,
+  AnsweredBy,
+  ChatRequest,
+  ChatResult,
+  EmbeddingResult,
+  ImageRequest,
+  ImageResult,
+  StreamPart,
+  TokenUsage,
+  TranscribeRequest,
+  TranscriptionResult,
+} from "./provider-types";
 import { recordRouteAttempt } from "./route-stats";
 import { routesFor, routesOffering, type Capability, type Route } from "./routes";
 import { aiSettings } from "../settings";
@@ -58,10 +70,14 @@ const ROUTE_TIMEOUT = "route_timeout";
 export function createRouter(adapterFor: (provider: string) => AiProvider): AiProvider {
   function plan(model: string, capability: Capability, what: string): { routes: Route[]; attempts: number } {
     const all = routesFor(model);
-    if (all.length === 0) throw new AppError("validation_failed", `Invalid body: model: no AI provider is configured for "${model}"`, { param: "model" });
+    if (all.length === 0)
+      throw new AppError("validation_failed", `Invalid body: model: no AI provider is configured for "${model}"`, { param: "model" });
     const routes = routesOffering(model, capability);
     if (routes.length === 0) {
-      throw new AppError("validation_failed", `The AI provider "${all[0].provider}" of "${model}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`);
+      throw new AppError(
+        "validation_failed",
+        `The AI provider "${all[0].provider}" of "${model}" does not offer ${what}; route this model to a provider that does (AI_ROUTES)`,
+      );
     }
     return { routes, attempts: Math.max(routes.length, env().AI_ROUTE_ATTEMPTS) };
   }
@@ -114,7 +130,13 @@ export function createRouter(adapterFor: (provider: string) => AiProvider): AiPr
    * Runs a call that answers at once on the routes until one answers. A failure the provider may
    * bill is thrown at once, except our own route timeout, whose attempt is counted as spent.
    */
-  async function attempt<T>(model: string, capability: Capability, what: string, timeoutMs: number, call: (adapter: AiProvider, route: Route, attemptMs: number) => Promise<T>): Promise<{ value: T; route: Route; spent: AnsweredBy[] }> {
+  async function attempt<T>(
+    model: string,
+    capability: Capability,
+    what: string,
+    timeoutMs: number,
+    call: (adapter: AiProvider, route: Route, attemptMs: number) => Promise<T>,
+  ): Promise<{ value: T; route: Route; spent: AnsweredBy[] }> {
     const run = attempts(model, capability, what, timeoutMs);
     const spent: AnsweredBy[] = [];
     for (let i = 0; ; i++) {
@@ -154,7 +176,9 @@ export function createRouter(adapterFor: (provider: string) => AiProvider): AiPr
           // The stream has the call's whole deadline; this attempt only `attemptMs` to produce its first text.
           const firstText = new AbortController();
           const signal = req.signal ? AbortSignal.any([req.signal, firstText.signal]) : firstText.signal;
-          const it = adapterFor(route.provider).streamChat({ ...req, model: route.upstreamModel, timeoutMs: remaining, signal })[Symbol.asyncIterator]();
+          const it = adapterFor(route.provider)
+            .streamChat({ ...req, model: route.upstreamModel, timeoutMs: remaining, signal })
+            [Symbol.asyncIterator]();
           const timer = attemptMs < remaining ? setTimeout(() => firstText.abort(new Error(ROUTE_TIMEOUT)), attemptMs) : null;
           const started = performance.now();
           let usage: TokenUsage | null = null;
@@ -206,14 +230,20 @@ export function createRouter(adapterFor: (provider: string) => AiProvider): AiPr
     chat: (req: ChatRequest): Promise<ChatResult> => assembleChat(streamChat(req), req.model ?? aiSettings().chatModel),
 
     async embed(texts: string[], signal?: AbortSignal, model = aiSettings().embeddingModel): Promise<EmbeddingResult> {
-      const { value, route, spent } = await attempt(model, "embeddings", "embeddings", env().AI_TIMEOUT_MS, (adapter, r) => adapter.embed(texts, signal, r.upstreamModel));
+      const { value, route, spent } = await attempt(model, "embeddings", "embeddings", env().AI_TIMEOUT_MS, (adapter, r) =>
+        adapter.embed(texts, signal, r.upstreamModel),
+      );
       return { ...value, route: answered(route), spent };
     },
 
     async transcribe(req: TranscribeRequest): Promise<TranscriptionResult> {
       const timeoutMs = req.timeoutMs ?? env().AI_TIMEOUT_MS;
-      const { value, route, spent } = await attempt(req.model ?? aiSettings().transcriptionModel, "transcription", "speech to text", timeoutMs, (adapter, r, attemptMs) =>
-        adapter.transcribe({ ...req, model: r.upstreamModel, timeoutMs: attemptMs }),
+      const { value, route, spent } = await attempt(
+        req.model ?? aiSettings().transcriptionModel,
+        "transcription",
+        "speech to text",
+        timeoutMs,
+        (adapter, r, attemptMs) => adapter.transcribe({ ...req, model: r.upstreamModel, timeoutMs: attemptMs }),
       );
       return { ...value, route: answered(route), spent };
     },
@@ -233,7 +263,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function recordAttempt(model: string, route: Route, started: number, outcome: "ok" | "failover" | "error" | null, error?: unknown): void {
   if (outcome === null) return;
   metrics().aiRouteAttempts.inc({ model, provider: route.provider, outcome });
-  recordRouteAttempt(model, route.provider, performance.now() - started, outcome === "ok" ? undefined : (error as Error)?.message ?? "failed");
+  recordRouteAttempt(
+    model,
+    route.provider,
+    performance.now() - started,
+    outcome === "ok" ? undefined : ((error as Error)?.message ?? "failed"),
+  );
 }
 
 /** Every attempt failed: throttled everywhere is the client's 429 with the shortest Retry-After, else 503. */

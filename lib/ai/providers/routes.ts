@@ -24,7 +24,12 @@ const OFFERS: Record<ProviderType, readonly Capability[]> = {
 };
 
 /** The capability a catalog model's calls need. */
-export const CAPABILITY_OF_KIND: Record<ModelSpec["kind"], Capability> = { chat: "chat", embedding: "embeddings", image: "images", transcription: "transcription" };
+export const CAPABILITY_OF_KIND: Record<ModelSpec["kind"], Capability> = {
+  chat: "chat",
+  embedding: "embeddings",
+  image: "images",
+  transcription: "transcription",
+};
 
 export interface ProviderConfig {
   name: string;
@@ -54,7 +59,8 @@ function providersOf(e: Env): { providers: Map<string, ProviderConfig>; offline:
   const extra = readSetting("AI_PROVIDERS", aiProvidersSchema, e.AI_PROVIDERS);
   const providers = new Map<string, ProviderConfig>();
   if (e.OPENAI_API_KEY) providers.set("openai", { name: "openai", type: "openai", apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL });
-  if (e.ANTHROPIC_API_KEY) providers.set("anthropic", { name: "anthropic", type: "anthropic", apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL });
+  if (e.ANTHROPIC_API_KEY)
+    providers.set("anthropic", { name: "anthropic", type: "anthropic", apiKey: e.ANTHROPIC_API_KEY, baseURL: e.ANTHROPIC_BASE_URL });
   if (e.GEMINI_API_KEY) providers.set("gemini", { name: "gemini", type: "gemini", apiKey: e.GEMINI_API_KEY, baseURL: e.GEMINI_BASE_URL });
   for (const [name, p] of Object.entries(extra.value ?? {})) {
     providers.set(name, { name, type: p.type, apiKey: p.apiKey ?? "none", baseURL: p.baseUrl });
@@ -85,8 +91,12 @@ function routingOf(e: Env): Routing {
     for (const r of list) {
       const route = typeof r === "string" ? { provider: r } : r;
       const priced = route.model ?? model;
-      if (!providers.has(route.provider)) problems.push(`AI_ROUTES: ${model}: provider "${route.provider}" is not configured (set its key, or add it to AI_PROVIDERS)`);
-      else if (!catalog.has(priced)) problems.push(`AI_ROUTES: ${model}: "${priced}" is not in the model catalog, so a call it answers could not be priced (add it to AI_MODELS)`);
+      if (!providers.has(route.provider))
+        problems.push(`AI_ROUTES: ${model}: provider "${route.provider}" is not configured (set its key, or add it to AI_PROVIDERS)`);
+      else if (!catalog.has(priced))
+        problems.push(
+          `AI_ROUTES: ${model}: "${priced}" is not in the model catalog, so a call it answers could not be priced (add it to AI_MODELS)`,
+        );
       else resolved.push({ provider: route.provider, model: priced, upstreamModel: route.upstreamModel ?? priced });
     }
     if (!catalog.has(model)) problems.push(`AI_ROUTES: ${model}: not in the model catalog (add it to AI_MODELS)`);

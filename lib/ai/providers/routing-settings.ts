@@ -18,7 +18,9 @@ import { z } from "zod";
 /** The kinds of provider AI_PROVIDERS may add (the offline one is never configured: it stands in when none is). */
 export const CONFIGURABLE_PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "gemini"] as const;
 
-const name = z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, "provider names are 1-40 lower-case letters, digits, _ or - (starting with a letter)");
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,39}$/, "provider names are 1-40 lower-case letters, digits, _ or - (starting with a letter)");
 
 export const aiProvidersSchema = z.record(
   name.refine((n) => n !== "offline", "offline is the built-in offline provider"),
@@ -39,7 +41,10 @@ const routeSchema = z.union([
   }),
 ]);
 
-export const aiRoutesSchema = z.record(z.string().min(1).max(100), z.array(routeSchema).min(1, "needs at least one route").max(10, "at most 10 routes"));
+export const aiRoutesSchema = z.record(
+  z.string().min(1).max(100),
+  z.array(routeSchema).min(1, "needs at least one route").max(10, "at most 10 routes"),
+);
 export type AiRoutesSetting = z.infer<typeof aiRoutesSchema>;
 
 /**
@@ -50,5 +55,8 @@ export function readSetting<T>(name: string, schema: z.ZodType<T>, value: unknow
   if (value === undefined) return { value: undefined, problems: [] };
   const result = schema.safeParse(value);
   if (result.success) return { value: result.data, problems: [] };
-  return { value: undefined, problems: result.error.issues.slice(0, 10).map((i) => `${name}: ${i.path.join(".") || "(value)"}: ${i.message}`) };
+  return {
+    value: undefined,
+    problems: result.error.issues.slice(0, 10).map((i) => `${name}: ${i.path.join(".") || "(value)"}: ${i.message}`),
+  };
 }

@@ -28,7 +28,13 @@ export interface UpstreamFailure {
  */
 export type Reach = "not_sent" | "refused" | "received";
 
-const REACH_BY_KIND: Record<UpstreamFailure["kind"], Reach> = { timeout: "received", network: "not_sent", http: "refused", invalid: "received", refused: "received" };
+const REACH_BY_KIND: Record<UpstreamFailure["kind"], Reach> = {
+  timeout: "received",
+  network: "not_sent",
+  http: "refused",
+  invalid: "received",
+  refused: "received",
+};
 
 /** How far a failed provider call got; errors of ours before any call (a 400) never reached it. */
 export function reachOf(error: unknown): Reach {
@@ -59,25 +65,42 @@ export function failoverReason(f: UpstreamFailure): FailoverReason | null {
 const CONTENT_POLICY = /content[ _-]?polic|safety system|content[ _-]?filter|moderation|blocked|safety/;
 
 /** The AppError a failure answers, with `details.failover` and `details.retryAfterMs` for the router. */
-export function upstreamError(f: UpstreamFailure, what: string, timeoutMs: number, cause?: unknown, reach: Reach = REACH_BY_KIND[f.kind]): AppError {
+export function upstreamError(
+  f: UpstreamFailure,
+  what: string,
+  timeoutMs: number,
+  cause?: unknown,
+  reach: Reach = REACH_BY_KIND[f.kind],
+): AppError {
   const failover = failoverReason(f);
   const details: Record<string, number | string> = { reach };
   if (failover) details[FAILOVER] = failover;
   if (f.retryAfterMs) details.retryAfterMs = f.retryAfterMs;
   const opts = { cause, details };
-  if (f.kind === "refused" || (f.kind === "http" && f.status === 400 && CONTENT_POLICY.test(`${f.code ?? ""} ${f.message ?? ""}`.toLowerCase()))) {
+  if (
+    f.kind === "refused" ||
+    (f.kind === "http" && f.status === 400 && CONTENT_POLICY.test(`${f.code ?? ""} ${f.message ?? ""}`.toLowerCase()))
+  ) {
     return new AppError("content_policy", `The ${what} was refused by the AI provider's content policy`, { cause, details: { reach } });
   }
   if (f.kind === "timeout") {
     // Unavailable (503): the provider is too slow right now, the client may try again.
-    return new AppError("unavailable", `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`, opts);
+    return new AppError(
+      "unavailable",
+      `AI provider did not answer the ${what} within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} seconds` : `${timeoutMs} ms`}`,
+      opts,
+    );
   }
   if (f.kind === "network") return new AppError("upstream_failed", `AI provider could not be reached (${what})`, opts);
-  if (f.kind === "invalid" || f.status === undefined) return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, opts);
+  if (f.kind === "invalid" || f.status === undefined)
+    return new AppError("upstream_failed", `AI provider returned an unusable answer (${what})`, opts);
   if (failover === "rate_limited") {
     const seconds = retryAfterSeconds(f.retryAfterMs);
     // The provider throttles us: the caller may retry later, so this is the client's 429, not a 500.
-    return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${seconds} seconds (${what})`, { ...opts, headers: { "retry-after": String(seconds) } });
+    return new AppError("rate_limited", `AI provider is rate limiting requests; try again in ${seconds} seconds (${what})`, {
+      ...opts,
+      headers: { "retry-after": String(seconds) },
+    });
   }
   const reason =
     f.status === 401 || f.status === 403

@@ -33,7 +33,9 @@ export interface AudioUploadOptions {
 }
 
 const tooLarge = () => new AppError("payload_too_large", "Audio file is larger than 25 MB");
-const accepted = Object.values(AUDIO_EXTENSIONS).map((e) => `.${e[0]}`).join(", ");
+const accepted = Object.values(AUDIO_EXTENSIONS)
+  .map((e) => `.${e[0]}`)
+  .join(", ");
 
 /**
  * Reads the multipart file field (`audio`, or as the options say) and an optional `language` field
@@ -46,69 +48,79 @@ export async function readAudioUpload(req: Request, options: AudioUploadOptions 
   const keep = new Set(options.textFields ?? []);
   const contentType = req.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data/i.test(contentType)) {
-    throw new AppError("validation_failed", `No file: send multipart/form-data with the recording in the field "${field}"`, { param: field });
+    throw new AppError("validation_failed", `No file: send multipart/form-data with the recording in the field "${field}"`, {
+      param: field,
+    });
   }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) throw tooLarge();
-  if (!req.body) throw new AppError("validation_failed", `No file: the multipart body is empty; send the recording in the field "${field}"`, { param: field });
+  if (!req.body)
+    throw new AppError("validation_failed", `No file: the multipart body is empty; send the recording in the field "${field}"`, {
+      param: field,
+    });
 
   const source = Readable.fromWeb(req.body as unknown as NodeWebReadableStream<Uint8Array>);
-  const parsed = await new Promise<{ chunks: Buffer[]; filename: string; language?: string; fields: Record<string, string> } | null>((resolve, reject) => {
-    let settled = false;
-    const fail = (error: AppError) => {
-      if (settled) return;
-      settled = true;
-      source.unpipe();
-      source.destroy();
-      reject(error);
-    };
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({
-        headers: { "content-type": contentType },
-        // busboy emits `limit` on REACHING fileSize: one byte over 25 MB is the first refused size.
-        limits: { fileSize: MAX_AUDIO_BYTES + 1, files: 3, fields: 10, fieldSize: 1024, parts: 20 },
-      });
-    } catch {
-      return reject(new AppError("validation_failed", "Invalid multipart body: missing boundary"));
-    }
-    let total = 0;
-    source.on("data", (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) fail(tooLarge());
-    });
-    source.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: the upload was interrupted")));
-    let audio: { chunks: Buffer[]; filename: string } | null = null;
-    let language: string | undefined;
-    const fields: Record<string, string> = {};
-    let audioAsText = false;
-    bb.on("file", (name, stream, info) => {
-      // A body cut in the middle of a part fails the part's stream too ("Unexpected end of form"):
-      // without a listener that error would escape as an uncaught exception.
-      stream.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: it ends in the middle of a part")));
-      if (name !== field || audio) {
-        stream.resume();
-        return;
+  const parsed = await new Promise<{ chunks: Buffer[]; filename: string; language?: string; fields: Record<string, string> } | null>(
+    (resolve, reject) => {
+      let settled = false;
+      const fail = (error: AppError) => {
+        if (settled) return;
+        settled = true;
+        source.unpipe();
+        source.destroy();
+        reject(error);
+      };
+      let bb: busboy.Busboy;
+      try {
+        bb = busboy({
+          headers: { "content-type": contentType },
+          // busboy emits `limit` on REACHING fileSize: one byte over 25 MB is the first refused size.
+          limits: { fileSize: MAX_AUDIO_BYTES + 1, files: 3, fields: 10, fieldSize: 1024, parts: 20 },
+        });
+      } catch {
+        return reject(new AppError("validation_failed", "Invalid multipart body: missing boundary"));
       }
-      const file = { chunks: [] as Buffer[], filename: info.filename ?? "" };
-      audio = file;
-      stream.on("data", (chunk: Buffer) => file.chunks.push(chunk));
-      stream.on("limit", () => fail(tooLarge()));
-    });
-    bb.on("field", (name, value) => {
-      if (name === "language") language = value.trim().toLowerCase();
-      else if (keep.has(name) && !(name in fields)) fields[name] = value;
-      if (name === field) audioAsText = true;
-    });
-    bb.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body")));
-    bb.on("close", () => {
-      if (settled) return;
-      settled = true;
-      if (!audio && audioAsText) return reject(new AppError("validation_failed", `No file: the field "${field}" must be a file upload, not a text value`, { param: field }));
-      resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language, fields } : null);
-    });
-    source.pipe(bb);
-  });
+      let total = 0;
+      source.on("data", (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > MAX_AUDIO_BYTES + MULTIPART_OVERHEAD) fail(tooLarge());
+      });
+      source.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: the upload was interrupted")));
+      let audio: { chunks: Buffer[]; filename: string } | null = null;
+      let language: string | undefined;
+      const fields: Record<string, string> = {};
+      let audioAsText = false;
+      bb.on("file", (name, stream, info) => {
+        // A body cut in the middle of a part fails the part's stream too ("Unexpected end of form"):
+        // without a listener that error would escape as an uncaught exception.
+        stream.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body: it ends in the middle of a part")));
+        if (name !== field || audio) {
+          stream.resume();
+          return;
+        }
+        const file = { chunks: [] as Buffer[], filename: info.filename ?? "" };
+        audio = file;
+        stream.on("data", (chunk: Buffer) => file.chunks.push(chunk));
+        stream.on("limit", () => fail(tooLarge()));
+      });
+      bb.on("field", (name, value) => {
+        if (name === "language") language = value.trim().toLowerCase();
+        else if (keep.has(name) && !(name in fields)) fields[name] = value;
+        if (name === field) audioAsText = true;
+      });
+      bb.on("error", () => fail(new AppError("validation_failed", "Invalid multipart body")));
+      bb.on("close", () => {
+        if (settled) return;
+        settled = true;
+        if (!audio && audioAsText)
+          return reject(
+            new AppError("validation_failed", `No file: the field "${field}" must be a file upload, not a text value`, { param: field }),
+          );
+        resolve(audio ? { ...(audio as { chunks: Buffer[]; filename: string }), language, fields } : null);
+      });
+      source.pipe(bb);
+    },
+  );
 
   if (!parsed) throw new AppError("validation_failed", `No file: the multipart field "${field}" is missing`, { param: field });
   const bytes = Buffer.concat(parsed.chunks);
@@ -119,15 +131,32 @@ export async function readAudioUpload(req: Request, options: AudioUploadOptions 
   const byContent = detectAudioFormat(bytes.subarray(0, 64));
   const byName = formatForExtension(extensionOf(parsed.filename));
   if (!byName) {
-    throw new AppError("validation_failed", `Invalid format: file name "${parsed.filename || "(none)"}" must end in one of ${accepted} (WebM, WAV, MP3, M4A, OGG or FLAC)`, { param: field });
+    throw new AppError(
+      "validation_failed",
+      `Invalid format: file name "${parsed.filename || "(none)"}" must end in one of ${accepted} (WebM, WAV, MP3, M4A, OGG or FLAC)`,
+      { param: field },
+    );
   }
   if (!byContent) {
-    throw new AppError("validation_failed", "Invalid format: the file content is not WebM, WAV, MP3, M4A, OGG or FLAC audio", { param: field });
+    throw new AppError("validation_failed", "Invalid format: the file content is not WebM, WAV, MP3, M4A, OGG or FLAC audio", {
+      param: field,
+    });
   }
   if (byContent !== byName) {
-    throw new AppError("validation_failed", `Invalid format: the file is named .${extensionOf(parsed.filename)} but its content is ${byContent.toUpperCase()}`, { param: field });
+    throw new AppError(
+      "validation_failed",
+      `Invalid format: the file is named .${extensionOf(parsed.filename)} but its content is ${byContent.toUpperCase()}`,
+      { param: field },
+    );
   }
-  return { bytes, filename: parsed.filename, format: byContent, mimeType: AUDIO_MIME[byContent], language: parsed.language, fields: parsed.fields };
+  return {
+    bytes,
+    filename: parsed.filename,
+    format: byContent,
+    mimeType: AUDIO_MIME[byContent],
+    language: parsed.language,
+    fields: parsed.fields,
+  };
 }
 
 /**
@@ -164,16 +193,38 @@ export async function transcribeUpload(input: {
     slot: input.slot,
     operation: "speech_to_text",
     quote,
-    metadata: { ...input.metadata, format: upload.format, bytes: upload.bytes.length, provider: provider.name, measuredSeconds: Math.round(length.measured * 100) / 100 },
+    metadata: {
+      ...input.metadata,
+      format: upload.format,
+      bytes: upload.bytes.length,
+      provider: provider.name,
+      measuredSeconds: Math.round(length.measured * 100) / 100,
+    },
   });
   const { value: result, settled } = await runChargedCall({
     charge,
     signal: input.signal,
-    call: (signal) => provider.transcribe({ model, audio: upload.bytes, filename: upload.filename, mimeType: upload.mimeType, language: upload.language, signal }),
+    call: (signal) =>
+      provider.transcribe({
+        model,
+        audio: upload.bytes,
+        filename: upload.filename,
+        mimeType: upload.mimeType,
+        language: upload.language,
+        signal,
+      }),
     // The provider bills the duration it decoded; without one, what the recording measured.
     answered: (r) => {
       const reported = r.duration > 0;
-      return { attempts: billOneShot(quote, { route: r.route ?? null, usage: { audioSeconds: reported ? r.duration : seconds }, reported }, undefined, r.spent), complete: true };
+      return {
+        attempts: billOneShot(
+          quote,
+          { route: r.route ?? null, usage: { audioSeconds: reported ? r.duration : seconds }, reported },
+          undefined,
+          r.spent,
+        ),
+        complete: true,
+      };
     },
     failed: (error) => oneShotFailure(quote, error),
     settle: (r) => ({ model: r.model }),
@@ -183,8 +234,19 @@ export async function transcribeUpload(input: {
 }
 
 /** POST /api/ai/speech-to-text: the upload is validated first (a bad request is a 400 whatever the provider's state). */
-export async function transcribeAudio(input: { userId: string; account?: ChargeAccount; slot?: ChargeSlot | null; req: Request }): Promise<{ text: string; language: string; duration: number }> {
+export async function transcribeAudio(input: {
+  userId: string;
+  account?: ChargeAccount;
+  slot?: ChargeSlot | null;
+  req: Request;
+}): Promise<{ text: string; language: string; duration: number }> {
   const upload = await readAudioUpload(input.req);
-  const { result, duration } = await transcribeUpload({ userId: input.userId, account: input.account, slot: input.slot, upload, signal: input.req.signal });
+  const { result, duration } = await transcribeUpload({
+    userId: input.userId,
+    account: input.account,
+    slot: input.slot,
+    upload,
+    signal: input.req.signal,
+  });
   return { text: result.text, language: result.language, duration };
 }

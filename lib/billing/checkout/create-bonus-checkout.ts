@@ -13,7 +13,12 @@ export const BONUS_REDIRECT = "/dashboard/credits?purchase=success";
  * month's purchases plus this package stay within the tier's monthly limit (403 otherwise). The
  * order_created event grants the credits; the buyer lands on /dashboard/credits?purchase=success.
  */
-export async function createBonusCheckout(input: { userId: string; variantId: string; requestUrl: string; buyerEmail?: string | null }): Promise<{ checkoutUrl: string }> {
+export async function createBonusCheckout(input: {
+  userId: string;
+  variantId: string;
+  requestUrl: string;
+  buyerEmail?: string | null;
+}): Promise<{ checkoutUrl: string }> {
   const user = await requireUser(input.userId);
   const tier = tierConfig(await currentTier(user.id));
   const pkg = tier.bonusPackages.find((p) => p.variantId === input.variantId);

@@ -23,7 +23,8 @@ export interface PlanCheckoutInput {
 function planVariant(variantId: string) {
   const match = findVariant(variantId);
   if (!match) throw new AppError("validation_failed", `Invalid variant: ${variantId} is not a plan of the pricing catalog`);
-  if (match.kind !== "plan") throw new AppError("validation_failed", `Invalid variant: ${variantId} is a bonus package; use POST /api/credits/checkout`);
+  if (match.kind !== "plan")
+    throw new AppError("validation_failed", `Invalid variant: ${variantId} is a bonus package; use POST /api/credits/checkout`);
   return match;
 }
 
@@ -42,8 +43,10 @@ function returnUrl(candidate: string | undefined, fallback: string, base: string
 export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ checkoutUrl: string }> {
   const match = planVariant(input.variantId);
   if (input.tier !== undefined) {
-    if (!isTierKey(input.tier) || input.tier === "free") throw new AppError("validation_failed", `Invalid tier: ${input.tier} (expected basic, pro or enterprise)`);
-    if (match.tier.key !== input.tier) throw new AppError("validation_failed", `Invalid variant: ${input.variantId} belongs to tier ${match.tier.key}, not ${input.tier}`);
+    if (!isTierKey(input.tier) || input.tier === "free")
+      throw new AppError("validation_failed", `Invalid tier: ${input.tier} (expected basic, pro or enterprise)`);
+    if (match.tier.key !== input.tier)
+      throw new AppError("validation_failed", `Invalid variant: ${input.variantId} belongs to tier ${match.tier.key}, not ${input.tier}`);
   }
   const user = await requireUser(input.userId);
   const base = appBaseUrl(input.requestUrl);
@@ -51,7 +54,10 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
   const cancelUrl = returnUrl(input.cancelUrl, "/pricing", base, "cancelUrl");
   const current = await runningSubscription(user.id);
   if (current) {
-    throw new AppError("validation_failed", `Already subscribed to the ${tierConfig(current.tier).name} plan: use POST /api/payments/change-plan to switch plans`);
+    throw new AppError(
+      "validation_failed",
+      `Already subscribed to the ${tierConfig(current.tier).name} plan: use POST /api/payments/change-plan to switch plans`,
+    );
   }
   const { url } = await paymentProvider(input.requestUrl).createCheckout({
     variantId: input.variantId,
@@ -71,8 +77,14 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
  * the variant. The purchase carries no user id: its events attach to the account with the buyer's
  * email, now or when that account registers.
  */
-export async function createGuestCheckout(input: { tier: string; billing: BillingPeriod; email?: string; requestUrl: string }): Promise<{ checkoutUrl: string }> {
-  if (!isTierKey(input.tier) || input.tier === "free") throw new AppError("validation_failed", `Invalid tier: ${input.tier} (expected basic, pro or enterprise)`);
+export async function createGuestCheckout(input: {
+  tier: string;
+  billing: BillingPeriod;
+  email?: string;
+  requestUrl: string;
+}): Promise<{ checkoutUrl: string }> {
+  if (!isTierKey(input.tier) || input.tier === "free")
+    throw new AppError("validation_failed", `Invalid tier: ${input.tier} (expected basic, pro or enterprise)`);
   const variantId = tierConfig(input.tier).variants[input.billing];
   if (!variantId) throw new AppError("misconfigured", `No ${input.billing} variant is configured for tier ${input.tier}`);
   const base = appBaseUrl(input.requestUrl);

@@ -8,12 +8,19 @@ import type { ProviderOrder } from "../payment-provider/provider-types";
  * of deliveries or reconciliation runs). Orders for plans are the first payment of a subscription and
  * are handled by the subscription events; other orders are acknowledged and ignored.
  */
-export async function grantBonusOrder(input: { userId: string; order: ProviderOrder }): Promise<PaymentEventOutcome & { granted: boolean }> {
+export async function grantBonusOrder(input: {
+  userId: string;
+  order: ProviderOrder;
+}): Promise<PaymentEventOutcome & { granted: boolean }> {
   const a = input.order.attributes;
   const variantId = String(a.first_order_item?.variant_id ?? "");
   const match = findVariant(variantId);
   if (!match || match.kind !== "bonus") {
-    return { status: "ignored", granted: false, result: match ? "subscription order; handled by the subscription events" : `variant ${variantId} is not in the pricing catalog` };
+    return {
+      status: "ignored",
+      granted: false,
+      result: match ? "subscription order; handled by the subscription events" : `variant ${variantId} is not in the pricing catalog`,
+    };
   }
   if (a.status && a.status !== "paid") return { status: "ignored", granted: false, result: `order status ${a.status}; nothing granted` };
   const { granted, purchaseId } = await grantBonusPurchase({
@@ -23,5 +30,9 @@ export async function grantBonusOrder(input: { userId: string; order: ProviderOr
     credits: match.bonusPackage.credits,
     price: typeof a.total === "number" ? a.total / 100 : match.bonusPackage.price,
   });
-  return { status: "processed", granted, result: granted ? `granted ${match.bonusPackage.credits} bonus credits (${purchaseId})` : "order already granted" };
+  return {
+    status: "processed",
+    granted,
+    result: granted ? `granted ${match.bonusPackage.credits} bonus credits (${purchaseId})` : "order already granted",
+  };
 }

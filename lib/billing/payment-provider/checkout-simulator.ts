@@ -3,7 +3,14 @@ import { findVariant } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import type { Subscription } from "@/lib/generated/prisma/client";
-import type { CheckoutRequest, PaymentProvider, ProviderInvoice, ProviderOrder, ProviderSubscription, SubscriptionAttributes } from "./provider-types";
+import type {
+  CheckoutRequest,
+  PaymentProvider,
+  ProviderInvoice,
+  ProviderOrder,
+  ProviderSubscription,
+  SubscriptionAttributes,
+} from "./provider-types";
 import { signSimulatorToken, verifySimulatorToken } from "./simulator-token";
 import { snapshotFromRecord } from "./record-snapshot";
 
@@ -60,14 +67,20 @@ export class CheckoutSimulator implements PaymentProvider {
 
   private async row(id: string): Promise<{ row: Subscription; email: string | null }> {
     const prisma = await db();
-    const row = await prisma.subscription.findUnique({ where: { providerSubscriptionId: id }, include: { user: { select: { email: true } } } });
+    const row = await prisma.subscription.findUnique({
+      where: { providerSubscriptionId: id },
+      include: { user: { select: { email: true } } },
+    });
     if (!row) throw new AppError("not_found", "Subscription not found at the payment provider");
     return { row, email: row.user.email };
   }
 
   async getSubscription(id: string): Promise<ProviderSubscription | null> {
     const prisma = await db();
-    const row = await prisma.subscription.findUnique({ where: { providerSubscriptionId: id }, include: { user: { select: { email: true } } } });
+    const row = await prisma.subscription.findUnique({
+      where: { providerSubscriptionId: id },
+      include: { user: { select: { email: true } } },
+    });
     return row ? snapshotFromRecord(row, row.user.email, { updated_at: (row.providerUpdatedAt ?? row.updatedAt).toISOString() }) : null;
   }
 
@@ -75,7 +88,10 @@ export class CheckoutSimulator implements PaymentProvider {
    * The subscription after a change, as the provider's API answers it; the caller applies the answer
    * (lib/billing/subscriptions/apply-provider-answer.ts) exactly as it applies Lemon Squeezy's.
    */
-  private async mutate(id: string, patch: (row: Subscription, now: Date) => Partial<SubscriptionAttributes>): Promise<ProviderSubscription> {
+  private async mutate(
+    id: string,
+    patch: (row: Subscription, now: Date) => Partial<SubscriptionAttributes>,
+  ): Promise<ProviderSubscription> {
     const { row, email } = await this.row(id);
     const now = new Date();
     return snapshotFromRecord(row, email, patch(row, now), now);
@@ -90,7 +106,8 @@ export class CheckoutSimulator implements PaymentProvider {
   cancelSubscription(id: string): Promise<ProviderSubscription> {
     return this.mutate(id, (row, now) => {
       if (row.status === "expired") throw new AppError("not_found", "Subscription has already expired");
-      const endsAt = row.endsAt ?? row.currentPeriodEnd ?? row.trialEndsAt ?? addPeriod(now, row.billingPeriod === "yearly" ? "yearly" : "monthly");
+      const endsAt =
+        row.endsAt ?? row.currentPeriodEnd ?? row.trialEndsAt ?? addPeriod(now, row.billingPeriod === "yearly" ? "yearly" : "monthly");
       return { status: "cancelled", cancelled: true, ends_at: endsAt.toISOString() };
     });
   }

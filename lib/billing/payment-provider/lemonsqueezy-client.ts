@@ -67,7 +67,10 @@ export class LemonSqueezyClient implements PaymentProvider {
     if (response.status === 404) return { status: 404, json: null };
     if (!response.ok) {
       const detail = (json as { errors?: { detail?: string; title?: string }[] } | null)?.errors?.[0];
-      throw new AppError("upstream_failed", `Payment provider error ${response.status}: ${detail?.detail ?? detail?.title ?? "request failed"}`);
+      throw new AppError(
+        "upstream_failed",
+        `Payment provider error ${response.status}: ${detail?.detail ?? detail?.title ?? "request failed"}`,
+      );
     }
     return { status: response.status, json: json as T };
   }
@@ -143,7 +146,8 @@ export class LemonSqueezyClient implements PaymentProvider {
 
   async *listSubscriptionInvoices(subscriptionId: string): AsyncIterable<ProviderInvoice> {
     const filter = `&filter[subscription_id]=${encodeURIComponent(subscriptionId)}`;
-    for await (const item of this.paginate<InvoiceAttributes>("/subscription-invoices", filter)) yield { id: String(item.id), attributes: item.attributes };
+    for await (const item of this.paginate<InvoiceAttributes>("/subscription-invoices", filter))
+      yield { id: String(item.id), attributes: item.attributes };
   }
 
   private async *paginate<A>(path: string, extraQuery = ""): AsyncIterable<JsonApiResource<A>> {

@@ -17,4 +17,7 @@ export interface InvoiceEventInput {
   occurredAt: Date;
 }
 
-export const SUBSCRIPTION_NOT_KNOWN_YET: PaymentEventOutcome = { status: "pending", result: "subscription not known yet; kept until it arrives" };
+export const SUBSCRIPTION_NOT_KNOWN_YET: PaymentEventOutcome = {
+  status: "pending",
+  result: "subscription not known yet; kept until it arrives",
+};

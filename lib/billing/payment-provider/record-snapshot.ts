@@ -7,7 +7,12 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
  * The subscription in the provider's shape, built from our record (+ a patch): what the simulator
  * answers and delivers, and what local expiry applies through the same snapshot path.
  */
-export function snapshotFromRecord(row: Subscription, email: string | null, patch: Partial<SubscriptionAttributes> = {}, now = new Date()): ProviderSubscription {
+export function snapshotFromRecord(
+  row: Subscription,
+  email: string | null,
+  patch: Partial<SubscriptionAttributes> = {},
+  now = new Date(),
+): ProviderSubscription {
   const attributes: SubscriptionAttributes = {
     store_id: "simulator",
     customer_id: row.providerCustomerId,
@@ -28,4 +33,3 @@ export function snapshotFromRecord(row: Subscription, email: string | null, patc
   };
   return { id: row.providerSubscriptionId, attributes };
 }
-

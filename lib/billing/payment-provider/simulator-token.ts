@@ -22,7 +22,10 @@ export function signSimulatorToken(payload: Record<string, unknown>, ttlSeconds:
 }
 
 /** The token's payload, or null when malformed, forged or expired. */
-export function verifySimulatorToken<T extends Record<string, unknown>>(token: string | null | undefined, now = Date.now()): (T & { exp: number }) | null {
+export function verifySimulatorToken<T extends Record<string, unknown>>(
+  token: string | null | undefined,
+  now = Date.now(),
+): (T & { exp: number }) | null {
   if (!token || token.length > 4096) return null;
   const [body, signature, extra] = token.split(".");
   if (!body || !signature || extra !== undefined) return null;

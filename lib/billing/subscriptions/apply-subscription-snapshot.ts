@@ -46,9 +46,11 @@ export async function applySubscriptionSnapshot(input: ApplySnapshotInput): Prom
   const at = date(a.updated_at);
   if (!at) throw new AppError("validation_failed", `Subscription ${id}: updated_at is missing or not a timestamp`);
   const snapshotStatus = a.status;
-  if (!isSubscriptionStatus(snapshotStatus)) throw new AppError("validation_failed", `Subscription ${id}: unknown status "${String(a.status)}"`);
+  if (!isSubscriptionStatus(snapshotStatus))
+    throw new AppError("validation_failed", `Subscription ${id}: unknown status "${String(a.status)}"`);
   const match = findVariant(a.variant_id);
-  if (!match || match.kind !== "plan") throw new AppError("validation_failed", `Subscription ${id}: variant ${String(a.variant_id)} is not a plan of the pricing catalog`);
+  if (!match || match.kind !== "plan")
+    throw new AppError("validation_failed", `Subscription ${id}: variant ${String(a.variant_id)} is not a plan of the pricing catalog`);
 
   const prisma = await db();
   const result = await prisma.$transaction(async (tx) => {
@@ -91,12 +93,24 @@ export async function applySubscriptionSnapshot(input: ApplySnapshotInput): Prom
           },
         });
 
-    await recordSubscriptionEvent(tx, { subscription: row, event: input.event, source: input.source, statusFrom: previous?.status ?? null, occurredAt: at });
+    await recordSubscriptionEvent(tx, {
+      subscription: row,
+      event: input.event,
+      source: input.source,
+      statusFrom: previous?.status ?? null,
+      occurredAt: at,
+    });
     await followSubscription(tx, row, previous);
     // The account's webhook endpoints hear of it (the outbox row commits with the change).
     await emitEvent(tx, {
       accountId: input.userId,
-      type: !previous ? "subscription.created" : row.status === "expired" && previous.status !== "expired" ? "subscription.expired" : row.status === "cancelled" && previous.status !== "cancelled" ? "subscription.cancelled" : "subscription.updated",
+      type: !previous
+        ? "subscription.created"
+        : row.status === "expired" && previous.status !== "expired"
+          ? "subscription.expired"
+          : row.status === "cancelled" && previous.status !== "cancelled"
+            ? "subscription.cancelled"
+            : "subscription.updated",
       data: {
         subscriptionId: row.providerSubscriptionId,
         status: row.status,
@@ -129,13 +143,24 @@ async function followSubscription(tx: Prisma.TransactionClient, row: Subscriptio
   const isCurrent = current?.id === row.id;
   const live = givesAccess(row.status, row.endsAt) && row.status !== "paused";
   if (isCurrent && live && (!previous || previous.status === "expired")) {
-    await applyMonthlyAllocation({ userId, tier: row.tier, cycleKey: `sub:${row.providerSubscriptionId}:start`, operation: "subscription_start" }, tx);
+    await applyMonthlyAllocation(
+      { userId, tier: row.tier, cycleKey: `sub:${row.providerSubscriptionId}:start`, operation: "subscription_start" },
+      tx,
+    );
   } else if (isCurrent && live && previous && tierRank(row.tier) > tierRank(previous.tier)) {
     await applyMonthlyAllocation(
-      { userId, tier: row.tier, cycleKey: `sub:${row.providerSubscriptionId}:upgrade:${row.variantId}:${row.providerUpdatedAt?.toISOString()}`, operation: "plan_upgrade" },
+      {
+        userId,
+        tier: row.tier,
+        cycleKey: `sub:${row.providerSubscriptionId}:upgrade:${row.variantId}:${row.providerUpdatedAt?.toISOString()}`,
+        operation: "plan_upgrade",
+      },
       tx,
     );
   } else if (row.status === "expired" && previous?.status !== "expired" && !current) {
-    await applyMonthlyAllocation({ userId, tier: "free", cycleKey: `sub:${row.providerSubscriptionId}:expired`, operation: "subscription_expired" }, tx);
+    await applyMonthlyAllocation(
+      { userId, tier: "free", cycleKey: `sub:${row.providerSubscriptionId}:expired`, operation: "subscription_expired" },
+      tx,
+    );
   }
 }

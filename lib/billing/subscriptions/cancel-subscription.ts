@@ -14,7 +14,10 @@ export async function cancelSubscription(input: { userId: string; requestUrl: st
   const sub = await currentSubscription(input.userId);
   if (!sub) throw new AppError("not_found", "No active subscription to cancel");
   if (sub.status === "cancelled" && sub.endsAt) {
-    return { message: "Subscription is already cancelled; it stays active until the end of the current billing period", endsAt: sub.endsAt.toISOString() };
+    return {
+      message: "Subscription is already cancelled; it stays active until the end of the current billing period",
+      endsAt: sub.endsAt.toISOString(),
+    };
   }
   const provider = paymentProvider(input.requestUrl);
   const answer = await provider.cancelSubscription(sub.providerSubscriptionId);

@@ -22,13 +22,18 @@ export interface ChangePlanResult {
  * conditional UPDATE, so concurrent requests cannot exceed it), the third answers 400 until the trial
  * ends. A provider failure gives the counted downgrade back.
  */
-export async function changePlan(input: { userId: string; newVariantId: string; requestUrl: string }, now = new Date()): Promise<ChangePlanResult> {
+export async function changePlan(
+  input: { userId: string; newVariantId: string; requestUrl: string },
+  now = new Date(),
+): Promise<ChangePlanResult> {
   const target = findVariant(input.newVariantId);
-  if (!target || target.kind !== "plan") throw new AppError("validation_failed", `Invalid variant: ${input.newVariantId} is not a plan of the pricing catalog`);
+  if (!target || target.kind !== "plan")
+    throw new AppError("validation_failed", `Invalid variant: ${input.newVariantId} is not a plan of the pricing catalog`);
   await requireUser(input.userId);
   const sub = await currentSubscription(input.userId);
   if (!sub) throw new AppError("not_found", "No subscription to change; start one with a checkout");
-  if (sub.variantId === input.newVariantId) throw new AppError("validation_failed", `Invalid variant: the subscription is already on ${input.newVariantId}`);
+  if (sub.variantId === input.newVariantId)
+    throw new AppError("validation_failed", `Invalid variant: the subscription is already on ${input.newVariantId}`);
 
   const direction = comparePlans(sub.variantId, input.newVariantId);
   const prisma = await db();
@@ -52,7 +57,8 @@ export async function changePlan(input: { userId: string; newVariantId: string; 
   try {
     answer = await provider.changeSubscriptionVariant(sub.providerSubscriptionId, input.newVariantId);
   } catch (error) {
-    if (counted) await prisma.user.updateMany({ where: { id: input.userId, downgradeCount: { gt: 0 } }, data: { downgradeCount: { decrement: 1 } } });
+    if (counted)
+      await prisma.user.updateMany({ where: { id: input.userId, downgradeCount: { gt: 0 } }, data: { downgradeCount: { decrement: 1 } } });
     throw error;
   }
   const { subscription } = await applyProviderAnswer(provider, input.userId, answer, "subscription_updated");

@@ -13,7 +13,13 @@ export async function clearPaymentFailure(input: InvoiceEventInput): Promise<Pay
     const { state, applied } = nextSubscriptionState(found.state, { name: "subscription_payment_recovered", at: input.occurredAt });
     if (!applied) return { status: "processed", result: "no failed payment to clear" };
     await tx.subscription.update({ where: { id: found.subscription.id }, data: { paymentFailedAt: state.paymentFailedAt } });
-    await recordSubscriptionEvent(tx, { subscription: found.subscription, event: "subscription_payment_recovered", source: "webhook", statusFrom: found.subscription.status, occurredAt: input.occurredAt });
+    await recordSubscriptionEvent(tx, {
+      subscription: found.subscription,
+      event: "subscription_payment_recovered",
+      source: "webhook",
+      statusFrom: found.subscription.status,
+      occurredAt: input.occurredAt,
+    });
     return { status: "processed", result: "failed payment cleared" };
   });
 }

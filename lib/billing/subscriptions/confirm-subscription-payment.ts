@@ -37,7 +37,13 @@ export async function confirmSubscriptionPayment(input: InvoiceEventInput): Prom
         tx,
       ));
     }
-    await recordSubscriptionEvent(tx, { subscription, event: "subscription_payment_success", source: "webhook", statusFrom: subscription.status, occurredAt: input.occurredAt });
+    await recordSubscriptionEvent(tx, {
+      subscription,
+      event: "subscription_payment_success",
+      source: "webhook",
+      statusFrom: subscription.status,
+      occurredAt: input.occurredAt,
+    });
     return { status: "processed", result: `payment confirmed${allocated ? "; monthly allocation applied" : ""}` };
   });
 }

@@ -28,7 +28,13 @@ export async function expireTrials(now = new Date()): Promise<{ expiredCount: nu
         if (lemon) {
           const remote = await lemon.getSubscription(row.providerSubscriptionId);
           if (remote && remote.attributes.status !== "on_trial") {
-            const result = await applySubscriptionSnapshot({ userId: row.userId, subscription: remote, event: "subscription_updated", provider: "lemonsqueezy", source: "reconciliation" });
+            const result = await applySubscriptionSnapshot({
+              userId: row.userId,
+              subscription: remote,
+              event: "subscription_updated",
+              provider: "lemonsqueezy",
+              source: "reconciliation",
+            });
             const status = result.subscription.status;
             if (status !== "on_trial") {
               if (status === "expired") expiredCount++;
@@ -38,8 +44,19 @@ export async function expireTrials(now = new Date()): Promise<{ expiredCount: nu
           }
         }
         const at = new Date(Math.max(now.getTime(), (row.providerUpdatedAt?.getTime() ?? 0) + 1));
-        const snapshot = snapshotFromRecord(row, row.user.email, { status: "expired", cancelled: false, ends_at: row.trialEndsAt?.toISOString() ?? at.toISOString() }, at);
-        await applySubscriptionSnapshot({ userId: row.userId, subscription: snapshot, event: "subscription_expired", provider: row.provider, source: "trial_expiry" });
+        const snapshot = snapshotFromRecord(
+          row,
+          row.user.email,
+          { status: "expired", cancelled: false, ends_at: row.trialEndsAt?.toISOString() ?? at.toISOString() },
+          at,
+        );
+        await applySubscriptionSnapshot({
+          userId: row.userId,
+          subscription: snapshot,
+          event: "subscription_expired",
+          provider: row.provider,
+          source: "trial_expiry",
+        });
         expiredCount++;
       } catch (error) {
         log.error("trial expiry failed for a subscription", { subscriptionId: row.id, error });

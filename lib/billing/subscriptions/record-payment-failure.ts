@@ -21,7 +21,13 @@ export async function recordPaymentFailure(input: InvoiceEventInput, log: Logger
     const { applied } = nextSubscriptionState(found.state, { name: "subscription_payment_failed", at: input.occurredAt });
     if (applied) {
       await tx.subscription.update({ where: { id: found.subscription.id }, data: { paymentFailedAt: input.occurredAt } });
-      await recordSubscriptionEvent(tx, { subscription: found.subscription, event: "subscription_payment_failed", source: "webhook", statusFrom: found.subscription.status, occurredAt: input.occurredAt });
+      await recordSubscriptionEvent(tx, {
+        subscription: found.subscription,
+        event: "subscription_payment_failed",
+        source: "webhook",
+        statusFrom: found.subscription.status,
+        occurredAt: input.occurredAt,
+      });
     }
     return { applied, subscription: found.subscription };
   });

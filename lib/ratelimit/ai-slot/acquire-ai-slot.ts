@@ -63,7 +63,11 @@ async function takeSlot(store: RateLimitStore, slot: SlotRequest): Promise<boole
     dependencyState(`rate-limit store (${store.name})`, "up");
     return taken;
   } catch (error) {
-    dependencyState(`rate-limit store (${store.name})`, "down", { store: store.name, error: (error as Error).message, effect: "requests are allowed without a limit" });
+    dependencyState(`rate-limit store (${store.name})`, "down", {
+      store: store.name,
+      error: (error as Error).message,
+      effect: "requests are allowed without a limit",
+    });
     metrics().rateLimitFailOpen.inc({ store: store.name });
     return true;
   }

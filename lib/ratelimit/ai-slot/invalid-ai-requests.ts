@@ -32,7 +32,8 @@ export async function countInvalidAiRequest(userId: string, nowMs = Date.now()):
   const outcome = await checkWindowLimit(`ai_invalid:user:${userId}`, INVALID_AI_REQUESTS.limit, INVALID_AI_REQUESTS.windowMs, { nowMs });
   if (outcome && !outcome.allowed) {
     if (refusedUntil.size >= MAX_REFUSED) refusedUntil.delete(refusedUntil.keys().next().value as string);
-    if (!refusedUntil.has(userId)) log.warn("AI requests refused for a user sending invalid ones", { userId, until: new Date(outcome.reset * 1000).toISOString() });
+    if (!refusedUntil.has(userId))
+      log.warn("AI requests refused for a user sending invalid ones", { userId, until: new Date(outcome.reset * 1000).toISOString() });
     refusedUntil.set(userId, outcome.reset * 1000);
   }
 }
@@ -40,8 +41,12 @@ export async function countInvalidAiRequest(userId: string, nowMs = Date.now()):
 function tooManyInvalid(untilMs: number, nowMs: number): AppError {
   metrics().rateLimitRejections.inc({ category: "ai_invalid" });
   const retryAfter = Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
-  return new AppError("rate_limited", `Too many invalid AI requests from this account (more than ${INVALID_AI_REQUESTS.limit} in an hour); retry after ${retryAfter} seconds`, {
-    headers: { "Retry-After": String(retryAfter) },
-    reason: "too_many_invalid_requests",
-  });
+  return new AppError(
+    "rate_limited",
+    `Too many invalid AI requests from this account (more than ${INVALID_AI_REQUESTS.limit} in an hour); retry after ${retryAfter} seconds`,
+    {
+      headers: { "Retry-After": String(retryAfter) },
+      reason: "too_many_invalid_requests",
+    },
+  );
 }

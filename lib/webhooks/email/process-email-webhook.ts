@@ -21,7 +21,11 @@ function eventTime(value: string | undefined): Date {
 
 /** processEmailWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
 export function processEmailWebhook(rawBody: string, headers: Headers, log: Logger) {
-  return observeDelivery("email", ["email.delivered", "email.bounced", "email.complained", "email.sent", "email.delivery_delayed", "email.opened", "email.clicked"], () => processEmailWebhookUnobserved(rawBody, headers, log));
+  return observeDelivery(
+    "email",
+    ["email.delivered", "email.bounced", "email.complained", "email.sent", "email.delivery_delayed", "email.opened", "email.clicked"],
+    () => processEmailWebhookUnobserved(rawBody, headers, log),
+  );
 }
 
 /**
@@ -29,7 +33,11 @@ export function processEmailWebhook(rawBody: string, headers: Headers, log: Logg
  * event types are acknowledged and recorded as ignored; an event for a message we have no log of is
  * ignored too. A duplicate svix-id changes nothing.
  */
-async function processEmailWebhookUnobserved(rawBody: string, headers: Headers, log: Logger): Promise<{ success: true; processed: string }> {
+async function processEmailWebhookUnobserved(
+  rawBody: string,
+  headers: Headers,
+  log: Logger,
+): Promise<{ success: true; processed: string }> {
   const { id, payload } = verifySvixDelivery(rawBody, headers, env().EMAIL_WEBHOOK_SECRET);
   const head = envelope.safeParse(payload);
   if (!head.success) throw new AppError("bad_request", "Invalid payload: type is required");
@@ -66,7 +74,11 @@ export async function runEmailDelivery(deliveryRowId: string, payload: unknown, 
   }
   const event = parsed.data;
   try {
-    const { updated, known } = await recordDeliveryEvent({ type: event.type, providerMessageId: event.data.email_id, at: eventTime(event.created_at) });
+    const { updated, known } = await recordDeliveryEvent({
+      type: event.type,
+      providerMessageId: event.data.email_id,
+      at: eventTime(event.created_at),
+    });
     await finishDelivery(deliveryRowId, known ? "processed" : "ignored", known ? undefined : "no email log for this message id");
     log.info("email event processed", { type: event.type, deliveryRowId, updated });
     return known ? `email log ${STATUS_BY_DELIVERY_EVENT[event.type]}` : "no email log for this message id";

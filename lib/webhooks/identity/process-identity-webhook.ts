@@ -18,7 +18,9 @@ export interface IdentityWebhookResult {
 
 /** processIdentityWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
 export function processIdentityWebhook(rawBody: string, headers: Headers, log: Logger) {
-  return observeDelivery("identity", ["user.created", "user.updated", "user.deleted"], () => processIdentityWebhookUnobserved(rawBody, headers, log));
+  return observeDelivery("identity", ["user.created", "user.updated", "user.deleted"], () =>
+    processIdentityWebhookUnobserved(rawBody, headers, log),
+  );
 }
 
 /**
@@ -32,7 +34,10 @@ async function processIdentityWebhookUnobserved(rawBody: string, headers: Header
   const parsed = identityEvent.safeParse(payload);
   const known = ["user.created", "user.updated", "user.deleted"].includes(type);
   if (known && !parsed.success) {
-    throw new AppError("bad_request", `Invalid ${type} payload: ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`);
+    throw new AppError(
+      "bad_request",
+      `Invalid ${type} payload: ${parsed.error.issues[0]?.path.join(".")} ${parsed.error.issues[0]?.message}`,
+    );
   }
   const { claimed, delivery } = await claimDelivery({
     source: "identity",

@@ -15,7 +15,9 @@ export async function applySnapshotEvent(ctx: PaymentEventContext, name: Snapsho
   });
   return {
     status: "processed",
-    result: result.applied ? `subscription ${result.subscription.status} (${result.subscription.tier})` : "older than the state held; newer state kept",
+    result: result.applied
+      ? `subscription ${result.subscription.status} (${result.subscription.tier})`
+      : "older than the state held; newer state kept",
     createdSubscription: result.created ? result.subscription.providerSubscriptionId : undefined,
   };
 }

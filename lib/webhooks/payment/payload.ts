@@ -87,5 +87,9 @@ export function eventEmail(event: PaymentEvent): string | null {
 
 /** An invoice event (subscription_payment_*) as lib/billing takes it. */
 export function invoiceEvent(ctx: { event: PaymentEvent; userId: string; occurredAt: Date }): InvoiceEventInput {
-  return { userId: ctx.userId, occurredAt: ctx.occurredAt, invoice: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as InvoiceAttributes } };
+  return {
+    userId: ctx.userId,
+    occurredAt: ctx.occurredAt,
+    invoice: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as InvoiceAttributes },
+  };
 }

@@ -22,7 +22,11 @@ export function processPaymentWebhook(rawBody: string, signature: string | null,
  * the delivery marked failed, and the answer is still 200 (SPEC §4.6): a redelivery of the same body
  * processes it again, and reconciliation (npm run billing:sync) repairs what was missed.
  */
-async function processPaymentWebhookUnobserved(rawBody: string, signature: string | null, log: Logger = rootLog): Promise<PaymentWebhookResult> {
+async function processPaymentWebhookUnobserved(
+  rawBody: string,
+  signature: string | null,
+  log: Logger = rootLog,
+): Promise<PaymentWebhookResult> {
   verifyPaymentSignature(rawBody, signature, paymentWebhookSecret());
   const { event, payload } = parsePaymentEvent(rawBody);
   const { claimed, delivery } = await claimDelivery({

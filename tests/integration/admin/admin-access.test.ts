@@ -49,16 +49,40 @@ const REASON = { reason: "checking access" };
 const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandler; params?: Record<string, string>; body?: unknown }> = [
   { method: "GET", path: "/api/admin/users?q=a", handler: users.GET },
   { method: "GET", path: `/api/admin/users/${ID}`, handler: userGet, params: { id: ID } },
-  { method: "POST", path: `/api/admin/users/${ID}/credits`, handler: creditsPost, params: { id: ID }, body: { amount: 10, bucket: "subscription", reason: "x-check", idempotencyKey: "k1" } },
+  {
+    method: "POST",
+    path: `/api/admin/users/${ID}/credits`,
+    handler: creditsPost,
+    params: { id: ID },
+    body: { amount: 10, bucket: "subscription", reason: "x-check", idempotencyKey: "k1" },
+  },
   { method: "POST", path: `/api/admin/users/${ID}/lock`, handler: lockPost, params: { id: ID }, body: REASON },
   { method: "POST", path: `/api/admin/users/${ID}/unlock`, handler: unlockPost, params: { id: ID }, body: REASON },
-  { method: "POST", path: `/api/admin/users/${ID}/identities/${ID}/unlink`, handler: unlinkPost, params: { id: ID, identityId: ID }, body: REASON },
-  { method: "POST", path: `/api/admin/users/${ID}/keys/${KEY_ID}/revoke`, handler: revokeKeyPost, params: { id: ID, keyId: KEY_ID }, body: REASON },
+  {
+    method: "POST",
+    path: `/api/admin/users/${ID}/identities/${ID}/unlink`,
+    handler: unlinkPost,
+    params: { id: ID, identityId: ID },
+    body: REASON,
+  },
+  {
+    method: "POST",
+    path: `/api/admin/users/${ID}/keys/${KEY_ID}/revoke`,
+    handler: revokeKeyPost,
+    params: { id: ID, keyId: KEY_ID },
+    body: REASON,
+  },
   { method: "GET", path: "/api/admin/webhooks?status=failed", handler: webhooksGet },
   { method: "GET", path: `/api/admin/webhooks/${ID}`, handler: webhookGet, params: { id: ID } },
   { method: "POST", path: `/api/admin/webhooks/${ID}/replay`, handler: replayPost, params: { id: ID }, body: REASON },
   { method: "GET", path: "/api/admin/cron", handler: cronGet },
-  { method: "POST", path: "/api/admin/cron/expire-bonus-credits/run", handler: cronRun.POST, params: { job: "expire-bonus-credits" }, body: REASON },
+  {
+    method: "POST",
+    path: "/api/admin/cron/expire-bonus-credits/run",
+    handler: cronRun.POST,
+    params: { job: "expire-bonus-credits" },
+    body: REASON,
+  },
   { method: "GET", path: "/api/admin/emails", handler: emailsGet },
   { method: "GET", path: "/api/admin/metrics/summary", handler: summaryGet },
   { method: "GET", path: "/api/admin/audit", handler: auditGet },
@@ -79,7 +103,8 @@ describe("operator API: nobody else learns it exists", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
     expect(files).toHaveLength(20);
-    const pattern = (p: string) => p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace(KEY_ID, "[keyId]").replace("expire-bonus-credits", "[job]");
+    const pattern = (p: string) =>
+      p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace(KEY_ID, "[keyId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));
   });
 
@@ -109,9 +134,18 @@ describe("operator API: nobody else learns it exists", () => {
       try {
         for (const op of OPERATIONS) {
           for (const method of [op.method, "PUT", "DELETE"]) {
-            const handler = (method === op.method ? op.handler : (op.handler === users.GET ? users : cronRun)[method as "PUT"]) as NextRouteHandler;
+            const handler = (
+              method === op.method ? op.handler : (op.handler === users.GET ? users : cronRun)[method as "PUT"]
+            ) as NextRouteHandler;
             if (method !== op.method && op.handler !== users.GET && op.handler !== cronRun.POST) continue;
-            const res = await call(handler, { method, path: op.path, params: op.params, body: method === op.method ? op.body : undefined, cookie: caller.cookie, headers: caller.headers });
+            const res = await call(handler, {
+              method,
+              path: op.path,
+              params: op.params,
+              body: method === op.method ? op.body : undefined,
+              cookie: caller.cookie,
+              headers: caller.headers,
+            });
             const expected = await hiddenAnswer(op.path.split("?")[0]);
             expect({ caller: caller.name, op: `${method} ${op.path}`, status: res.status, body: res.body }).toEqual({
               caller: caller.name,
@@ -148,7 +182,12 @@ describe("operator API: nobody else learns it exists", () => {
 
   it("in production, an OAuth or OIDC session's listed email is an operator; the development sign-in's never is", async () => {
     const op = await signIn("ops@example.com");
-    const restoreProd = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32), AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" });
+    const restoreProd = setEnv({
+      APP_ENV: "production",
+      CRON_SECRET: "c".repeat(32),
+      AUTH_DEV_LOGIN: "true",
+      AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true",
+    });
     try {
       const verified = await sessionCookie(op.user, { authMethod: "google", emailVerified: true });
       expect((await call(summaryGet, { path: "/api/admin/metrics/summary", cookie: verified })).status).toBe(200);
@@ -165,7 +204,9 @@ describe("operator API: nobody else learns it exists", () => {
     const restoreNone = setEnv({ ADMIN_EMAILS: undefined, ADMIN_API_TOKEN: undefined });
     try {
       expect((await call(summaryGet, { path: "/api/admin/metrics/summary", cookie: op.cookie })).status).toBe(404);
-      expect((await call(summaryGet, { path: "/api/admin/metrics/summary", headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+      expect((await call(summaryGet, { path: "/api/admin/metrics/summary", headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+        404,
+      );
     } finally {
       restoreNone();
     }

@@ -59,19 +59,30 @@ describe("finding a user", () => {
     const made = [];
     for (let i = 0; i < 5; i++) made.push((await signIn(`findme-${i}@example.com`)).user);
     await deliver(subscriptionEvent("subscription_created", { id: "sub-find-1", userId: made[2].id, updatedAt: "2026-11-01T00:00:00Z" }));
-    const search = async (q: string, extra = "") => (await call(usersGet, { path: `/api/admin/users?q=${encodeURIComponent(q)}${extra}`, ...asOp() })).body;
+    const search = async (q: string, extra = "") =>
+      (await call(usersGet, { path: `/api/admin/users?q=${encodeURIComponent(q)}${extra}`, ...asOp() })).body;
 
     const first = await search("FindMe-", "&limit=2");
     expect(first.users.map((u: { email: string }) => u.email)).toEqual(["findme-4@example.com", "findme-3@example.com"]);
     const second = await search("findme-", `&limit=2&cursor=${first.nextCursor}`);
     const third = await search("findme-", `&limit=2&cursor=${second.nextCursor}`);
-    expect([...second.users, ...third.users].map((u: { email: string }) => u.email)).toEqual(["findme-2@example.com", "findme-1@example.com", "findme-0@example.com"]);
+    expect([...second.users, ...third.users].map((u: { email: string }) => u.email)).toEqual([
+      "findme-2@example.com",
+      "findme-1@example.com",
+      "findme-0@example.com",
+    ]);
     expect(third.nextCursor).toBeNull();
 
     expect((await search(made[1].id)).users.map((u: { id: string }) => u.id)).toEqual([made[1].id]);
     const bySub = (await search("sub-find-1")).users;
     expect(bySub).toHaveLength(1);
-    expect(bySub[0]).toMatchObject({ id: made[2].id, tier: "basic", subscriptionStatus: "active", balances: { subscription: 1000, bonus: 0 }, locked: false });
+    expect(bySub[0]).toMatchObject({
+      id: made[2].id,
+      tier: "basic",
+      subscriptionStatus: "active",
+      balances: { subscription: 1000, bonus: 0 },
+      locked: false,
+    });
     expect((await search("99")).users.map((u: { id: string }) => u.id)).toEqual([made[2].id]); // the fixtures' Lemon Squeezy customer id
     const identity = await ensureUser({ externalId: "user_clerk_find", email: "identity-find@example.com" });
     expect((await search("user_clerk_find")).users.map((u: { id: string }) => u.id)).toEqual([identity.user.id]);
@@ -84,13 +95,28 @@ describe("finding a user", () => {
   it("shows a user's subscriptions with state history, buckets, ledger, counts and related deliveries", async () => {
     const { user } = await signIn("overview@example.com");
     await deliver(subscriptionEvent("subscription_created", { id: "sub-ov", userId: user.id, updatedAt: "2026-11-01T00:00:00Z" }));
-    await deliver(subscriptionEvent("subscription_cancelled", { id: "sub-ov", userId: user.id, status: "cancelled", endsAt: "2030-01-01T00:00:00Z", updatedAt: "2026-11-02T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_cancelled", {
+        id: "sub-ov",
+        userId: user.id,
+        status: "cancelled",
+        endsAt: "2030-01-01T00:00:00Z",
+        updatedAt: "2026-11-02T00:00:00Z",
+      }),
+    );
     await deliver(orderEvent({ id: "ord-ov", userId: user.id, variantId: "local-bonus-basic-500" }));
     const res = await call(userGet, { path: `/api/admin/users/${user.id}`, params: { id: user.id }, ...asOp() });
     expect(res.status).toBe(200);
     const sub = res.body.subscriptions[0];
     expect(sub).toMatchObject({ providerSubscriptionId: "sub-ov", providerCustomerId: "99", status: "cancelled", tier: "basic" });
-    expect(sub.history.map((h: { event: string; statusFrom: string | null; statusTo: string; source: string }) => [h.event, h.statusFrom, h.statusTo, h.source])).toEqual([
+    expect(
+      sub.history.map((h: { event: string; statusFrom: string | null; statusTo: string; source: string }) => [
+        h.event,
+        h.statusFrom,
+        h.statusTo,
+        h.source,
+      ]),
+    ).toEqual([
       ["subscription_created", null, "active", "webhook"],
       ["subscription_cancelled", "active", "cancelled", "webhook"],
     ]);
@@ -115,22 +141,44 @@ describe("adjusting credits", () => {
   it("writes an adjustment ledger row with the operator and reason, the balance change and an audit row", async () => {
     const { user } = await signIn("adjust@example.com");
     const before = await balances(user.id);
-    const res = await adjust(user.id, { amount: 120, bucket: "subscription", reason: "Goodwill: outage on 24 Nov", idempotencyKey: "ticket-1001" });
+    const res = await adjust(user.id, {
+      amount: 120,
+      bucket: "subscription",
+      reason: "Goodwill: outage on 24 Nov",
+      idempotencyKey: "ticket-1001",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ applied: true, balances: { subscription: before.subscription + 120, bonus: 0 } });
     expect(await balances(user.id)).toEqual({ subscription: before.subscription + 120, bonus: 0 });
     const row = await (await db()).creditTransaction.findFirstOrThrow({ where: { userId: user.id, type: "adjustment" } });
     expect(row).toMatchObject({ amount: 120, balanceAfter: before.subscription + 120, operation: "admin_adjustment" });
-    expect(row.metadata).toMatchObject({ operatorId: op.user.id, operator: "operator@example.com", reason: "Goodwill: outage on 24 Nov", bucket: "subscription", requestId: res.headers.get("x-request-id") });
+    expect(row.metadata).toMatchObject({
+      operatorId: op.user.id,
+      operator: "operator@example.com",
+      reason: "Goodwill: outage on 24 Nov",
+      bucket: "subscription",
+      requestId: res.headers.get("x-request-id"),
+    });
     const audit = await (await db()).adminAction.findFirstOrThrow({ where: { targetId: user.id } });
-    expect(audit).toMatchObject({ operatorId: op.user.id, action: "credits.adjust", targetType: "user", reason: "Goodwill: outage on 24 Nov", requestId: res.headers.get("x-request-id") });
+    expect(audit).toMatchObject({
+      operatorId: op.user.id,
+      action: "credits.adjust",
+      targetType: "user",
+      reason: "Goodwill: outage on 24 Nov",
+      requestId: res.headers.get("x-request-id"),
+    });
     expect(audit.details).toMatchObject({ amount: 120, bucket: "subscription", idempotencyKey: "ticket-1001" });
   });
 
   it("refuses to go below zero in either bucket and changes nothing", async () => {
     const { user } = await signIn("below-zero@example.com");
     const before = { balances: await balances(user.id), ledger: await ledgerCount(user.id), audit: await auditCount(user.id) };
-    const sub = await adjust(user.id, { amount: -(before.balances.subscription + 1), bucket: "subscription", reason: "too much", idempotencyKey: "bz-1" });
+    const sub = await adjust(user.id, {
+      amount: -(before.balances.subscription + 1),
+      bucket: "subscription",
+      reason: "too much",
+      idempotencyKey: "bz-1",
+    });
     expect(sub.status).toBe(400);
     expect(sub.body.error).toMatch(/subscription credits would go below zero/);
     const bonus = await adjust(user.id, { amount: -1, bucket: "bonus", reason: "too much", idempotencyKey: "bz-2" });
@@ -177,7 +225,9 @@ describe("adjusting credits", () => {
     const { user } = await signIn("concurrent-adjust@example.com");
     const before = await balances(user.id);
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => adjust(user.id, { amount: 7, bucket: "subscription", reason: "Concurrent goodwill", idempotencyKey: "same-key" })),
+      Array.from({ length: 20 }, () =>
+        adjust(user.id, { amount: 7, bucket: "subscription", reason: "Concurrent goodwill", idempotencyKey: "same-key" }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(results.filter((r) => r.body.applied)).toHaveLength(1);
@@ -198,7 +248,9 @@ describe("adjusting credits", () => {
       ["ord-bonus-adj", 0],
       ["adjust:b-add", 200],
     ]);
-    const rows = await (await db()).creditTransaction.findMany({ where: { userId: user.id, type: "adjustment" }, orderBy: { createdAt: "asc" } });
+    const rows = await (
+      await db()
+    ).creditTransaction.findMany({ where: { userId: user.id, type: "adjustment" }, orderBy: { createdAt: "asc" } });
     expect(rows.map((r) => r.amount)).toEqual([300, -500, -100]);
   });
 
@@ -208,7 +260,12 @@ describe("adjusting credits", () => {
     const before = { balances: await balances(user.id), ledger: await ledgerCount(user.id) };
     await prisma.$executeRawUnsafe(`ALTER TABLE admin_actions ADD CONSTRAINT test_refuse_reason CHECK (reason <> 'refuse this audit row')`);
     try {
-      const res = await adjust(user.id, { amount: 25, bucket: "subscription", reason: "refuse this audit row", idempotencyKey: "atomic-1" });
+      const res = await adjust(user.id, {
+        amount: 25,
+        bucket: "subscription",
+        reason: "refuse this audit row",
+        idempotencyKey: "atomic-1",
+      });
       expect(res.status).toBe(500);
       expect({ balances: await balances(user.id), ledger: await ledgerCount(user.id) }).toEqual(before);
       expect(await prisma.creditOperation.count({ where: { idempotencyKey: "adjust:atomic-1" } })).toBe(0);
@@ -221,15 +278,30 @@ describe("adjusting credits", () => {
 describe("locking", () => {
   it("locks: status says so, writes and charges are refused (403), reads still work; unlock restores; no-op changes write no audit row", async () => {
     const { user, cookie } = await signIn("lock-me@example.com");
-    const lock = await call(lockPost, { path: `/api/admin/users/${user.id}/lock`, params: { id: user.id }, body: { reason: "Chargeback fraud" }, ...asOp() });
+    const lock = await call(lockPost, {
+      path: `/api/admin/users/${user.id}/lock`,
+      params: { id: user.id },
+      body: { reason: "Chargeback fraud" },
+      ...asOp(),
+    });
     expect(lock.body).toMatchObject({ changed: true, locked: true, lockReason: "locked by an operator: Chargeback fraud" });
     expect((await call(status, { path: "/api/user/status", cookie })).body.isLocked).toBe(true);
     const charge = await call(chat, { path: "/api/ai/chat", body: { messages: [{ role: "user", content: "hi" }] }, cookie });
     expect(charge.status).toBe(403);
     expect(charge.body.error).toMatch(/locked/);
-    const again = await call(lockPost, { path: `/api/admin/users/${user.id}/lock`, params: { id: user.id }, body: { reason: "again" }, ...asOp() });
+    const again = await call(lockPost, {
+      path: `/api/admin/users/${user.id}/lock`,
+      params: { id: user.id },
+      body: { reason: "again" },
+      ...asOp(),
+    });
     expect(again.body.changed).toBe(false);
-    const unlock = await call(unlockPost, { path: `/api/admin/users/${user.id}/unlock`, params: { id: user.id }, body: { reason: "Resolved with the bank" }, ...asOp() });
+    const unlock = await call(unlockPost, {
+      path: `/api/admin/users/${user.id}/unlock`,
+      params: { id: user.id },
+      body: { reason: "Resolved with the bank" },
+      ...asOp(),
+    });
     expect(unlock.body).toMatchObject({ changed: true, locked: false });
     expect((await call(chat, { path: "/api/ai/chat", body: { messages: [{ role: "user", content: "hi" }] }, cookie })).status).toBe(200);
     const actions = await (await db()).adminAction.findMany({ where: { targetId: user.id }, orderBy: { createdAt: "asc" } });
@@ -237,7 +309,9 @@ describe("locking", () => {
       ["user.lock", "Chargeback fraud"],
       ["user.unlock", "Resolved with the bank"],
     ]);
-    expect((await call(lockPost, { path: `/api/admin/users/${user.id}/lock`, params: { id: user.id }, body: {}, ...asOp() })).status).toBe(400);
+    expect((await call(lockPost, { path: `/api/admin/users/${user.id}/lock`, params: { id: user.id }, body: {}, ...asOp() })).status).toBe(
+      400,
+    );
   });
 });
 
@@ -262,7 +336,12 @@ describe("webhook deliveries and replay", () => {
     const prisma = await db();
     const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { objectId: "ord-replay" } });
     const before = { balances: await balances(user.id), ledger: await ledgerCount(user.id) };
-    const res = await call(replayPost, { path: `/api/admin/webhooks/${delivery.id}/replay`, params: { id: delivery.id }, body: { reason: "Customer says no credits" }, ...asOp() });
+    const res = await call(replayPost, {
+      path: `/api/admin/webhooks/${delivery.id}/replay`,
+      params: { id: delivery.id },
+      body: { reason: "Customer says no credits" },
+      ...asOp(),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "processed", result: "order already granted" });
     expect({ balances: await balances(user.id), ledger: await ledgerCount(user.id) }).toEqual(before);
@@ -273,19 +352,39 @@ describe("webhook deliveries and replay", () => {
 
   it("replays a failed delivery once its cause is fixed (a variant added to the catalog): applied once, a second replay changes nothing", async () => {
     const { user } = await signIn("replay-failed@example.com");
-    await deliver(subscriptionEvent("subscription_created", { id: "sub-new-variant", userId: user.id, variantId: "111", updatedAt: "2026-11-03T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_created", {
+        id: "sub-new-variant",
+        userId: user.id,
+        variantId: "111",
+        updatedAt: "2026-11-03T00:00:00Z",
+      }),
+    );
     const prisma = await db();
     const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { objectId: "sub-new-variant" } });
     expect(delivery.status).toBe("failed");
     expect(delivery.error).toMatch(/variant 111 is not a plan/);
     const restoreCatalog = setEnv({ PRICING_CONFIG: JSON.stringify({ tiers: { pro: { variants: { monthly: "111" } } } }) });
     try {
-      const res = await call(replayPost, { path: `/api/admin/webhooks/${delivery.id}/replay`, params: { id: delivery.id }, body: { reason: "Added variant 111 to PRICING_CONFIG" }, ...asOp() });
+      const res = await call(replayPost, {
+        path: `/api/admin/webhooks/${delivery.id}/replay`,
+        params: { id: delivery.id },
+        body: { reason: "Added variant 111 to PRICING_CONFIG" },
+        ...asOp(),
+      });
       expect(res.body).toMatchObject({ status: "processed", delivery: { status: "processed", error: null } });
-      expect(await prisma.subscription.findUniqueOrThrow({ where: { providerSubscriptionId: "sub-new-variant" } })).toMatchObject({ tier: "pro", status: "active" });
+      expect(await prisma.subscription.findUniqueOrThrow({ where: { providerSubscriptionId: "sub-new-variant" } })).toMatchObject({
+        tier: "pro",
+        status: "active",
+      });
       const after = { balances: await balances(user.id), ledger: await ledgerCount(user.id) };
       expect(after.balances.subscription).toBe(5000);
-      const twice = await call(replayPost, { path: `/api/admin/webhooks/${delivery.id}/replay`, params: { id: delivery.id }, body: { reason: "Once more" }, ...asOp() });
+      const twice = await call(replayPost, {
+        path: `/api/admin/webhooks/${delivery.id}/replay`,
+        params: { id: delivery.id },
+        body: { reason: "Once more" },
+        ...asOp(),
+      });
       expect(twice.body.status).toBe("processed");
       expect({ balances: await balances(user.id), ledger: await ledgerCount(user.id) }).toEqual(after);
     } finally {
@@ -301,19 +400,36 @@ describe("webhook deliveries and replay", () => {
     // Created by a path that does not apply kept deliveries (as an import or an older version would).
     const { user } = await ensureUser({ email: "later-buyer@example.com" });
     expect((await balances(user.id)).bonus).toBe(0);
-    const res = await call(replayPost, { path: `/api/admin/webhooks/${delivery.id}/replay`, params: { id: delivery.id }, body: { reason: "Paid before registering" }, ...asOp() });
+    const res = await call(replayPost, {
+      path: `/api/admin/webhooks/${delivery.id}/replay`,
+      params: { id: delivery.id },
+      body: { reason: "Paid before registering" },
+      ...asOp(),
+    });
     expect(res.body.status).toBe("processed");
     expect((await balances(user.id)).bonus).toBe(500);
-    await call(replayPost, { path: `/api/admin/webhooks/${delivery.id}/replay`, params: { id: delivery.id }, body: { reason: "Again" }, ...asOp() });
+    await call(replayPost, {
+      path: `/api/admin/webhooks/${delivery.id}/replay`,
+      params: { id: delivery.id },
+      body: { reason: "Again" },
+      ...asOp(),
+    });
     expect((await balances(user.id)).bonus).toBe(500);
   });
 
   it("answers 409 for a delivery being processed right now, 404 for an unknown one", async () => {
     const prisma = await db();
-    const row = await prisma.webhookDelivery.create({ data: { source: "payment", deliveryId: randomUUID(), eventType: "order_created", payload: {}, status: "received" } });
-    expect((await call(replayPost, { path: `/api/admin/webhooks/${row.id}/replay`, params: { id: row.id }, body: { reason: "now" }, ...asOp() })).status).toBe(409);
+    const row = await prisma.webhookDelivery.create({
+      data: { source: "payment", deliveryId: randomUUID(), eventType: "order_created", payload: {}, status: "received" },
+    });
+    expect(
+      (await call(replayPost, { path: `/api/admin/webhooks/${row.id}/replay`, params: { id: row.id }, body: { reason: "now" }, ...asOp() }))
+        .status,
+    ).toBe(409);
     const id = randomUUID();
-    expect((await call(replayPost, { path: `/api/admin/webhooks/${id}/replay`, params: { id }, body: { reason: "ghost" }, ...asOp() })).status).toBe(404);
+    expect(
+      (await call(replayPost, { path: `/api/admin/webhooks/${id}/replay`, params: { id }, body: { reason: "ghost" }, ...asOp() })).status,
+    ).toBe(404);
     expect(await auditCount(row.id)).toBe(0);
   });
 });
@@ -326,14 +442,21 @@ describe("cron, email log, summary and audit", () => {
       ["expire-bonus-credits", "0 3 * * *"],
       ["deliver-webhooks", "*/5 * * * *"],
     ]);
-    const run = await call(cronRun, { path: "/api/admin/cron/expire-bonus-credits/run", params: { job: "expire-bonus-credits" }, body: { reason: "Backlog after outage" }, ...asOp() });
+    const run = await call(cronRun, {
+      path: "/api/admin/cron/expire-bonus-credits/run",
+      params: { job: "expire-bonus-credits" },
+      body: { reason: "Backlog after outage" },
+      ...asOp(),
+    });
     expect(run.body).toMatchObject({ success: true, message: expect.stringMatching(/^Expired \d+ bonus credit purchase/) });
     const after = await call(cronGet, { path: "/api/admin/cron?job=expire-bonus-credits", ...asOp() });
     expect(after.body.jobs[0].runs[0]).toMatchObject({ job: "expire-bonus-credits", status: "succeeded" });
     const audit = await (await db()).adminAction.findFirstOrThrow({ where: { action: "cron.run" } });
     expect(audit).toMatchObject({ targetId: "expire-bonus-credits", reason: "Backlog after outage" });
     expect(audit.details).toMatchObject({ success: true });
-    expect((await call(cronRun, { path: "/api/admin/cron/nope/run", params: { job: "nope" }, body: { reason: "nope" }, ...asOp() })).status).toBe(404);
+    expect(
+      (await call(cronRun, { path: "/api/admin/cron/nope/run", params: { job: "nope" }, body: { reason: "nope" }, ...asOp() })).status,
+    ).toBe(404);
     expect((await call(cronGet, { path: "/api/admin/cron?job=nope", ...asOp() })).status).toBe(404);
   });
 
@@ -352,7 +475,11 @@ describe("cron, email log, summary and audit", () => {
     });
     const res = await call(emailsGet, { path: "/api/admin/emails?status=delivered", ...asOp() });
     const row = res.body.emails.find((e: { id: string }) => e.id === sent.emailLogId);
-    expect(row).toMatchObject({ to: "mailbox@example.com", status: "delivered", events: [{ eventType: "email.delivered", status: "processed" }] });
+    expect(row).toMatchObject({
+      to: "mailbox@example.com",
+      status: "delivered",
+      events: [{ eventType: "email.delivered", status: "processed" }],
+    });
   });
 
   it("summarizes users, subscriptions, credits, failed webhooks and cron runs", async () => {

@@ -29,7 +29,8 @@ afterAll(async () => {
   await closeDb();
 });
 
-const chat = (cookie: string, model: string) => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model, maxTokens: 500 } });
+const chat = (cookie: string, model: string) =>
+  call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model, maxTokens: 500 } });
 const report = (query = "") => call(usageGet, { path: `/api/admin/usage${query}`, cookie: op.cookie });
 
 describe("GET /api/admin/usage", () => {
@@ -53,7 +54,11 @@ describe("GET /api/admin/usage", () => {
     expect(g4o).toMatchObject({ calls: 2, credits: 300, promptTokens: 2000, completionTokens: 1000, costUsd: 0.015 });
     expect(g4o.soldUsd).toBeCloseTo(0.03, 10);
     expect(g4o.marginUsd).toBeCloseTo(0.015, 10);
-    expect(res.body.byModel.find((m: { model: string }) => m.model === "gpt-4o-mini")).toMatchObject({ calls: 1, credits: 9, costUsd: 0.00045 });
+    expect(res.body.byModel.find((m: { model: string }) => m.model === "gpt-4o-mini")).toMatchObject({
+      calls: 1,
+      credits: 9,
+      costUsd: 0.00045,
+    });
     expect(res.body.byUser[0]).toMatchObject({ userId: a.user.id, email: "usage-a@example.com", calls: 2, credits: 300 });
     expect(res.body.totals.calls).toBe(3);
 
@@ -64,7 +69,10 @@ describe("GET /api/admin/usage", () => {
   });
 
   it("answers 400 naming a bad period and 404 for a malformed user id", async () => {
-    expect((await report("?from=yesterday")).body).toEqual({ error: "Invalid query: from must be a date like 2026-11-01", code: "validation_failed" });
+    expect((await report("?from=yesterday")).body).toEqual({
+      error: "Invalid query: from must be a date like 2026-11-01",
+      code: "validation_failed",
+    });
     expect((await report("?from=2026-02-01&to=2026-01-01")).status).toBe(400);
     expect((await report("?from=2024-01-01&to=2026-01-01")).body.error).toMatch(/at most 366 days/);
     expect((await report("?userId=nope")).status).toBe(404);
@@ -82,7 +90,9 @@ describe("GET /api/credits/history?format=csv", () => {
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(res.headers.get("content-disposition")).toBe(`attachment; filename="credits-${new Date().getUTCFullYear()}.csv"`);
     const lines = res.text.trim().split("\r\n");
-    expect(lines[0]).toBe("id,createdAt,type,operation,amount,balanceAfter,model,promptTokens,cachedPromptTokens,completionTokens,images,audioSeconds,costUsd,credits,reason");
+    expect(lines[0]).toBe(
+      "id,createdAt,type,operation,amount,balanceAfter,model,promptTokens,cachedPromptTokens,completionTokens,images,audioSeconds,costUsd,credits,reason",
+    );
     const usage = lines.find((l) => l.includes(",usage,chat,")) as string;
     expect(usage.split(",").slice(2, 4)).toEqual(["usage", "chat"]);
     expect(usage).toContain(",gpt-4o,1000,,500,,,0.007500,150,");

@@ -31,7 +31,10 @@ describe("AI requests in progress per user", () => {
     try {
       const { user, cookie } = await signIn();
       stub.next("chat", { kind: "delay", ms: 400 }, 2);
-      const pending = [call(chat.POST, { path: "/api/ai/chat", cookie, body: hi }), call(chat.POST, { path: "/api/ai/chat", cookie, body: hi })];
+      const pending = [
+        call(chat.POST, { path: "/api/ai/chat", cookie, body: hi }),
+        call(chat.POST, { path: "/api/ai/chat", cookie, body: hi }),
+      ];
       await until(() => stub.count("chat") === 2);
       const balance = await balanceOf(user.id);
       const third = await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi });
@@ -85,7 +88,11 @@ describe("AI requests in progress per user", () => {
 
   it("holds the cap under a burst: of 20 acquisitions at once with a cap of 5, exactly 5 succeed", async () => {
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => databaseStore.acquireSlot({ key, id: `${key}-${i}`, cap: 5, leaseMs: 60_000, nowMs: Date.now() })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        databaseStore.acquireSlot({ key, id: `${key}-${i}`, cap: 5, leaseMs: 60_000, nowMs: Date.now() }),
+      ),
+    );
     expect(results.filter(Boolean)).toHaveLength(5);
   });
 });
@@ -94,10 +101,18 @@ describe("invalid AI requests", () => {
   it(`refuses a user's AI requests for the rest of the hour after ${INVALID_AI_REQUESTS.limit} invalid ones, valid or not; other users go on`, async () => {
     const { cookie } = await signIn();
     for (let i = 0; i < INVALID_AI_REQUESTS.limit; i++) {
-      const res = await call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "x" }], temperature: 9 } });
+      const res = await call(chat.POST, {
+        path: "/api/ai/chat",
+        cookie,
+        body: { messages: [{ role: "user", content: "x" }], temperature: 9 },
+      });
       expect(res.status).toBe(400);
     }
-    const over = await call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "x" }], temperature: 9 } });
+    const over = await call(chat.POST, {
+      path: "/api/ai/chat",
+      cookie,
+      body: { messages: [{ role: "user", content: "x" }], temperature: 9 },
+    });
     expect(over.status).toBe(400);
     const valid = await call(chat.POST, { path: "/api/ai/chat", cookie, body: hi });
     expect(valid.status).toBe(429);
@@ -113,7 +128,11 @@ describe("text-only bodies", () => {
     const { user, cookie } = await signIn();
     const limit = chatTextLimitBytes();
     const balance = await balanceOf(user.id);
-    const res = await call(stream.POST, { path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: "a ".repeat(Math.ceil(limit / 2) + 10) }] } });
+    const res = await call(stream.POST, {
+      path: "/api/ai/stream",
+      cookie,
+      body: { messages: [{ role: "user", content: "a ".repeat(Math.ceil(limit / 2) + 10) }] },
+    });
     expect(res.status).toBe(413);
     expect(res.body.error).toContain(`the limit for text is ${limit} bytes`);
     expect(stub.count()).toBe(0);
@@ -122,7 +141,19 @@ describe("text-only bodies", () => {
 
   it("counts base64 images out of the text: a body whose size is images passes the text rule", () => {
     const image = "A".repeat(3_000_000);
-    const body = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", image: `data:image/png;base64,${image}` }] }] }));
+    const body = Buffer.from(
+      JSON.stringify({
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "what is this?" },
+              { type: "image", image: `data:image/png;base64,${image}` },
+            ],
+          },
+        ],
+      }),
+    );
     expect(bytesBesideBase64(body)).toBe(body.byteLength - image.length);
     // Base64 that never ends is counted as base64 (the body is then no valid JSON: a 400 once read).
     expect(bytesBesideBase64(Buffer.from('{"a":"x;base64,abc'))).toBe(15);
@@ -133,7 +164,20 @@ describe("the text counter across chunks", () => {
   it("finds the base64 marker and the closing quote wherever the chunks are cut", async () => {
     const { TextBesideBase64 } = await import("@/lib/http/read-body");
     const image = "QUJD".repeat(5_000);
-    const body = Buffer.from(JSON.stringify({ messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image", image: `data:image/png;base64,${image}` }, { type: "image", image: `data:image/jpeg;base64,${image}` }] }] }));
+    const body = Buffer.from(
+      JSON.stringify({
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "look" },
+              { type: "image", image: `data:image/png;base64,${image}` },
+              { type: "image", image: `data:image/jpeg;base64,${image}` },
+            ],
+          },
+        ],
+      }),
+    );
     for (const size of [1, 3, 7, 8, 9, 64, 1000, body.length]) {
       const counter = new TextBesideBase64();
       for (let at = 0; at < body.length; at += size) counter.push(body.subarray(at, at + size));

@@ -5,7 +5,7 @@ import { setEnv } from "@/tests/helpers/env";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 
 /** Parsed JSON of arbitrary shape (wire payloads). */
- 
+
 type Loose = any;
 
 /** Shared fixtures of the AI integration tests: the stub as the configured provider, balances, ledger. */

@@ -6,7 +6,7 @@ import { call, signIn } from "@/tests/helpers/http";
 import { balanceOf, ledger, setBalance, stubProviderForFile } from "./ai-test-kit";
 
 /** Parsed JSON of arbitrary shape (wire payloads). */
- 
+
 type Loose = any;
 
 const stub = await stubProviderForFile();
@@ -52,7 +52,12 @@ describe("POST /api/ai/chat (single)", () => {
       context: "The user is testing.",
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ text: "stub reply to: Hello there", model: "gpt-4o", usage: { promptTokens: expect.any(Number), completionTokens: 5 }, cost: 15 });
+    expect(res.body).toEqual({
+      text: "stub reply to: Hello there",
+      model: "gpt-4o",
+      usage: { promptTokens: expect.any(Number), completionTokens: 5 },
+      cost: 15,
+    });
     expect(res.body.usage.promptTokens).toBeGreaterThan(0);
     expect(res.headers.get("x-cache")).toBe("MISS");
     expect(await balanceOf(user.id)).toBe(185);
@@ -75,7 +80,15 @@ describe("POST /api/ai/chat (single)", () => {
     const { cookie } = await signIn();
     const undo = setEnv({
       AI_CHAT_MODEL: "my-default-model",
-      AI_MODELS: JSON.stringify({ "my-default-model": { kind: "chat", vendor: "openai", contextWindow: 8000, maxOutputTokens: 1000, perMillionTokens: { input: 1, output: 2 } } }),
+      AI_MODELS: JSON.stringify({
+        "my-default-model": {
+          kind: "chat",
+          vendor: "openai",
+          contextWindow: 8000,
+          maxOutputTokens: 1000,
+          perMillionTokens: { input: 1, output: 2 },
+        },
+      }),
     });
     try {
       const res = await chat(cookie, hello);
@@ -133,7 +146,10 @@ describe("POST /api/ai/chat (single)", () => {
     expect(res.body.error).toBe("AI provider failed with status 503 (chat completion)");
     expect(await balanceOf(user.id)).toBe(200);
     const rows = await ledger(user.id);
-    expect(rows.map((r) => [r.type, r.amount])).toEqual([["usage", -15], ["refund", 15]]);
+    expect(rows.map((r) => [r.type, r.amount])).toEqual([
+      ["usage", -15],
+      ["refund", 15],
+    ]);
   });
 
   it("answers 429 with Retry-After and refunds when the provider throttles", async () => {
@@ -145,7 +161,10 @@ describe("POST /api/ai/chat (single)", () => {
     expect(res.body.error).toBe("AI provider is rate limiting requests; try again in 12 seconds (chat completion)");
     expect(await balanceOf(user.id)).toBe(200);
     const rows = await ledger(user.id);
-    expect(rows.map((r) => [r.type, r.amount])).toEqual([["usage", -15], ["refund", 15]]);
+    expect(rows.map((r) => [r.type, r.amount])).toEqual([
+      ["usage", -15],
+      ["refund", 15],
+    ]);
   });
 
   it("maps a rejected API key and an unusable answer to clear 500s: the rejected call refunded, the unusable 200 answer charged its prompt", async () => {
@@ -242,7 +261,10 @@ describe("POST /api/ai/chat (single)", () => {
     try {
       const res = await chat(cookie, hello);
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)", code: "provider_not_configured" });
+      expect(res.body).toEqual({
+        error: "AI provider is not configured: set OPENAI_API_KEY (or ANTHROPIC_API_KEY, GEMINI_API_KEY, AI_PROVIDERS)",
+        code: "provider_not_configured",
+      });
     } finally {
       undo();
     }
@@ -305,7 +327,9 @@ describe("POST /api/ai/chat (batch)", () => {
     expect(Date.now() - started).toBeLessThan(1400); // 5 x 300 ms in sequence would take 1500
     expect(res.body.cost).toBe(75);
     expect(res.body.results).toHaveLength(5);
-    res.body.results.forEach((r: Loose, i: number) => expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15, cached: false }));
+    res.body.results.forEach((r: Loose, i: number) =>
+      expect(r).toMatchObject({ text: `stub reply to: question ${i}`, cost: 15, cached: false }),
+    );
     expect(await balanceOf(user.id)).toBe(125);
     const arrivals = stub.requests.map((r) => r.at);
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(250);
@@ -314,7 +338,11 @@ describe("POST /api/ai/chat (batch)", () => {
   it("refunds failed items and reports their error in place", async () => {
     const { user, cookie } = await signIn();
     stub.next("chat", { kind: "error", status: 500 });
-    const requests = [{ messages: [{ role: "user", content: "a" }] }, { messages: [{ role: "user", content: "b" }] }, { messages: [{ role: "user", content: "c" }] }];
+    const requests = [
+      { messages: [{ role: "user", content: "a" }] },
+      { messages: [{ role: "user", content: "b" }] },
+      { messages: [{ role: "user", content: "c" }] },
+    ];
     const res = await chat(cookie, { requests });
     expect(res.status).toBe(200);
     const errors = res.body.results.filter((r: Loose) => "error" in r);
@@ -322,7 +350,10 @@ describe("POST /api/ai/chat (batch)", () => {
     expect(res.body.cost).toBe(30);
     expect(await balanceOf(user.id)).toBe(170);
     const rows = await ledger(user.id);
-    expect(rows.map((r) => [r.type, r.amount, r.operation])).toEqual([["usage", -45, "chat_batch"], ["refund", 15, "chat_batch"]]);
+    expect(rows.map((r) => [r.type, r.amount, r.operation])).toEqual([
+      ["usage", -45, "chat_batch"],
+      ["refund", 15, "chat_batch"],
+    ]);
   });
 
   it("refunds everything when every item fails", async () => {

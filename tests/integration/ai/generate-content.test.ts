@@ -133,7 +133,10 @@ describe("POST /api/ai/generate-content", () => {
     const undo = setEnv({ OPENAI_API_KEY: undefined });
     try {
       const events = await readSse(await generate(cookie, email));
-      const text = events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("");
+      const text = events
+        .filter((e) => e.json?.type === "text")
+        .map((e) => e.json.text)
+        .join("");
       expect(text).toMatch(/^\[offline\] /);
       expect(events.at(-2)?.json).toEqual({ creditsUsed: 25, creditsRemaining: 175 });
     } finally {

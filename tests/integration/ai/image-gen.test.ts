@@ -39,7 +39,15 @@ describe("POST /api/ai/image-gen", () => {
       credits_remaining: 120,
     });
     expect(await balanceOf(user.id)).toBe(120);
-    expect(stub.requests[0].body).toMatchObject({ model: "gpt-image-1", prompt: "a cat on a sofa", n: 1, size: "1024x1024", quality: "auto", output_format: "png", background: "opaque" });
+    expect(stub.requests[0].body).toMatchObject({
+      model: "gpt-image-1",
+      prompt: "a cat on a sofa",
+      n: 1,
+      size: "1024x1024",
+      quality: "auto",
+      output_format: "png",
+      background: "opaque",
+    });
     expect((await ledger(user.id)).map((r) => [r.type, r.amount, r.operation])).toEqual([["usage", -80, "image_generation"]]);
   });
 
@@ -48,14 +56,34 @@ describe("POST /api/ai/image-gen", () => {
     const prices = { "1024x1024": 0.01, "1536x1024": 0.02, "1024x1536": 0.02 };
     const undo = setEnv({
       AI_IMAGE_MODEL_MAP: "image-model-1-mini=my-mini-model",
-      AI_MODELS: JSON.stringify({ "my-mini-model": { kind: "image", vendor: "openai", perMillionTokens: { input: 1 }, perImage: { low: prices, medium: prices, high: prices } } }),
+      AI_MODELS: JSON.stringify({
+        "my-mini-model": {
+          kind: "image",
+          vendor: "openai",
+          perMillionTokens: { input: 1 },
+          perImage: { low: prices, medium: prices, high: prices },
+        },
+      }),
     });
     try {
-      const res = await gen(cookie, { prompt: "logo", model: "image-model-1-mini", size: "1536x1024", quality: "high", output_format: "webp", background: "transparent" });
+      const res = await gen(cookie, {
+        prompt: "logo",
+        model: "image-model-1-mini",
+        size: "1536x1024",
+        quality: "high",
+        output_format: "webp",
+        background: "transparent",
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ model: "image-model-1-mini", size: "1536x1024", quality: "high", format: "webp" });
       expect(res.body.image).toMatch(/^data:image\/webp;base64,UklGR/);
-      expect(stub.requests[0].body).toMatchObject({ model: "my-mini-model", size: "1536x1024", quality: "high", output_format: "webp", background: "transparent" });
+      expect(stub.requests[0].body).toMatchObject({
+        model: "my-mini-model",
+        size: "1536x1024",
+        quality: "high",
+        output_format: "webp",
+        background: "transparent",
+      });
       const jpeg = await gen(cookie, { prompt: "photo", model: "image-model-1.5", output_format: "jpeg" });
       expect(jpeg.body.image).toMatch(/^data:image\/jpeg;base64,\/9j\//);
       expect(stub.requests[1].body.model).toBe("gpt-image-1.5");
@@ -74,7 +102,10 @@ describe("POST /api/ai/image-gen", () => {
     [{ prompt: "a", quality: "ultra" }, /quality/],
     [{ prompt: "a", output_format: "gif" }, /output_format/],
     [{ prompt: "a", background: "auto" }, /background/],
-    [{ prompt: "a", background: "transparent", output_format: "jpeg" }, /background: transparent background needs output_format png or webp/],
+    [
+      { prompt: "a", background: "transparent", output_format: "jpeg" },
+      /background: transparent background needs output_format png or webp/,
+    ],
   ])("answers 400 for %j without charging or calling upstream", async (body, message) => {
     const { user, cookie } = await signIn();
     const res = await gen(cookie, body);
@@ -114,7 +145,10 @@ describe("POST /api/ai/image-gen", () => {
     const res = await gen(cookie, { prompt: "a cat" });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("20");
-    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 20 seconds (image generation)", code: "rate_limited" });
+    expect(res.body).toEqual({
+      error: "AI provider is rate limiting requests; try again in 20 seconds (image generation)",
+      code: "rate_limited",
+    });
     expect(await balanceOf(user.id)).toBe(200);
   });
 

@@ -44,19 +44,34 @@ describe("flat pricing (the default)", () => {
   it("charges SPEC's fixed cost and records the call's usage and provider cost", async () => {
     const { user, cookie } = await richUser(1000);
     stub.usage = { promptTokens: 1200, cachedTokens: 200, completionTokens: 800 };
-    const res = await call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" } });
+    const res = await call(chatPost, {
+      path: "/api/ai/chat",
+      cookie,
+      body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.cost).toBe(15);
     expect(await balanceOf(user.id)).toBe(985);
     const { op, metadata } = await settledCharge(user.id);
     // gpt-4o: 1,000 x $2.50 + 200 cached x $1.25 + 800 x $10 per million tokens = 10,750 micros.
     expect(op).toMatchObject({ status: "settled", amount: 15, model: "gpt-4o", costMicros: BigInt(10_750) });
-    expect(metadata).toMatchObject({ model: "gpt-4o", pricing: "flat", promptTokens: 1200, cachedPromptTokens: 200, completionTokens: 800, costMicros: 10_750, credits: 15 });
+    expect(metadata).toMatchObject({
+      model: "gpt-4o",
+      pricing: "flat",
+      promptTokens: 1200,
+      cachedPromptTokens: 200,
+      completionTokens: 800,
+      costMicros: 10_750,
+      credits: 15,
+    });
   });
 
   it("refuses a 4 MiB chat on gpt-4.1 with maxTokens 128,000 with a 400 naming the limit, charging nothing and calling no one", async () => {
     const { user, cookie } = await richUser(1000);
-    const messages = Array.from({ length: 41 }, () => ({ role: "user", content: "lorem ipsum dolor sit amet ".repeat(3_700).slice(0, 99_900) }));
+    const messages = Array.from({ length: 41 }, () => ({
+      role: "user",
+      content: "lorem ipsum dolor sit amet ".repeat(3_700).slice(0, 99_900),
+    }));
     const big = { messages, model: "gpt-4.1", maxTokens: 128_000 };
     expect(JSON.stringify(big).length).toBeGreaterThan(4_000_000);
     const res = await call(chatPost, { path: "/api/ai/chat", cookie, body: big });
@@ -65,14 +80,20 @@ describe("flat pricing (the default)", () => {
     const lower = await call(chatPost, { path: "/api/ai/chat", cookie, body: { ...big, maxTokens: 1000 } });
     expect(lower.status).toBe(400);
     // 15 credits are worth $0.059994; a flat call may spend 80% of that ($0.047995) upstream.
-    expect(lower.body.error).toMatch(/^Invalid body: messages: the input is about [\d,]+ tokens; at the flat price of 15 credits \(\$0\.0480 of gpt-4\.1 usage\) it may be at most about 23,993 tokens$/);
+    expect(lower.body.error).toMatch(
+      /^Invalid body: messages: the input is about [\d,]+ tokens; at the flat price of 15 credits \(\$0\.0480 of gpt-4\.1 usage\) it may be at most about 23,993 tokens$/,
+    );
     expect(stub.count()).toBe(0);
     expect(await balanceOf(user.id)).toBe(1000);
   });
 
   it("caps a chat without maxTokens at the output its flat price pays for (after the 20% margin)", async () => {
     const { cookie } = await richUser(1000);
-    const res = await call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4.1" } });
+    const res = await call(chatPost, {
+      path: "/api/ai/chat",
+      cookie,
+      body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4.1" },
+    });
     expect(res.status).toBe(200);
     expect(stub.requests[0].body.max_tokens).toBe(Math.floor((47_995 - 16) / 8));
   });
@@ -82,7 +103,13 @@ describe("metered pricing", () => {
   it("chat: reserves the worst case, settles on the reported usage and returns the rest in the same settlement", async () => {
     const { user, cookie } = await richUser();
     stub.usage = { promptTokens: 1200, cachedTokens: 200, completionTokens: 800 };
-    const res = await withEnv(METERED, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o", maxTokens: 1000 } }));
+    const res = await withEnv(METERED, () =>
+      call(chatPost, {
+        path: "/api/ai/chat",
+        cookie,
+        body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o", maxTokens: 1000 },
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.cost).toBe(credits(10_750));
     expect(res.body.usage).toEqual({ promptTokens: 1200, completionTokens: 800 });
@@ -94,14 +121,23 @@ describe("metered pricing", () => {
       ["usage", -(credits(10_750) - credits(10_020))],
     ]);
     expect(op).toMatchObject({ status: "settled", amount: credits(10_750), costMicros: BigInt(10_750) });
-    expect(metadata).toMatchObject({ pricing: "metered", promptTokens: 1200, cachedPromptTokens: 200, completionTokens: 800, costMicros: 10_750, credits: 162 });
+    expect(metadata).toMatchObject({
+      pricing: "metered",
+      promptTokens: 1200,
+      cachedPromptTokens: 200,
+      completionTokens: 800,
+      costMicros: 10_750,
+      credits: 162,
+    });
     expect(stub.requests[0].body.max_tokens).toBe(1000);
   });
 
   it("chat without maxTokens: reserves the model's whole output, refunds the unused part", async () => {
     const { user, cookie } = await richUser();
     stub.usage = { promptTokens: 10, completionTokens: 20 };
-    const res = await withEnv(METERED, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }] } }));
+    const res = await withEnv(METERED, () =>
+      call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }] } }),
+    );
     // gpt-4o-mini: 10 x $0.15 + 20 x $0.60 = 13.5 -> 14 micros.
     expect(res.body.cost).toBe(credits(14));
     const { rows } = await settledCharge(user.id);
@@ -115,18 +151,27 @@ describe("metered pricing", () => {
 
   it("402 names what the call may cost and what to lower; nothing is charged or called", async () => {
     const { user, cookie } = await richUser(100);
-    const res = await withEnv(METERED, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4.1" } }));
+    const res = await withEnv(METERED, () =>
+      call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4.1" } }),
+    );
     expect(res.status).toBe(402);
-    expect(res.body.error).toMatch(/^Insufficient credits: this call may cost up to 3,?93\d credits \(gpt-4\.1: about 8 input tokens, up to 32,768 output tokens\) and you have 100 available; lower maxTokens \(at most 8\d\d fits your balance\) or the input$/);
+    expect(res.body.error).toMatch(
+      /^Insufficient credits: this call may cost up to 3,?93\d credits \(gpt-4\.1: about 8 input tokens, up to 32,768 output tokens\) and you have 100 available; lower maxTokens \(at most 8\d\d fits your balance\) or the input$/,
+    );
     expect(stub.count()).toBe(0);
     expect(await balanceOf(user.id)).toBe(100);
   });
 
   it("a 4 MiB chat on gpt-4.1 is reserved at its worst case", async () => {
     const { user, cookie } = await richUser(10_000_000);
-    const messages = Array.from({ length: 41 }, () => ({ role: "user", content: "lorem ipsum dolor sit amet ".repeat(3_700).slice(0, 99_900) }));
+    const messages = Array.from({ length: 41 }, () => ({
+      role: "user",
+      content: "lorem ipsum dolor sit amet ".repeat(3_700).slice(0, 99_900),
+    }));
     stub.usage = { promptTokens: 1000, completionTokens: 10 };
-    const res = await withEnv(METERED, () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages, model: "gpt-4.1", maxTokens: 32_768 } }));
+    const res = await withEnv(METERED, () =>
+      call(chatPost, { path: "/api/ai/chat", cookie, body: { messages, model: "gpt-4.1", maxTokens: 32_768 } }),
+    );
     expect(res.status).toBe(200);
     const { rows, metadata } = await settledCharge(user.id);
     const reserved = -rows[0].amount;
@@ -152,7 +197,16 @@ describe("metered pricing", () => {
   it("stream: settled on the usage chunk (include_usage); the meta event says what was charged", async () => {
     const { user, cookie } = await richUser();
     stub.usage = { promptTokens: 500, completionTokens: 300 };
-    const events = await withEnv(METERED, async () => readSse(await send(streamPost, { method: "POST", path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" } })));
+    const events = await withEnv(METERED, async () =>
+      readSse(
+        await send(streamPost, {
+          method: "POST",
+          path: "/api/ai/stream",
+          cookie,
+          body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" },
+        }),
+      ),
+    );
     expect(stub.requests[0].body.stream_options).toEqual({ include_usage: true });
     const cost = credits(500 * 2.5 + 300 * 10);
     expect(events.find((e) => e.event === "meta")?.json).toEqual({ creditsUsed: cost, creditsRemaining: 1_000_000 - cost });
@@ -165,7 +219,13 @@ describe("metered pricing", () => {
     stub.next("stream", { kind: "reply", text: Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ") });
     const client = new AbortController();
     await withEnv(METERED, async () => {
-      const res = await send(streamPost, { method: "POST", path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" }, signal: client.signal });
+      const res = await send(streamPost, {
+        method: "POST",
+        path: "/api/ai/stream",
+        cookie,
+        body: { messages: [{ role: "user", content: "Hi" }], model: "gpt-4o" },
+        signal: client.signal,
+      });
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       let text = "";
       while (!text.includes("word20")) text += new TextDecoder().decode((await reader.read()).value);
@@ -187,7 +247,12 @@ describe("metered pricing", () => {
     await withEnv(METERED, async () => {
       stub.usage = { promptTokens: 300, completionTokens: 400 };
       const content = await readSse(
-        await send(contentPost, { method: "POST", path: "/api/ai/generate-content", cookie, body: { template: "email", fields: { recipient: "Ann", purpose: "thanks" } } }),
+        await send(contentPost, {
+          method: "POST",
+          path: "/api/ai/generate-content",
+          cookie,
+          body: { template: "email", fields: { recipient: "Ann", purpose: "thanks" } },
+        }),
       );
       expect(content.find((e) => e.event === "meta")?.json.creditsUsed).toBe(credits(300 * 0.15 + 400 * 0.6));
 
@@ -220,7 +285,10 @@ describe("metered pricing", () => {
   it("an answer from the answer cache costs the minimum per call", async () => {
     const { cookie } = await richUser();
     const body = { messages: [{ role: "user", content: "Cache me" }], cache: true, maxTokens: 100 };
-    const [first, second] = await withEnv(METERED, async () => [await call(chatPost, { path: "/api/ai/chat", cookie, body }), await call(chatPost, { path: "/api/ai/chat", cookie, body })]);
+    const [first, second] = await withEnv(METERED, async () => [
+      await call(chatPost, { path: "/api/ai/chat", cookie, body }),
+      await call(chatPost, { path: "/api/ai/chat", cookie, body }),
+    ]);
     expect(first.headers.get("x-cache")).toBe("MISS");
     expect(second.headers.get("x-cache")).toBe("HIT");
     expect(second.body.cost).toBe(1);
@@ -232,7 +300,9 @@ describe("metered pricing", () => {
       call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], model: "unpriced-model" } }),
     );
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe('Invalid body: model: "unpriced-model" is not a chat model of the model catalog, so it cannot be priced; add it to AI_MODELS or use a listed one');
+    expect(res.body.error).toBe(
+      'Invalid body: model: "unpriced-model" is not a chat model of the model catalog, so it cannot be priced; add it to AI_MODELS or use a listed one',
+    );
     expect(stub.count()).toBe(0);
     expect(await balanceOf(user.id)).toBe(1000);
   });
@@ -240,8 +310,9 @@ describe("metered pricing", () => {
   it("applies an operator's price override (AI_MODELS)", async () => {
     const { cookie } = await richUser();
     stub.usage = { promptTokens: 1000, completionTokens: 1000 };
-    const res = await withEnv({ ...METERED, AI_MODELS: JSON.stringify({ "gpt-4o-mini": { perMillionTokens: { input: 10, output: 20 } } }) }, () =>
-      call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], maxTokens: 100 } }),
+    const res = await withEnv(
+      { ...METERED, AI_MODELS: JSON.stringify({ "gpt-4o-mini": { perMillionTokens: { input: 10, output: 20 } } }) },
+      () => call(chatPost, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "Hi" }], maxTokens: 100 } }),
     );
     expect(res.body.cost).toBe(credits(1000 * 10 + 1000 * 20));
   });

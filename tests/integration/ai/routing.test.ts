@@ -22,7 +22,9 @@ let openai: OpenAiStub;
 let anthropic: AnthropicStub;
 let gemini: GeminiStub;
 let restore: () => void;
-const ROUTES = { "gpt-4o": ["openai", { provider: "anthropic", model: "claude-haiku-4-5" }, { provider: "gemini", model: "gemini-2.5-flash" }] };
+const ROUTES = {
+  "gpt-4o": ["openai", { provider: "anthropic", model: "claude-haiku-4-5" }, { provider: "gemini", model: "gemini-2.5-flash" }],
+};
 
 beforeAll(async () => {
   [openai, anthropic, gemini] = await Promise.all([startOpenAiStub(), startAnthropicStub(), startGeminiStub()]);
@@ -51,7 +53,8 @@ afterAll(async () => {
 
 const body = { messages: [{ role: "user", content: "Hello" }], model: "gpt-4o", maxTokens: 100 };
 const credits = (micros: number) => Math.max(1, Math.ceil(micros / 10));
-const priced = (model: string, prompt: number, completion: number) => costMicros(findModel(model) as NonNullable<ReturnType<typeof findModel>>, { promptTokens: prompt, completionTokens: completion });
+const priced = (model: string, prompt: number, completion: number) =>
+  costMicros(findModel(model) as NonNullable<ReturnType<typeof findModel>>, { promptTokens: prompt, completionTokens: completion });
 
 async function rich() {
   const session = await signIn();
@@ -118,7 +121,12 @@ describe("fallback between routes", () => {
       expect(Number((op.details as { reserved: number }).reserved)).toBeGreaterThanOrEqual(op.amount);
       openai.next("stream", { kind: "hang" });
       const events = await readSse(await send(streamPost, { method: "POST", path: "/api/ai/stream", cookie, body }));
-      expect(events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("")).toBe("stub reply to: Hello");
+      expect(
+        events
+          .filter((e) => e.json?.type === "text")
+          .map((e) => e.json.text)
+          .join(""),
+      ).toBe("stub reply to: Hello");
       expect(anthropic.count()).toBe(2);
     } finally {
       undo();
@@ -164,7 +172,10 @@ describe("fallback between routes", () => {
 
   it("a provider's Retry-After holds across the cycle: it is not asked again before that time; the one free soonest goes next", async () => {
     const { cookie } = await rich();
-    const undo = setEnv({ AI_ROUTES: JSON.stringify({ "gpt-4o": ["openai", { provider: "anthropic", model: "claude-haiku-4-5" }] }), AI_ROUTE_ATTEMPTS: "3" });
+    const undo = setEnv({
+      AI_ROUTES: JSON.stringify({ "gpt-4o": ["openai", { provider: "anthropic", model: "claude-haiku-4-5" }] }),
+      AI_ROUTE_ATTEMPTS: "3",
+    });
     try {
       openai.next("chat", { kind: "error", status: 429, retryAfter: "1" });
       anthropic.next("messages", { kind: "error", status: 429, retryAfter: "3" });
@@ -187,7 +198,9 @@ describe("fallback between routes", () => {
     gemini.next("generate", { kind: "error", status: 500 });
     const res = await call(chatPost, { path: "/api/ai/chat", cookie, body });
     expect(res.status).toBe(503);
-    expect(res.body.error).toBe("No AI provider could answer after 3 attempts (openai: server error; anthropic: overloaded; gemini: server error)");
+    expect(res.body.error).toBe(
+      "No AI provider could answer after 3 attempts (openai: server error; anthropic: overloaded; gemini: server error)",
+    );
     expect(await balanceOf(user.id)).toBe(1_000_000);
     expect((await lastCharge(user.id)).op.status).toBe("refunded");
   });
@@ -201,7 +214,12 @@ describe("streams", () => {
     anthropic.next("messages", { kind: "error", status: 500 });
     anthropic.next("stream", { kind: "error", status: 500 });
     const events = await readSse(await send(streamPost, { method: "POST", path: "/api/ai/stream", cookie, body }));
-    expect(events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("")).toBe("stub reply to: Hello");
+    expect(
+      events
+        .filter((e) => e.json?.type === "text")
+        .map((e) => e.json.text)
+        .join(""),
+    ).toBe("stub reply to: Hello");
     const cost = credits(priced("gemini-2.5-flash", 60, 20));
     expect(events.find((e) => e.event === "meta")?.json).toEqual({ creditsUsed: cost, creditsRemaining: 1_000_000 - cost });
     expect((await lastCharge(user.id)).metadata).toMatchObject({ provider: "gemini", model: "gemini-2.5-flash" });
@@ -225,7 +243,10 @@ describe("GET /api/admin/ai/routes", () => {
   it("shows each model's routes in order with their recent calls, errors and latency, and no key", async () => {
     const undo = setEnv({ ADMIN_API_TOKEN: "routes-admin-token-0123456789abcdef0123" });
     try {
-      const res = await call(routesGet, { path: "/api/admin/ai/routes", headers: { authorization: "Bearer routes-admin-token-0123456789abcdef0123" } });
+      const res = await call(routesGet, {
+        path: "/api/admin/ai/routes",
+        headers: { authorization: "Bearer routes-admin-token-0123456789abcdef0123" },
+      });
       expect(res.status).toBe(200);
       expect(res.body.providers.map((p: { name: string }) => p.name).sort()).toEqual(["anthropic", "gemini", "openai"]);
       const gpt4o = res.body.models.find((m: { model: string }) => m.model === "gpt-4o");

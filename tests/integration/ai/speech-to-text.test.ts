@@ -22,7 +22,9 @@ const upload = (cookie: string | undefined, body: FormData) => call(POST, { path
 /** A multipart body streamed chunk by chunk (no Content-Length), counting how much the server pulled. */
 function streamedUpload(fileBytes: number) {
   const boundary = "----test-boundary-123";
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const first = wav(0.01);
   const chunk = Buffer.alloc(256 * 1024, 1);
@@ -106,7 +108,11 @@ describe("POST /api/ai/speech-to-text", () => {
     ["no audio field", form(wav(1), "a.wav", {}, "file"), /field "audio" is missing/],
     ["an empty file", form(Buffer.alloc(0), "a.wav"), /"audio" file is empty/],
     ["audio sent as a text value", form(null, "a.wav", { audio: "UklGRg==" }), /field "audio" must be a file upload/],
-    ["content that is not audio", form(Buffer.from("just some text, definitely not audio"), "a.wav"), /content is not WebM, WAV, MP3, M4A, OGG or FLAC/],
+    [
+      "content that is not audio",
+      form(Buffer.from("just some text, definitely not audio"), "a.wav"),
+      /content is not WebM, WAV, MP3, M4A, OGG or FLAC/,
+    ],
     ["a name that does not match the content", form(wav(1), "a.mp3"), /named \.mp3 but its content is WAV/],
     ["an unsupported extension", form(wav(1), "a.txt"), /must end in one of \.webm, \.wav, \.mp3, \.m4a, \.ogg, \.flac/],
     ["a PNG renamed to .wav", form(Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"), "a.wav"), /content is not/],
@@ -144,7 +150,12 @@ describe("POST /api/ai/speech-to-text", () => {
   it("answers 413 while streaming a body without Content-Length, without buffering it all", async () => {
     const { user, cookie } = await signIn();
     const big = streamedUpload(60 * MB);
-    const res = await call(POST, { path: "/api/ai/speech-to-text", cookie, rawBody: big.body, headers: { "content-type": big.contentType } });
+    const res = await call(POST, {
+      path: "/api/ai/speech-to-text",
+      cookie,
+      rawBody: big.body,
+      headers: { "content-type": big.contentType },
+    });
     expect(res.status).toBe(413);
     expect(big.pulled()).toBeGreaterThan(25 * MB);
     expect(big.pulled()).toBeLessThan(28 * MB);
@@ -167,7 +178,12 @@ describe("POST /api/ai/speech-to-text", () => {
       over,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const refused = await call(POST, { path: "/api/ai/speech-to-text", cookie, rawBody: raw, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } });
+    const refused = await call(POST, {
+      path: "/api/ai/speech-to-text",
+      cookie,
+      rawBody: raw,
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
     expect(refused.status).toBe(413);
     expect(stub.count()).toBe(1);
   });

@@ -12,7 +12,8 @@ const stub = await stubProviderForFile();
 
 const PNG = `data:image/png;base64,${renderOfflineImage("tiny", "1024x1024", false).toString("base64")}`;
 const hello = { messages: [{ role: "user", content: "Tell me a story" }] };
-const stream = (cookie: string | undefined, body: unknown, signal?: AbortSignal) => send(POST, { path: "/api/ai/stream", cookie, body, signal });
+const stream = (cookie: string | undefined, body: unknown, signal?: AbortSignal) =>
+  send(POST, { path: "/api/ai/stream", cookie, body, signal });
 
 function nextMonthUnix(): number {
   const now = new Date();
@@ -47,7 +48,11 @@ describe("POST /api/ai/stream", () => {
     const texts = events.filter((e) => e.json?.type === "text");
     expect(texts.length).toBeGreaterThan(2);
     expect(texts.map((e) => e.json.text).join("")).toBe("stub reply to: Tell me a story");
-    expect(events.at(-2)).toEqual({ event: "meta", data: JSON.stringify({ creditsUsed: 20, creditsRemaining: 180 }), json: { creditsUsed: 20, creditsRemaining: 180 } });
+    expect(events.at(-2)).toEqual({
+      event: "meta",
+      data: JSON.stringify({ creditsUsed: 20, creditsRemaining: 180 }),
+      json: { creditsUsed: 20, creditsRemaining: 180 },
+    });
     expect(events.at(-1)?.data).toBe("[DONE]");
     expect(await balanceOf(user.id)).toBe(180);
     const sent = stub.requests[0].body;
@@ -67,7 +72,10 @@ describe("POST /api/ai/stream", () => {
     const prisma = await db();
     const lastReset = new Date(Date.now() - 3 * 86_400_000);
     await prisma.user.update({ where: { id: user.id }, data: { tier: "pro", bonusCreditsAutoUse: true } });
-    await prisma.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: 5, monthlyAllocation: 1000, resetAt: lastReset } });
+    await prisma.creditBalance.update({
+      where: { userId: user.id },
+      data: { subscriptionCredits: 5, monthlyAllocation: 1000, resetAt: lastReset },
+    });
     await grantBonusPurchase({ userId: user.id, orderId: `allowance-${user.id}`, variantId: "v", credits: 100 });
     const res = await stream(cookie, hello);
     expect(res.status).toBe(200);
@@ -82,7 +90,17 @@ describe("POST /api/ai/stream", () => {
 
   it("charges 30 credits when a message carries an image part, relayed as image_url", async () => {
     const { user, cookie } = await signIn();
-    const res = await stream(cookie, { messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", image: PNG }] }] });
+    const res = await stream(cookie, {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image", image: PNG },
+          ],
+        },
+      ],
+    });
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.find((e) => e.event === "meta")?.json).toEqual({ creditsUsed: 30, creditsRemaining: 170 });
@@ -95,9 +113,18 @@ describe("POST /api/ai/stream", () => {
   });
 
   it.each([
-    [{ messages: [{ role: "user", content: [{ type: "image", image: "https://example.com/cat.png" }] }] }, /messages\.0\.content.*data URL/],
-    [{ messages: [{ role: "user", content: [{ type: "image", image: "data:image/png;base64,SGVsbG8gd29ybGQhIQ==" }] }] }, /not a png image/],
-    [{ messages: [{ role: "user", content: [{ type: "image", image: `data:image/png;base64,${"A".repeat(7_000_000)}` }] }] }, /at most 5242880 bytes/],
+    [
+      { messages: [{ role: "user", content: [{ type: "image", image: "https://example.com/cat.png" }] }] },
+      /messages\.0\.content.*data URL/,
+    ],
+    [
+      { messages: [{ role: "user", content: [{ type: "image", image: "data:image/png;base64,SGVsbG8gd29ybGQhIQ==" }] }] },
+      /not a png image/,
+    ],
+    [
+      { messages: [{ role: "user", content: [{ type: "image", image: `data:image/png;base64,${"A".repeat(7_000_000)}` }] }] },
+      /at most 5242880 bytes/,
+    ],
     [{ messages: [{ role: "user", content: Array.from({ length: 5 }, () => ({ type: "image", image: PNG })) }] }, /at most 4 images/],
     [{ messages: [{ role: "user", content: [{ type: "video", url: "x" }] }] }, /messages\.0\.content/],
     [{ messages: [{ role: "user", content: [] }] }, /messages\.0\.content/],
@@ -116,7 +143,11 @@ describe("POST /api/ai/stream", () => {
   it("answers 402 before any upstream call (30 needed for images)", async () => {
     const { user, cookie } = await signIn();
     await setBalance(user.id, 25);
-    const res = await call(POST, { path: "/api/ai/stream", cookie, body: { messages: [{ role: "user", content: [{ type: "image", image: PNG }] }] } });
+    const res = await call(POST, {
+      path: "/api/ai/stream",
+      cookie,
+      body: { messages: [{ role: "user", content: [{ type: "image", image: PNG }] }] },
+    });
     expect(res.status).toBe(402);
     expect(res.body.error).toMatch(/costs 30, you have 25/);
     expect(stub.count()).toBe(0);
@@ -138,7 +169,10 @@ describe("POST /api/ai/stream", () => {
     const res = await call(POST, { path: "/api/ai/stream", cookie, body: hello });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("5");
-    expect(res.body).toEqual({ error: "AI provider is rate limiting requests; try again in 5 seconds (chat completion)", code: "rate_limited" });
+    expect(res.body).toEqual({
+      error: "AI provider is rate limiting requests; try again in 5 seconds (chat completion)",
+      code: "rate_limited",
+    });
     expect(await balanceOf(user.id)).toBe(200);
   });
 
@@ -158,7 +192,12 @@ describe("POST /api/ai/stream", () => {
     expect(res.status).toBe(200);
     const events = await readSse(res);
     // The two chunks sent before the break (one event or two, as they arrived).
-    expect(events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("")).toBe("stub reply ");
+    expect(
+      events
+        .filter((e) => e.json?.type === "text")
+        .map((e) => e.json.text)
+        .join(""),
+    ).toBe("stub reply ");
     expect(events.at(-1)?.json).toEqual({ type: "error", error: expect.stringMatching(/AI provider/) });
     expect(events.some((e) => e.data === "[DONE]" || e.event === "meta")).toBe(false);
     // Two chunks delivered: their price (a fraction of a credit) rounds up to the least charge, 1.

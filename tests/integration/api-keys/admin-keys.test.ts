@@ -32,7 +32,12 @@ describe("operator console: a user's API keys", () => {
     expect(missingReason.status).toBe(400);
     expect((await v1(models.GET, "/v1/models", secret)).status).toBe(200);
 
-    const revoked = await call(revokePost, { path, params: { id: user.id, keyId: key.id }, cookie: operator, body: { reason: "reported leaked" } });
+    const revoked = await call(revokePost, {
+      path,
+      params: { id: user.id, keyId: key.id },
+      cookie: operator,
+      body: { reason: "reported leaked" },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ changed: true, key: { id: key.id, status: "revoked" } });
     expect((await v1(models.GET, "/v1/models", secret)).status).toBe(401);
@@ -45,7 +50,12 @@ describe("operator console: a user's API keys", () => {
 
     // Another user's key through this user's path names nothing.
     const other = await userWithKey();
-    const wrongOwner = await call(revokePost, { path: `/api/admin/users/${user.id}/keys/${other.key.id}/revoke`, params: { id: user.id, keyId: other.key.id }, cookie: operator, body: { reason: "checking ownership" } });
+    const wrongOwner = await call(revokePost, {
+      path: `/api/admin/users/${user.id}/keys/${other.key.id}/revoke`,
+      params: { id: user.id, keyId: other.key.id },
+      cookie: operator,
+      body: { reason: "checking ownership" },
+    });
     expect(wrongOwner.status).toBe(404);
     expect((await v1(models.GET, "/v1/models", other.secret)).status).toBe(200);
   });

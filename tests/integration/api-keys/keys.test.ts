@@ -36,7 +36,17 @@ describe("/api/keys: a signed-in user's API keys", () => {
     expect(created.status).toBe(200);
     const { secret, key } = created.body;
     expect(secret).toMatch(SECRET);
-    expect(key).toMatchObject({ name: "CI server", display: `${secret.slice(0, 7)}…${secret.slice(-4)}`, status: "active", models: [], kinds: [], budget: null, rpm: null, totalSpent: 0, lastUsedAt: null });
+    expect(key).toMatchObject({
+      name: "CI server",
+      display: `${secret.slice(0, 7)}…${secret.slice(-4)}`,
+      status: "active",
+      models: [],
+      kinds: [],
+      budget: null,
+      rpm: null,
+      totalSpent: 0,
+      lastUsedAt: null,
+    });
     const listed = await call(keysRoute.GET, { path: "/api/keys", cookie });
     expect(listed.body.keys).toHaveLength(1);
     expect(listed.text).not.toContain(secret);
@@ -82,13 +92,23 @@ describe("/api/keys: a signed-in user's API keys", () => {
       body: { name: "renamed", models: ["gpt-4o-mini"], kinds: ["chat"], budget: { credits: 100, period: "day" }, rpm: 30 },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.key).toMatchObject({ name: "renamed", models: ["gpt-4o-mini"], kinds: ["chat"], budget: { credits: 100, period: "day", spent: 0 }, rpm: 30 });
-    expect(patched.body.key.budget.resetsAt).toBe(new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1)).toISOString());
+    expect(patched.body.key).toMatchObject({
+      name: "renamed",
+      models: ["gpt-4o-mini"],
+      kinds: ["chat"],
+      budget: { credits: 100, period: "day", spent: 0 },
+      rpm: 30,
+    });
+    expect(patched.body.key.budget.resetsAt).toBe(
+      new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1)).toISOString(),
+    );
 
     for (const handler of [keyRoute.PATCH, keyRoute.DELETE]) {
       const method = handler === keyRoute.PATCH ? "PATCH" : "DELETE";
       const body = method === "PATCH" ? { name: "stolen" } : undefined;
-      expect((await call(handler, { method, path: `/api/keys/${key.id}`, params: { id: key.id }, cookie: other.cookie, body })).status).toBe(404);
+      expect(
+        (await call(handler, { method, path: `/api/keys/${key.id}`, params: { id: key.id }, cookie: other.cookie, body })).status,
+      ).toBe(404);
       expect((await call(handler, { method, path: "/api/keys/not-a-uuid", params: { id: "not-a-uuid" }, cookie, body })).status).toBe(404);
     }
     const revoked = await call(keyRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie });
@@ -96,7 +116,13 @@ describe("/api/keys: a signed-in user's API keys", () => {
     expect(revoked.body.key).toMatchObject({ status: "revoked", name: "renamed" });
     const again = await call(keyRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie });
     expect(again.status).toBe(200);
-    const change = await call(keyRoute.PATCH, { method: "PATCH", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie, body: { name: "back" } });
+    const change = await call(keyRoute.PATCH, {
+      method: "PATCH",
+      path: `/api/keys/${key.id}`,
+      params: { id: key.id },
+      cookie,
+      body: { name: "back" },
+    });
     expect(change.status).toBe(409);
     expect(change.body.error).toContain("revoked");
   });
@@ -105,7 +131,13 @@ describe("/api/keys: a signed-in user's API keys", () => {
     const { user, cookie } = await signIn();
     const prisma = await db();
     await prisma.apiKey.createMany({
-      data: Array.from({ length: MAX_ACTIVE_KEYS }, (_, i) => ({ userId: user.id, name: `k${i}`, hash: `h-${user.id}-${i}`, prefix: "sk-test", lastFour: "abcd" })),
+      data: Array.from({ length: MAX_ACTIVE_KEYS }, (_, i) => ({
+        userId: user.id,
+        name: `k${i}`,
+        hash: `h-${user.id}-${i}`,
+        prefix: "sk-test",
+        lastFour: "abcd",
+      })),
     });
     const refused = await call(keysRoute.POST, { path: "/api/keys", cookie, body: { name: "one more" } });
     expect(refused.status).toBe(403);
@@ -121,7 +153,9 @@ describe("/api/keys: a signed-in user's API keys", () => {
     forgetUser(user.id);
     expect((await call(keysRoute.GET, { path: "/api/keys", cookie })).status).toBe(200);
     expect((await call(keysRoute.POST, { path: "/api/keys", cookie, body: { name: "x" } })).status).toBe(403);
-    expect((await call(keyRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(403);
+    expect((await call(keyRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(
+      403,
+    );
   });
 
   it("a key reaches the /v1 API only: session endpoints answer it 401", async () => {

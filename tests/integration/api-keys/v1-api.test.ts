@@ -23,7 +23,8 @@ import { openAiError, userWithKey, v1, v1Send } from "./key-test-kit";
 const stub = await stubProviderForFile();
 
 const hello = { model: "gpt-4o-mini", messages: [{ role: "user", content: "Tell me a story" }] };
-const completions = (secret: string | null, body: unknown, headers: Record<string, string> = {}) => v1(chat.POST, "/v1/chat/completions", secret, { body, headers });
+const completions = (secret: string | null, body: unknown, headers: Record<string, string> = {}) =>
+  v1(chat.POST, "/v1/chat/completions", secret, { body, headers });
 
 async function keyRow(id: string) {
   return (await db()).apiKey.findUniqueOrThrow({ where: { id } });
@@ -109,7 +110,11 @@ describe("/v1 authentication", () => {
     const { user, secret } = await userWithKey();
     await (await db()).user.update({ where: { id: user.id }, data: { lockedAt: new Date(), lockReason: "test" } });
     forgetUser(user.id);
-    for (const res of [await v1(models.GET, "/v1/models", secret), await v1(modelRoute.GET, "/v1/models/gpt-4o-mini", secret, { params: { model: "gpt-4o-mini" } }), await completions(secret, hello)]) {
+    for (const res of [
+      await v1(models.GET, "/v1/models", secret),
+      await v1(modelRoute.GET, "/v1/models/gpt-4o-mini", secret, { params: { model: "gpt-4o-mini" } }),
+      await completions(secret, hello),
+    ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual(openAiError("account_locked", "invalid_request_error"));
       expect(res.body.error.message).toContain("locked");
@@ -131,7 +136,11 @@ describe("/v1 authentication", () => {
       "a3f9".repeat(16),
     ];
     for (const value of pasted) {
-      for (const body of [{ ...hello, model: value }, { ...hello, user: 42, stop: value, temperature: value }, { messages: [{ role: value, content: "x" }] }]) {
+      for (const body of [
+        { ...hello, model: value },
+        { ...hello, user: 42, stop: value, temperature: value },
+        { messages: [{ role: value, content: "x" }] },
+      ]) {
         const res = await completions(secret, body);
         expect(res.status, value).toBeGreaterThanOrEqual(400);
         expect(res.text, value).not.toContain(value);
@@ -140,7 +149,11 @@ describe("/v1 authentication", () => {
     }
     // The session API too.
     const { cookie } = await signIn();
-    const chatRes = await call(sessionChat.POST, { path: "/api/ai/chat", cookie, body: { model: pasted[0], messages: [{ role: "user", content: "hi" }] } });
+    const chatRes = await call(sessionChat.POST, {
+      path: "/api/ai/chat",
+      cookie,
+      body: { model: pasted[0], messages: [{ role: "user", content: "hi" }] },
+    });
     expect(chatRes.status).toBe(400);
     expect(chatRes.text).not.toContain(pasted[0]);
     expect(stub.count()).toBe(0);
@@ -156,7 +169,14 @@ describe("POST /v1/chat/completions", () => {
     expect(res.body).toMatchObject({
       object: "chat.completion",
       model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: "stub reply to: Tell me a story", refusal: null }, logprobs: null, finish_reason: "stop" }],
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: "stub reply to: Tell me a story", refusal: null },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
       usage: { credits_charged: 15, credits_remaining: before - 15 },
       system_fingerprint: null,
     });
@@ -167,7 +187,12 @@ describe("POST /v1/chat/completions", () => {
     expect(await balanceOf(user.id)).toBe(before - 15);
     // What went upstream: the model, the messages, the cap and temperature; nothing of ours.
     const sent = stub.requests[0].body;
-    expect(sent).toMatchObject({ model: "gpt-4o-mini", temperature: 0.5, max_tokens: 200, messages: [{ role: "user", content: "Tell me a story" }] });
+    expect(sent).toMatchObject({
+      model: "gpt-4o-mini",
+      temperature: 0.5,
+      max_tokens: 200,
+      messages: [{ role: "user", content: "Tell me a story" }],
+    });
     expect(sent.user).toBeUndefined();
     const [charge] = await keyCharges(key.id);
     expect(charge).toMatchObject({ status: "settled", amount: 15, model: "gpt-4o-mini" });
@@ -179,7 +204,9 @@ describe("POST /v1/chat/completions", () => {
   it("streams chat.completion.chunk events with the usage chunk (include_usage), then [DONE], charging 20", async () => {
     const { user, secret, key } = await userWithKey();
     const before = await balanceOf(user.id);
-    const res = await v1Send(chat.POST, "/v1/chat/completions", secret, { body: { ...hello, stream: true, stream_options: { include_usage: true } } });
+    const res = await v1Send(chat.POST, "/v1/chat/completions", secret, {
+      body: { ...hello, stream: true, stream_options: { include_usage: true } },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(res.headers.get("x-credits-reserved")).toBe("20");
@@ -213,12 +240,26 @@ describe("POST /v1/chat/completions", () => {
     const { user, secret } = await userWithKey();
     const png = `data:image/png;base64,${renderOfflineImage("x", "1024x1024", false).toString("base64")}`;
     const before = await balanceOf(user.id);
-    const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: png, detail: "low" } }] }] };
+    const body = {
+      model: "gpt-4o-mini",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is it?" },
+            { type: "image_url", image_url: { url: png, detail: "low" } },
+          ],
+        },
+      ],
+    };
     const ok = await completions(secret, body);
     expect(ok.status).toBe(200);
     expect(ok.body.usage.credits_charged).toBe(30);
     expect(stub.requests[0].body.messages[0].content[1]).toMatchObject({ type: "image_url", image_url: { url: png } });
-    const remote = await completions(secret, { ...body, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] });
+    const remote = await completions(secret, {
+      ...body,
+      messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }],
+    });
     expect(remote.status).toBe(400);
     expect(remote.body).toEqual(openAiError("invalid_value", "invalid_request_error", "messages.0.content.0.image_url.url"));
     expect(await balanceOf(user.id)).toBe(before - 30);
@@ -246,7 +287,10 @@ describe("POST /v1/chat/completions", () => {
       expect(res.body.error).toMatchObject({ type: "invalid_request_error", param });
       expect(res.body.error.message).toContain(param);
     }
-    const invalidJson = await v1(chat.POST, "/v1/chat/completions", secret, { rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const invalidJson = await v1(chat.POST, "/v1/chat/completions", secret, {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(invalidJson.status).toBe(400);
     expect(stub.count()).toBe(0);
     expect(await balanceOf(user.id)).toBe(before);
@@ -270,7 +314,9 @@ describe("POST /v1/chat/completions", () => {
     const res = await completions(secret, hello);
     expect(res.status).toBe(403);
     expect(res.body).toEqual(openAiError("permission_denied", "invalid_request_error"));
-    expect((await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: "x" } })).status).toBe(200);
+    expect((await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: "x" } })).status).toBe(
+      200,
+    );
   });
 
   it("answers no credits with OpenAI's 429 insufficient_quota and x-should-retry: false, calling nothing", async () => {
@@ -328,17 +374,23 @@ describe("POST /v1/embeddings, /v1/images/generations, /v1/audio/transcriptions"
   it("embeds text as floats or base64 float32, shortened to `dimensions`, for 1 credit", async () => {
     const { user, secret } = await userWithKey();
     const before = await balanceOf(user.id);
-    const floats = await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: ["one", "two"] } });
+    const floats = await v1(embeddings.POST, "/v1/embeddings", secret, {
+      body: { model: "text-embedding-3-small", input: ["one", "two"] },
+    });
     expect(floats.status).toBe(200);
     expect(floats.body).toMatchObject({ object: "list", model: "text-embedding-3-small", usage: { credits_charged: 1 } });
     expect(floats.body.data.map((d: { index: number }) => d.index)).toEqual([0, 1]);
-    const b64 = await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: "one", encoding_format: "base64", dimensions: 4 } });
+    const b64 = await v1(embeddings.POST, "/v1/embeddings", secret, {
+      body: { model: "text-embedding-3-small", input: "one", encoding_format: "base64", dimensions: 4 },
+    });
     const bytes = Buffer.from(b64.body.data[0].embedding, "base64");
     const vector = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4));
     expect(vector).toHaveLength(4);
     expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
     expect(await balanceOf(user.id)).toBe(before - 2);
-    const tooMany = await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: "x", dimensions: 5000 } });
+    const tooMany = await v1(embeddings.POST, "/v1/embeddings", secret, {
+      body: { model: "text-embedding-3-small", input: "x", dimensions: 5000 },
+    });
     expect(tooMany.body).toEqual(openAiError("invalid_value", "invalid_request_error", "dimensions"));
     const tokens = await v1(embeddings.POST, "/v1/embeddings", secret, { body: { model: "text-embedding-3-small", input: [[1, 2, 3]] } });
     expect(tokens.body.error.param).toBe("input");
@@ -347,7 +399,9 @@ describe("POST /v1/embeddings, /v1/images/generations, /v1/audio/transcriptions"
   it("generates an image as b64_json for 80 credits and refuses hosted URLs", async () => {
     const { user, secret } = await userWithKey();
     const before = await balanceOf(user.id);
-    const res = await v1(images.POST, "/v1/images/generations", secret, { body: { model: "gpt-image-1", prompt: "a red fox", size: "1024x1024", quality: "low" } });
+    const res = await v1(images.POST, "/v1/images/generations", secret, {
+      body: { model: "gpt-image-1", prompt: "a red fox", size: "1024x1024", quality: "low" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data[0].b64_json.length).toBeGreaterThan(10);
     expect(res.headers.get("x-credits-charged")).toBe("80");
@@ -370,10 +424,14 @@ describe("POST /v1/embeddings, /v1/images/generations, /v1/audio/transcriptions"
     const json = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, { rawBody: form({ model: "whisper-1" }) });
     expect(json.status).toBe(200);
     expect(json.body).toEqual({ text: "stub transcription of the audio", usage: { type: "duration", seconds: 1.5 } });
-    const text = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, { rawBody: form({ model: "whisper-1", response_format: "text" }) });
+    const text = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, {
+      rawBody: form({ model: "whisper-1", response_format: "text" }),
+    });
     expect(text.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(text.text).toBe("stub transcription of the audio");
-    const verbose = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, { rawBody: form({ response_format: "verbose_json", language: "en" }) });
+    const verbose = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, {
+      rawBody: form({ response_format: "verbose_json", language: "en" }),
+    });
     expect(verbose.body).toMatchObject({ task: "transcribe", language: "english", duration: 1.5, text: "stub transcription of the audio" });
     expect(await balanceOf(user.id)).toBe(before - 60);
     const missing = await v1(transcriptions.POST, "/v1/audio/transcriptions", secret, { rawBody: form({}, wav(1), "audio") });
@@ -391,7 +449,12 @@ describe("GET /v1/models", () => {
     expect(list.body.object).toBe("list");
     const ids = list.body.data.map((m: { id: string }) => m.id);
     expect(ids).toEqual(expect.arrayContaining(["gpt-4o-mini", "text-embedding-3-small", "gpt-image-1", "whisper-1"]));
-    expect(list.body.data.find((m: { id: string }) => m.id === "gpt-4o-mini")).toMatchObject({ object: "model", owned_by: "openai", kind: "chat", pricing: { mode: "flat", credits_per_call: 15 } });
+    expect(list.body.data.find((m: { id: string }) => m.id === "gpt-4o-mini")).toMatchObject({
+      object: "model",
+      owned_by: "openai",
+      kind: "chat",
+      pricing: { mode: "flat", credits_per_call: 15 },
+    });
     const narrow = await userWithKey({ models: ["gpt-4o-mini"] });
     const narrowList = await v1(models.GET, "/v1/models", narrow.secret);
     expect(narrowList.body.data.map((m: { id: string }) => m.id)).toEqual(["gpt-4o-mini"]);

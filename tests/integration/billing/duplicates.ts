@@ -28,7 +28,9 @@ export async function duplicateOrderDeliveries(options: { identical: number; var
   const event = orderEvent({ id: orderId, userId: user.id, variantId: "local-bonus-pro-5000", total: 2999 });
   const started = Date.now();
   const results = await pool(options.identical + options.variants, options.concurrency, (i) =>
-    i < options.identical ? deliver(event) : deliver(orderEvent({ id: orderId, userId: user.id, variantId: "local-bonus-pro-5000", total: 2999, extra: { attempt: i } })),
+    i < options.identical
+      ? deliver(event)
+      : deliver(orderEvent({ id: orderId, userId: user.id, variantId: "local-bonus-pro-5000", total: 2999, extra: { attempt: i } })),
   );
   const ms = Date.now() - started;
   expect(results.every((r) => r.status === 200)).toBe(true);

@@ -25,7 +25,15 @@ const ghost = () => sessionCookie({ id: "00000000-0000-0000-0000-00000000dead", 
 async function subscribe(userId: string, variantId = "local-basic-monthly", status = "active") {
   const prisma = await db();
   return prisma.subscription.create({
-    data: { userId, providerSubscriptionId: `sub-${userId}`, status, tier: variantId.split("-")[1], variantId, currentPeriodEnd: new Date(Date.now() + 20 * 86_400_000), provider: "simulator" },
+    data: {
+      userId,
+      providerSubscriptionId: `sub-${userId}`,
+      status,
+      tier: variantId.split("-")[1],
+      variantId,
+      currentPeriodEnd: new Date(Date.now() + 20 * 86_400_000),
+      provider: "simulator",
+    },
   });
 }
 
@@ -68,13 +76,24 @@ describe("POST /api/checkout/create-url", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toMatch(message);
     }
-    expect((await call(createUrl, { path: "/api/checkout/create-url", cookie, rawBody: "{oops", headers: { "content-type": "application/json" }, method: "POST" })).status).toBe(400);
+    expect(
+      (
+        await call(createUrl, {
+          path: "/api/checkout/create-url",
+          cookie,
+          rawBody: "{oops",
+          headers: { "content-type": "application/json" },
+          method: "POST",
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("answers 429 over the payments limit of 20 per user per hour", async () => {
     const { cookie } = await signIn();
     let last = 0;
-    for (let i = 0; i < 20; i++) last = (await call(createUrl, { path: "/api/checkout/create-url", cookie, body: { variantId: "bad", tier: "pro" } })).status;
+    for (let i = 0; i < 20; i++)
+      last = (await call(createUrl, { path: "/api/checkout/create-url", cookie, body: { variantId: "bad", tier: "pro" } })).status;
     expect(last).toBe(400);
     const res = await call(createUrl, { path: "/api/checkout/create-url", cookie, body: { variantId: "local-pro-yearly", tier: "pro" } });
     expect(res.status).toBe(429);
@@ -85,21 +104,35 @@ describe("POST /api/checkout/create-url", () => {
 describe("POST and GET /api/payments/create-checkout", () => {
   it("POST: 200, 400 validation, 400 foreign redirect, 401 when the session's user no longer exists", async () => {
     const { cookie } = await signIn();
-    const ok = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly", redirectUrl: "/welcome", productId: "p1" } });
+    const ok = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie,
+      body: { variantId: "local-basic-monthly", redirectUrl: "/welcome", productId: "p1" },
+    });
     expect(ok.status).toBe(200);
     const id = ok.body.checkoutUrl.split("/").pop();
     const done = await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", body: { id } });
     expect(done.body.redirectUrl).toBe("http://localhost:3000/welcome");
     expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: {} })).status).toBe(400);
     expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: 5 } })).status).toBe(400);
-    expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "unknown" } })).status).toBe(400);
-    const foreign = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly", redirectUrl: "https://evil.example/x" } });
+    expect((await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "unknown" } })).status).toBe(
+      400,
+    );
+    const foreign = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie,
+      body: { variantId: "local-basic-monthly", redirectUrl: "https://evil.example/x" },
+    });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatch(/redirectUrl/);
     const twice = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-pro-monthly" } });
     expect(twice.status).toBe(400);
     expect(twice.body.error).toMatch(/Already subscribed to the Basic plan/);
-    const gone = await call(createCheckout, { path: "/api/payments/create-checkout", cookie: await ghost(), body: { variantId: "local-basic-monthly" } });
+    const gone = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie: await ghost(),
+      body: { variantId: "local-basic-monthly" },
+    });
     // A session whose user was deleted is no session.
     expect(gone.status).toBe(401);
     expect(gone.body.error).toBe("Authentication required");
@@ -120,12 +153,16 @@ describe("POST and GET /api/payments/create-checkout", () => {
 describe("payment provider selection", () => {
   it("production needs Lemon Squeezy, the simulator on purpose, or PAYMENTS_ENABLED=false; never a 500 at checkout", async () => {
     const { cookie } = await signIn();
-    const checkout = () => call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } });
-    const paymentProblem = (problems: string[]) => problems.filter((p) => /LEMONSQUEEZY_API_KEY|PAYMENT_WEBHOOK_SECRET|PAYMENTS_ENABLED/.test(p));
+    const checkout = () =>
+      call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-basic-monthly" } });
+    const paymentProblem = (problems: string[]) =>
+      problems.filter((p) => /LEMONSQUEEZY_API_KEY|PAYMENT_WEBHOOK_SECRET|PAYMENTS_ENABLED/.test(p));
     const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c", PAYMENT_SIMULATOR_ENABLED: undefined, OPENAI_API_KEY: "sk-test" });
     try {
       // The configuration check refuses to start (it names the settings); nothing was sold meanwhile.
-      expect(paymentProblem(configurationProblems())).toEqual([expect.stringMatching(/^Payments: production needs a payment provider.*PAYMENTS_ENABLED=false/)]);
+      expect(paymentProblem(configurationProblems())).toEqual([
+        expect.stringMatching(/^Payments: production needs a payment provider.*PAYMENTS_ENABLED=false/),
+      ]);
       const off = setEnv({ PAYMENTS_ENABLED: "false" });
       try {
         expect(paymentProblem(configurationProblems())).toEqual([]);
@@ -198,7 +235,15 @@ describe("subscription management errors", () => {
     const { cookie } = await signIn();
     const res = await call(subscription, { path: "/api/payments/subscription", cookie });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ subscription: null, hasActiveSubscription: false, tier: "free", isFreePlan: true, planName: "Free", user: { downgradeCount: 0, hasUsedTrial: false }, limits: { monthlyCredits: 200, bonusMonthlyLimit: 0 } });
+    expect(res.body).toMatchObject({
+      subscription: null,
+      hasActiveSubscription: false,
+      tier: "free",
+      isFreePlan: true,
+      planName: "Free",
+      user: { downgradeCount: 0, hasUsedTrial: false },
+      limits: { monthlyCredits: 200, bonusMonthlyLimit: 0 },
+    });
     // Only limits the service enforces are reported.
     expect(res.body.limits).toEqual({ monthlyCredits: 200, bonusMonthlyLimit: 0, maxUploadBytes: 52428800, batchChatSize: 10 });
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
@@ -217,7 +262,10 @@ describe("GET /api/payments/debug", () => {
       expect((await call(debug, { path: "/api/payments/debug?key=wrong" })).status).toBe(401);
       const withKey = await call(debug, { path: "/api/payments/debug?key=debug-key-123" });
       expect(withKey.status).toBe(200);
-      expect(withKey.body).toMatchObject({ provider: "simulator", settings: { PAYMENT_WEBHOOK_SECRET: true, LEMONSQUEEZY_API_KEY: false } });
+      expect(withKey.body).toMatchObject({
+        provider: "simulator",
+        settings: { PAYMENT_WEBHOOK_SECRET: true, LEMONSQUEEZY_API_KEY: false },
+      });
       expect(withKey.text).not.toContain("test-payment-webhook-secret");
       expect((await call(debug, { path: "/api/payments/debug", cookie })).status).toBe(200);
       const prod = setEnv({ APP_ENV: "production", CRON_SECRET: "c" });
@@ -237,7 +285,9 @@ describe("bonus credit endpoints", () => {
       const restore = setEnv(env);
       try {
         expect((await call(bonusPackages, { path: "/api/credits/bonus-packages", cookie })).status).toBe(404);
-        expect((await call(creditsCheckout, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } })).status).toBe(404);
+        expect(
+          (await call(creditsCheckout, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } })).status,
+        ).toBe(404);
         expect((await call(bonusPackages, { path: "/api/credits/bonus-packages" })).status).toBe(404);
       } finally {
         restore();
@@ -249,7 +299,14 @@ describe("bonus credit endpoints", () => {
   it("free tier: no packages, limit 0; checkout 400 for any package", async () => {
     const { cookie } = await signIn();
     const res = await call(bonusPackages, { path: "/api/credits/bonus-packages", cookie });
-    expect(res.body).toEqual({ enabled: true, packages: [], monthlyLimit: 0, monthlyPurchasedCredits: 0, canPurchaseMore: false, tier: "free" });
+    expect(res.body).toEqual({
+      enabled: true,
+      packages: [],
+      monthlyLimit: 0,
+      monthlyPurchasedCredits: 0,
+      canPurchaseMore: false,
+      tier: "free",
+    });
     expect(res.headers.get("x-ratelimit-limit")).toBe("100");
     const co = await call(creditsCheckout, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } });
     expect(co.status).toBe(400);

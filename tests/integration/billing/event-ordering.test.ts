@@ -30,15 +30,52 @@ const t = (day: number, second = 0) => new Date(Date.UTC(2026, 10, day, 0, 0, se
 function lifeOfAnUpgrade(sub: string, userId: string) {
   const s = { id: sub, userId };
   return [
-    subscriptionEvent("subscription_created", { ...s, variantId: "local-basic-monthly", status: "active", updatedAt: t(1), renewsAt: t(28) }),
-    invoiceEvent("subscription_payment_success", { id: `${sub}-i1`, subscriptionId: sub, userId, billingReason: "initial", updatedAt: t(1, 1) }),
+    subscriptionEvent("subscription_created", {
+      ...s,
+      variantId: "local-basic-monthly",
+      status: "active",
+      updatedAt: t(1),
+      renewsAt: t(28),
+    }),
+    invoiceEvent("subscription_payment_success", {
+      id: `${sub}-i1`,
+      subscriptionId: sub,
+      userId,
+      billingReason: "initial",
+      updatedAt: t(1, 1),
+    }),
     subscriptionEvent("subscription_updated", { ...s, variantId: "local-pro-monthly", status: "active", updatedAt: t(5), renewsAt: t(28) }),
     invoiceEvent("subscription_payment_failed", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: t(28) }),
-    subscriptionEvent("subscription_updated", { ...s, variantId: "local-pro-monthly", status: "past_due", updatedAt: t(28, 1), renewsAt: t(28) }),
+    subscriptionEvent("subscription_updated", {
+      ...s,
+      variantId: "local-pro-monthly",
+      status: "past_due",
+      updatedAt: t(28, 1),
+      renewsAt: t(28),
+    }),
     invoiceEvent("subscription_payment_recovered", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: t(29) }),
-    subscriptionEvent("subscription_updated", { ...s, variantId: "local-pro-monthly", status: "active", updatedAt: t(29, 1), renewsAt: t(29) }),
-    subscriptionEvent("subscription_cancelled", { ...s, variantId: "local-pro-monthly", status: "cancelled", endsAt: t(29), updatedAt: t(20 + 10) }),
-    subscriptionEvent("subscription_resumed", { ...s, variantId: "local-pro-monthly", status: "active", endsAt: null, updatedAt: t(30, 5), renewsAt: t(29) }),
+    subscriptionEvent("subscription_updated", {
+      ...s,
+      variantId: "local-pro-monthly",
+      status: "active",
+      updatedAt: t(29, 1),
+      renewsAt: t(29),
+    }),
+    subscriptionEvent("subscription_cancelled", {
+      ...s,
+      variantId: "local-pro-monthly",
+      status: "cancelled",
+      endsAt: t(29),
+      updatedAt: t(20 + 10),
+    }),
+    subscriptionEvent("subscription_resumed", {
+      ...s,
+      variantId: "local-pro-monthly",
+      status: "active",
+      endsAt: null,
+      updatedAt: t(30, 5),
+      renewsAt: t(29),
+    }),
     orderEvent({ id: `${sub}-order`, userId, variantId: "local-bonus-pro-2000" }),
   ];
 }
@@ -48,7 +85,13 @@ function lifeOfATrial(sub: string, userId: string) {
   const s = { id: sub, userId, variantId: "local-enterprise-yearly" };
   return [
     subscriptionEvent("subscription_created", { ...s, status: "on_trial", trialEndsAt: t(15), updatedAt: t(1) }),
-    invoiceEvent("subscription_payment_success", { id: `${sub}-i1`, subscriptionId: sub, userId, billingReason: "initial", updatedAt: t(1, 1) }),
+    invoiceEvent("subscription_payment_success", {
+      id: `${sub}-i1`,
+      subscriptionId: sub,
+      userId,
+      billingReason: "initial",
+      updatedAt: t(1, 1),
+    }),
     subscriptionEvent("subscription_paused", { ...s, status: "paused", trialEndsAt: t(15), updatedAt: t(3) }),
     subscriptionEvent("subscription_unpaused", { ...s, status: "on_trial", trialEndsAt: t(15), updatedAt: t(4) }),
     subscriptionEvent("subscription_cancelled", { ...s, status: "cancelled", trialEndsAt: t(15), endsAt: t(15), updatedAt: t(6) }),

@@ -54,7 +54,15 @@ export function subscriptionEvent(name: string, f: SubscriptionFields) {
 
 export function invoiceEvent(
   name: string,
-  f: { id: string; subscriptionId: string; userId?: string | null; email?: string | null; billingReason?: string; status?: string; updatedAt: string | Date },
+  f: {
+    id: string;
+    subscriptionId: string;
+    userId?: string | null;
+    email?: string | null;
+    billingReason?: string;
+    status?: string;
+    updatedAt: string | Date;
+  },
 ) {
   return {
     meta: { event_name: name, custom_data: f.userId ? { user_id: f.userId } : {} },
@@ -74,7 +82,15 @@ export function invoiceEvent(
   };
 }
 
-export function orderEvent(f: { id: string; userId?: string | null; email?: string | null; variantId: string; status?: string; total?: number; extra?: Record<string, unknown> }) {
+export function orderEvent(f: {
+  id: string;
+  userId?: string | null;
+  email?: string | null;
+  variantId: string;
+  status?: string;
+  total?: number;
+  extra?: Record<string, unknown>;
+}) {
   return {
     meta: { event_name: "order_created", custom_data: f.userId ? { user_id: f.userId } : {}, ...(f.extra ?? {}) },
     data: {
@@ -94,7 +110,10 @@ export function orderEvent(f: { id: string; userId?: string | null; email?: stri
 }
 
 /** Delivers an event to POST /api/webhooks/payment, signed unless told otherwise. */
-export async function deliver(event: unknown, options: { secret?: string; signature?: string | null; raw?: string } = {}): Promise<CallResult> {
+export async function deliver(
+  event: unknown,
+  options: { secret?: string; signature?: string | null; raw?: string } = {},
+): Promise<CallResult> {
   const raw = options.raw ?? JSON.stringify(event);
   const headers: Record<string, string> = { "content-type": "application/json" };
   const signature = options.signature === undefined ? sign(raw, options.secret) : options.signature;

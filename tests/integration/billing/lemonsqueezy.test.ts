@@ -42,7 +42,10 @@ afterAll(async () => {
 /** A subscription that exists at the stub and was delivered to us by subscription_created. */
 async function subscribed(id: string, userId: string, email: string, attrs: Record<string, unknown> = {}) {
   const sub = stub.addSubscription(id, { variant_id: 1101, user_email: email, ...attrs });
-  const res = await deliver({ ...subscriptionEvent("subscription_created", { id, userId, updatedAt: sub.attributes.updated_at }), data: { type: "subscriptions", id, attributes: sub.attributes } });
+  const res = await deliver({
+    ...subscriptionEvent("subscription_created", { id, userId, updatedAt: sub.attributes.updated_at }),
+    data: { type: "subscriptions", id, attributes: sub.attributes },
+  });
   expect(res.body.status).toBe("processed");
   return sub;
 }
@@ -50,7 +53,11 @@ async function subscribed(id: string, userId: string, email: string, attrs: Reco
 describe("Lemon Squeezy client against the JSON:API stub", () => {
   it("creates a checkout with variant, store, custom_data.user_id, prefilled email, redirect and discount code", async () => {
     const { user, cookie } = await signIn("ls-buyer@example.com");
-    const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "1101", discountCode: "SAVE10", redirectUrl: "/done" } });
+    const res = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie,
+      body: { variantId: "1101", discountCode: "SAVE10", redirectUrl: "/done" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.checkoutUrl).toMatch(/^https:\/\/stub\.lemonsqueezy\.test\/checkout\/custom\//);
     const sent = stub.requests.at(-1)!;
@@ -58,8 +65,15 @@ describe("Lemon Squeezy client against the JSON:API stub", () => {
     expect(sent.path).toBe("/v1/checkouts");
     expect(sent.headers.authorization).toBe(`Bearer ${stub.apiKey}`);
     expect(sent.headers["content-type"]).toBe("application/vnd.api+json");
-    expect(sent.body.data.relationships).toEqual({ store: { data: { type: "stores", id: stub.storeId } }, variant: { data: { type: "variants", id: "1101" } } });
-    expect(sent.body.data.attributes.checkout_data).toMatchObject({ email: "ls-buyer@example.com", discount_code: "SAVE10", custom: { user_id: user.id, kind: "plan" } });
+    expect(sent.body.data.relationships).toEqual({
+      store: { data: { type: "stores", id: stub.storeId } },
+      variant: { data: { type: "variants", id: "1101" } },
+    });
+    expect(sent.body.data.attributes.checkout_data).toMatchObject({
+      email: "ls-buyer@example.com",
+      discount_code: "SAVE10",
+      custom: { user_id: user.id, kind: "plan" },
+    });
     expect(sent.body.data.attributes.product_options.redirect_url).toBe("http://localhost:3000/done");
 
     const bonus = await call(creditsCheckout, { path: "/api/credits/checkout", cookie, body: { variantId: "2001" } });
@@ -73,13 +87,23 @@ describe("Lemon Squeezy client against the JSON:API stub", () => {
   it("change plan, cancel, portal and resume go through the API; its answer is applied at once and a late webhook changes nothing", async () => {
     const { user, cookie } = await signIn("ls-sub@example.com");
     await subscribed("5001", user.id, "ls-sub@example.com");
-    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body).toMatchObject({ tier: "pro", subscription: { variantId: "1101" } });
+    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body).toMatchObject({
+      tier: "pro",
+      subscription: { variantId: "1101" },
+    });
 
     const changed = await call(changePlan, { path: "/api/payments/change-plan", cookie, body: { newVariantId: "1001" } });
     expect(changed.status).toBe(200);
     const patch = stub.requests.at(-1)!;
-    expect(patch).toMatchObject({ method: "PATCH", path: "/v1/subscriptions/5001", body: { data: { type: "subscriptions", id: "5001", attributes: { variant_id: 1001 } } } });
-    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body).toMatchObject({ tier: "basic", user: { downgradeCount: 1 } });
+    expect(patch).toMatchObject({
+      method: "PATCH",
+      path: "/v1/subscriptions/5001",
+      body: { data: { type: "subscriptions", id: "5001", attributes: { variant_id: 1001 } } },
+    });
+    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body).toMatchObject({
+      tier: "basic",
+      user: { downgradeCount: 1 },
+    });
 
     const cancelled = await call(cancel, { method: "POST", path: "/api/payments/cancel-subscription", cookie });
     expect(cancelled.status).toBe(200);
@@ -87,7 +111,15 @@ describe("Lemon Squeezy client against the JSON:API stub", () => {
     expect(cancelled.body.endsAt).toBe(new Date(String(stub.subscriptions.get("5001")!.attributes.renews_at)).toISOString());
 
     // The webhook of the earlier change arrives late: older than the state held, ignored.
-    const late = await deliver(subscriptionEvent("subscription_updated", { id: "5001", userId: user.id, variantId: "1001", status: "active", updatedAt: new Date(Date.now() - 60_000) }));
+    const late = await deliver(
+      subscriptionEvent("subscription_updated", {
+        id: "5001",
+        userId: user.id,
+        variantId: "1001",
+        status: "active",
+        updatedAt: new Date(Date.now() - 60_000),
+      }),
+    );
     expect(late.body.result).toMatch(/older/);
     expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body.subscription.status).toBe("cancelled");
 
@@ -168,7 +200,9 @@ describe("reconciliation (billing:sync) and trial checks against the provider", 
     expect(first.orders).toMatchObject({ granted: 1, failed: 0 });
     const prisma = await db();
     // 6002 (and other tests' subscriptions of users not here) belong to nobody: reported unmatched, not created.
-    const local = new Set((await prisma.subscription.findMany({ select: { providerSubscriptionId: true } })).map((r) => r.providerSubscriptionId));
+    const local = new Set(
+      (await prisma.subscription.findMany({ select: { providerSubscriptionId: true } })).map((r) => r.providerSubscriptionId),
+    );
     const orphans = [...stub.subscriptions.values()].filter((r) => String(r.attributes.store_id) === stub.storeId && !local.has(r.id));
     expect(orphans.map((r) => r.id)).toContain("6002");
     expect(first.subscriptions.unmatched).toBe(orphans.length);
@@ -204,13 +238,18 @@ describe("reconciliation (billing:sync) and trial checks against the provider", 
     expect(first.subscriptions.renewalsAllocated).toBe(1);
     expect(first.message).toContain("1 missed renewals allocated");
     expect(await credits()).toBe(allocation);
-    const resets = await prisma.creditTransaction.findMany({ where: { userId: user.id, type: "monthly_reset" }, orderBy: { createdAt: "asc" } });
+    const resets = await prisma.creditTransaction.findMany({
+      where: { userId: user.id, type: "monthly_reset" },
+      orderBy: { createdAt: "asc" },
+    });
     expect(resets.map((r) => r.operation)).toEqual(["initial_allocation", "subscription_start", "subscription_renewal"]);
     expect(resets.at(-1)?.amount).toBe(100);
 
     await reserveCredits({ userId: user.id, amount: 40, operation: "chat" });
     expect((await syncBilling()).subscriptions.renewalsAllocated).toBe(0);
-    const late = await deliver(invoiceEvent("subscription_payment_success", { id: "8101", subscriptionId: "6101", userId: user.id, updatedAt: paidAt }));
+    const late = await deliver(
+      invoiceEvent("subscription_payment_success", { id: "8101", subscriptionId: "6101", userId: user.id, updatedAt: paidAt }),
+    );
     expect(late.status).toBe(200);
     expect(await credits()).toBe(allocation - 40);
     expect(await prisma.creditTransaction.count({ where: { userId: user.id, type: "monthly_reset" } })).toBe(3);

@@ -49,7 +49,14 @@ describe("payment webhook signature (verified on the raw body before anything el
 
   it("answers 401 when no secret is configured in production (no fallback secret)", async () => {
     // Payments off (a production that starts without a payment provider): a delivery is still verified, and refused.
-    const restore = setEnv({ APP_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), CRON_SECRET: "cron", PAYMENT_WEBHOOK_SECRET: undefined, PAYMENT_SIMULATOR_ENABLED: undefined, PAYMENTS_ENABLED: "false" });
+    const restore = setEnv({
+      APP_ENV: "production",
+      NEXTAUTH_SECRET: "x".repeat(40),
+      CRON_SECRET: "cron",
+      PAYMENT_WEBHOOK_SECRET: undefined,
+      PAYMENT_SIMULATOR_ENABLED: undefined,
+      PAYMENTS_ENABLED: "false",
+    });
     try {
       const event = orderEvent({ id: "ord-prod", variantId: "local-bonus-basic-500" });
       const res = await deliver(event, { secret: DEV_PAYMENT_WEBHOOK_SECRET });
@@ -73,7 +80,10 @@ describe("payment webhook signature (verified on the raw body before anything el
 
   it("answers 400 for a signed body that is not a valid event, 405 for GET", async () => {
     expect((await deliver(undefined, { raw: "not json" })).status).toBe(400);
-    const missing = await deliver({ meta: { event_name: "subscription_created" }, data: { id: "x", type: "subscriptions", attributes: { status: "active" } } });
+    const missing = await deliver({
+      meta: { event_name: "subscription_created" },
+      data: { id: "x", type: "subscriptions", attributes: { status: "active" } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatch(/variant_id/);
     expect((await call(webhookGet, { path: "/api/webhooks/payment" })).status).toBe(405);
@@ -83,7 +93,14 @@ describe("payment webhook signature (verified on the raw body before anything el
 describe("payment events", () => {
   it("subscription_created creates the record, sets tier and the monthly allocation; the user status follows", async () => {
     const { user, cookie } = await signIn("created@example.com");
-    const res = await deliver(subscriptionEvent("subscription_created", { id: "sub-c", userId: user.id, variantId: "local-pro-yearly", updatedAt: "2026-11-01T00:00:00Z" }));
+    const res = await deliver(
+      subscriptionEvent("subscription_created", {
+        id: "sub-c",
+        userId: user.id,
+        variantId: "local-pro-yearly",
+        updatedAt: "2026-11-01T00:00:00Z",
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ received: true, type: "subscription_created", duplicate: false, status: "processed" });
     const row = await sub("sub-c");
@@ -96,10 +113,23 @@ describe("payment events", () => {
     expect(st.body).toMatchObject({ status: "active_subscriber", tier: "pro", billingPeriod: "yearly", needsAction: false });
     // The initial payment shares the start's allocation key: credits are not set twice.
     await prisma.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: 4000 } });
-    await deliver(invoiceEvent("subscription_payment_success", { id: "inv-c1", subscriptionId: "sub-c", userId: user.id, billingReason: "initial", updatedAt: "2026-11-01T00:00:01Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_success", {
+        id: "inv-c1",
+        subscriptionId: "sub-c",
+        userId: user.id,
+        billingReason: "initial",
+        updatedAt: "2026-11-01T00:00:01Z",
+      }),
+    );
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits).toBe(4000);
     // A renewal payment allocates again, once per invoice.
-    const renewal = invoiceEvent("subscription_payment_success", { id: "inv-c2", subscriptionId: "sub-c", userId: user.id, updatedAt: "2026-12-01T00:00:00Z" });
+    const renewal = invoiceEvent("subscription_payment_success", {
+      id: "inv-c2",
+      subscriptionId: "sub-c",
+      userId: user.id,
+      updatedAt: "2026-12-01T00:00:00Z",
+    });
     await deliver(renewal);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits).toBe(5000);
     await prisma.creditBalance.update({ where: { userId: user.id }, data: { subscriptionCredits: 10 } });
@@ -110,13 +140,46 @@ describe("payment events", () => {
 
   it("subscription_updated before subscription_created still yields the right record; older events never overwrite newer state", async () => {
     const { user } = await signIn("order@example.com");
-    await deliver(subscriptionEvent("subscription_updated", { id: "sub-o", userId: user.id, variantId: "local-pro-monthly", status: "active", updatedAt: "2026-11-02T00:00:00Z" }));
-    const created = await deliver(subscriptionEvent("subscription_created", { id: "sub-o", userId: user.id, variantId: "local-basic-monthly", status: "active", updatedAt: "2026-11-01T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_updated", {
+        id: "sub-o",
+        userId: user.id,
+        variantId: "local-pro-monthly",
+        status: "active",
+        updatedAt: "2026-11-02T00:00:00Z",
+      }),
+    );
+    const created = await deliver(
+      subscriptionEvent("subscription_created", {
+        id: "sub-o",
+        userId: user.id,
+        variantId: "local-basic-monthly",
+        status: "active",
+        updatedAt: "2026-11-01T00:00:00Z",
+      }),
+    );
     expect(created.status).toBe(200);
     expect(created.body.result).toMatch(/older/);
     expect(await sub("sub-o")).toMatchObject({ tier: "pro", variantId: "local-pro-monthly", status: "active" });
-    await deliver(subscriptionEvent("subscription_cancelled", { id: "sub-o", userId: user.id, variantId: "local-pro-monthly", status: "cancelled", endsAt: "2026-12-02T00:00:00Z", updatedAt: "2026-11-03T00:00:00Z" }));
-    await deliver(subscriptionEvent("subscription_updated", { id: "sub-o", userId: user.id, variantId: "local-pro-monthly", status: "active", updatedAt: "2026-11-02T12:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_cancelled", {
+        id: "sub-o",
+        userId: user.id,
+        variantId: "local-pro-monthly",
+        status: "cancelled",
+        endsAt: "2026-12-02T00:00:00Z",
+        updatedAt: "2026-11-03T00:00:00Z",
+      }),
+    );
+    await deliver(
+      subscriptionEvent("subscription_updated", {
+        id: "sub-o",
+        userId: user.id,
+        variantId: "local-pro-monthly",
+        status: "active",
+        updatedAt: "2026-11-02T12:00:00Z",
+      }),
+    );
     expect(await sub("sub-o")).toMatchObject({ status: "cancelled" });
     expect((await sub("sub-o")).endsAt?.toISOString()).toBe("2026-12-02T00:00:00.000Z");
   });
@@ -125,7 +188,14 @@ describe("payment events", () => {
     const { user, cookie } = await signIn("life@example.com");
     const base = { id: "sub-l", userId: user.id, variantId: "local-basic-monthly" };
     await deliver(subscriptionEvent("subscription_created", { ...base, updatedAt: "2026-11-01T00:00:00Z" }));
-    await deliver(subscriptionEvent("subscription_cancelled", { ...base, status: "cancelled", endsAt: "2030-01-01T00:00:00Z", updatedAt: "2026-11-02T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_cancelled", {
+        ...base,
+        status: "cancelled",
+        endsAt: "2030-01-01T00:00:00Z",
+        updatedAt: "2026-11-02T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-l")).status).toBe("cancelled");
     expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "cancelled", tier: "basic" });
     await deliver(subscriptionEvent("subscription_resumed", { ...base, status: "active", updatedAt: "2026-11-03T00:00:00Z" }));
@@ -135,7 +205,14 @@ describe("payment events", () => {
     expect((await sub("sub-l")).pausedAt).not.toBeNull();
     await deliver(subscriptionEvent("subscription_unpaused", { ...base, status: "active", updatedAt: "2026-11-05T00:00:00Z" }));
     expect(await sub("sub-l")).toMatchObject({ status: "active", pausedAt: null });
-    await deliver(subscriptionEvent("subscription_expired", { ...base, status: "expired", endsAt: "2026-11-06T00:00:00Z", updatedAt: "2026-11-06T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_expired", {
+        ...base,
+        status: "expired",
+        endsAt: "2026-11-06T00:00:00Z",
+        updatedAt: "2026-11-06T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-l")).status).toBe("expired");
     const prisma = await db();
     expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).tier).toBe("free");
@@ -147,24 +224,59 @@ describe("payment events", () => {
     const { user, cookie } = await signIn("failing@example.com");
     const base = { id: "sub-f", userId: user.id };
     await deliver(subscriptionEvent("subscription_created", { ...base, updatedAt: "2026-11-01T00:00:00Z" }));
-    await deliver(invoiceEvent("subscription_payment_failed", { id: "inv-f1", subscriptionId: "sub-f", userId: user.id, updatedAt: "2026-12-01T00:00:00Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_failed", {
+        id: "inv-f1",
+        subscriptionId: "sub-f",
+        userId: user.id,
+        updatedAt: "2026-12-01T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-f")).paymentFailedAt?.toISOString()).toBe("2026-12-01T00:00:00.000Z");
     expect((await call(status, { path: "/api/user/status", cookie })).body.needsAction).toBe(true);
     const prisma = await db();
     const mails = await prisma.emailLog.findMany({ where: { userId: user.id, type: "payment_failed" } });
     expect(mails).toHaveLength(1);
     expect(mails[0].to).toBe("failing@example.com");
-    await deliver(invoiceEvent("subscription_payment_recovered", { id: "inv-f1", subscriptionId: "sub-f", userId: user.id, updatedAt: "2026-12-03T00:00:00Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_recovered", {
+        id: "inv-f1",
+        subscriptionId: "sub-f",
+        userId: user.id,
+        updatedAt: "2026-12-03T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-f")).paymentFailedAt).toBeNull();
     expect((await call(status, { path: "/api/user/status", cookie })).body.needsAction).toBe(false);
     // A failure older than the recovery (delivered late) changes nothing and sends nothing.
-    await deliver(invoiceEvent("subscription_payment_failed", { id: "inv-f0", subscriptionId: "sub-f", userId: user.id, updatedAt: "2026-12-02T00:00:00Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_failed", {
+        id: "inv-f0",
+        subscriptionId: "sub-f",
+        userId: user.id,
+        updatedAt: "2026-12-02T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-f")).paymentFailedAt).toBeNull();
     expect(await prisma.emailLog.count({ where: { userId: user.id, type: "payment_failed" } })).toBe(1);
     // A newer failure, then a success, clears again.
-    await deliver(invoiceEvent("subscription_payment_failed", { id: "inv-f2", subscriptionId: "sub-f", userId: user.id, updatedAt: "2027-01-01T00:00:00Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_failed", {
+        id: "inv-f2",
+        subscriptionId: "sub-f",
+        userId: user.id,
+        updatedAt: "2027-01-01T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-f")).paymentFailedAt).not.toBeNull();
-    await deliver(invoiceEvent("subscription_payment_success", { id: "inv-f2", subscriptionId: "sub-f", userId: user.id, updatedAt: "2027-01-02T00:00:00Z" }));
+    await deliver(
+      invoiceEvent("subscription_payment_success", {
+        id: "inv-f2",
+        subscriptionId: "sub-f",
+        userId: user.id,
+        updatedAt: "2027-01-02T00:00:00Z",
+      }),
+    );
     expect((await sub("sub-f")).paymentFailedAt).toBeNull();
   });
 
@@ -174,13 +286,17 @@ describe("payment events", () => {
     expect(first.body).toMatchObject({ status: "processed" });
     expect(first.body.result).toMatch(/granted 500/);
     // A different delivery body for the same order (e.g. a resend with other meta) grants nothing.
-    const again = await deliver(orderEvent({ id: "ord-1", userId: user.id, variantId: "local-bonus-basic-500", extra: { webhook_id: "resend" } }));
+    const again = await deliver(
+      orderEvent({ id: "ord-1", userId: user.id, variantId: "local-bonus-basic-500", extra: { webhook_id: "resend" } }),
+    );
     expect(again.body).toMatchObject({ duplicate: false, status: "processed", result: "order already granted" });
     const prisma = await db();
     expect(await prisma.bonusPurchase.count({ where: { userId: user.id } })).toBe(1);
     expect((await prisma.bonusPurchase.findFirstOrThrow({ where: { orderId: "ord-1" } })).credits).toBe(500);
     expect((await deliver(orderEvent({ id: "ord-2", userId: user.id, variantId: "local-pro-monthly" }))).body.status).toBe("ignored");
-    expect((await deliver(orderEvent({ id: "ord-3", userId: user.id, variantId: "local-bonus-basic-500", status: "refunded" }))).body.status).toBe("ignored");
+    expect(
+      (await deliver(orderEvent({ id: "ord-3", userId: user.id, variantId: "local-bonus-basic-500", status: "refunded" }))).body.status,
+    ).toBe("ignored");
     expect(await prisma.bonusPurchase.count({ where: { userId: user.id } })).toBe(1);
   });
 
@@ -190,7 +306,12 @@ describe("payment events", () => {
     expect(unknown.status).toBe(200);
     expect(unknown.body.status).toBe("ignored");
     // A subscription for a variant that is not in the catalog: the handler throws, the answer is still 200.
-    const bad = subscriptionEvent("subscription_created", { id: "sub-bad", userId: user.id, variantId: "999999", updatedAt: "2026-11-01T00:00:00Z" });
+    const bad = subscriptionEvent("subscription_created", {
+      id: "sub-bad",
+      userId: user.id,
+      variantId: "999999",
+      updatedAt: "2026-11-01T00:00:00Z",
+    });
     const res = await deliver(bad);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "failed" });
@@ -205,9 +326,24 @@ describe("payment events", () => {
 
   it("keeps events of an unknown buyer and applies them when that email registers (registration-first)", async () => {
     const email = "later@example.com";
-    const created = await deliver(subscriptionEvent("subscription_created", { id: "sub-later", email, variantId: "local-pro-monthly", updatedAt: "2026-11-01T00:00:00Z" }));
+    const created = await deliver(
+      subscriptionEvent("subscription_created", {
+        id: "sub-later",
+        email,
+        variantId: "local-pro-monthly",
+        updatedAt: "2026-11-01T00:00:00Z",
+      }),
+    );
     expect(created.body.status).toBe("pending");
-    const paid = await deliver(invoiceEvent("subscription_payment_success", { id: "inv-later", subscriptionId: "sub-later", email, billingReason: "initial", updatedAt: "2026-11-01T00:00:01Z" }));
+    const paid = await deliver(
+      invoiceEvent("subscription_payment_success", {
+        id: "inv-later",
+        subscriptionId: "sub-later",
+        email,
+        billingReason: "initial",
+        updatedAt: "2026-11-01T00:00:01Z",
+      }),
+    );
     expect(paid.body.status).toBe("pending");
     const order = await deliver(orderEvent({ id: "ord-later", email, variantId: "local-bonus-pro-2000" }));
     expect(order.body.status).toBe("pending");
@@ -223,9 +359,18 @@ describe("payment events", () => {
 
   it("attaches a guest purchase to an existing account with the buyer's email, and keeps an invoice for an unknown subscription until it arrives", async () => {
     const { user } = await signIn("existing@example.com");
-    const early = await deliver(invoiceEvent("subscription_payment_failed", { id: "inv-e", subscriptionId: "sub-e", userId: user.id, updatedAt: "2026-11-02T00:00:00Z" }));
+    const early = await deliver(
+      invoiceEvent("subscription_payment_failed", {
+        id: "inv-e",
+        subscriptionId: "sub-e",
+        userId: user.id,
+        updatedAt: "2026-11-02T00:00:00Z",
+      }),
+    );
     expect(early.body.status).toBe("pending");
-    await deliver(subscriptionEvent("subscription_created", { id: "sub-e", email: "EXISTING@example.com", updatedAt: "2026-11-01T00:00:00Z" }));
+    await deliver(
+      subscriptionEvent("subscription_created", { id: "sub-e", email: "EXISTING@example.com", updatedAt: "2026-11-01T00:00:00Z" }),
+    );
     const row = await sub("sub-e");
     expect(row.userId).toBe(user.id);
     expect(row.paymentFailedAt?.toISOString()).toBe("2026-11-02T00:00:00.000Z");

@@ -13,7 +13,12 @@ describe("checkout addresses follow the address the browser used", () => {
     const { cookie } = await signIn();
     const { body: plans } = await call((await import("@/app/api/pricing/config/route")).GET, { path: "/api/pricing/config" });
     const variantId = String(plans.tiers.find((t: { key: string }) => t.key === "basic").variants.monthly);
-    const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId }, headers: { host: "127.0.0.1:3000" } });
+    const res = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie,
+      body: { variantId },
+      headers: { host: "127.0.0.1:3000" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.checkoutUrl).toMatch(/^http:\/\/127\.0\.0\.1:3000\/simulator\/checkout\//);
     restore();

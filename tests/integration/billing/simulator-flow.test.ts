@@ -46,7 +46,11 @@ async function buy(cookie: string, variantId: string) {
 describe("local checkout simulator, end to end through the handlers (credit_based)", () => {
   it("buys a plan: checkout page, Complete purchase, signed webhooks, status, subscription, credits", async () => {
     const { user, cookie } = await signIn("buyer@example.com");
-    const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie, body: { variantId: "local-pro-monthly", discountCode: "WELCOME" } });
+    const res = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie,
+      body: { variantId: "local-pro-monthly", discountCode: "WELCOME" },
+    });
     expect(res.status).toBe(200);
     const id = checkoutId(res.body.checkoutUrl);
 
@@ -63,13 +67,22 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     expect(done.headers.get("location")).toBe("http://localhost:3000/dashboard?checkout=success");
 
     expect((await call(status, { path: "/api/user/status", cookie })).body).toEqual({
-      status: "active_subscriber", tier: "pro", billingPeriod: "monthly", isTrial: false, needsAction: false, isLocked: false,
+      status: "active_subscriber",
+      tier: "pro",
+      billingPeriod: "monthly",
+      isTrial: false,
+      needsAction: false,
+      isLocked: false,
     });
     const details = await call(subscription, { path: "/api/payments/subscription", cookie });
     expect(details.status).toBe(200);
     expect(details.headers.get("cache-control")).toBe("private, max-age=60");
     expect(details.body).toMatchObject({
-      hasActiveSubscription: true, tier: "pro", billingPeriod: "monthly", planName: "Pro", isFreePlan: false,
+      hasActiveSubscription: true,
+      tier: "pro",
+      billingPeriod: "monthly",
+      planName: "Pro",
+      isFreePlan: false,
       subscription: { status: "active", variantId: "local-pro-monthly" },
       user: { downgradeCount: 0, hasUsedTrial: false },
       limits: { monthlyCredits: 5000, bonusMonthlyLimit: 10000 },
@@ -77,7 +90,10 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     expect(Date.parse(details.body.subscription.currentPeriodEnd)).toBeGreaterThan(Date.now() + 27 * 86_400_000);
     const prisma = await db();
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits).toBe(5000);
-    const deliveries = await prisma.webhookDelivery.findMany({ where: { source: "payment", userRef: user.id }, orderBy: { receivedAt: "asc" } });
+    const deliveries = await prisma.webhookDelivery.findMany({
+      where: { source: "payment", userRef: user.id },
+      orderBy: { receivedAt: "asc" },
+    });
     expect(deliveries.map((d) => [d.eventType, d.status])).toEqual([
       ["subscription_created", "processed"],
       ["subscription_payment_success", "processed"],
@@ -125,7 +141,10 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     const refused = await call(creditsCheckout, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/Monthly bonus purchase limit reached/);
-    expect((await call(bonusPackages, { path: "/api/credits/bonus-packages", cookie })).body).toMatchObject({ monthlyPurchasedCredits: 2400, canPurchaseMore: false });
+    expect((await call(bonusPackages, { path: "/api/credits/bonus-packages", cookie })).body).toMatchObject({
+      monthlyPurchasedCredits: 2400,
+      canPurchaseMore: false,
+    });
   });
 
   it("portal: failed and recovered payment drive needsAction; cancel shows endsAt; resume reactivates", async () => {
@@ -139,15 +158,21 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     const page = renderToStaticMarkup(await PortalPage({ searchParams: Promise.resolve({ token }) }));
     expect(page).toContain("Cancel subscription");
     expect(page).toContain("portal@example.com");
-    expect(renderToStaticMarkup(await PortalPage({ searchParams: Promise.resolve({ token: token + "x" }) }))).toContain("Portal session not found");
+    expect(renderToStaticMarkup(await PortalPage({ searchParams: Promise.resolve({ token: token + "x" }) }))).toContain(
+      "Portal session not found",
+    );
 
-    const act = (action: string, extra: Record<string, string> = {}) => call(portalAction, { method: "POST", path: "/api/simulator/portal", ...form({ token, action, ...extra }) });
+    const act = (action: string, extra: Record<string, string> = {}) =>
+      call(portalAction, { method: "POST", path: "/api/simulator/portal", ...form({ token, action, ...extra }) });
     expect((await act("fail_payment")).status).toBe(303);
     expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "past_due", needsAction: true });
     const prisma = await db();
     expect(await prisma.emailLog.count({ where: { to: "portal@example.com", type: "payment_failed" } })).toBe(1);
     await act("recover_payment");
-    expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "active_subscriber", needsAction: false });
+    expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({
+      status: "active_subscriber",
+      needsAction: false,
+    });
 
     const before = await call(subscription, { path: "/api/payments/subscription", cookie });
     const cancelled = await call(cancel, { path: "/api/payments/cancel-subscription", cookie, method: "POST" });
@@ -160,10 +185,17 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     expect(renderToStaticMarkup(await PortalPage({ searchParams: Promise.resolve({ token }) }))).toContain("Resume subscription");
     const resumed = await act("resume");
     expect(resumed.headers.get("location")).toContain("message=");
-    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body.subscription).toMatchObject({ status: "active", endsAt: null });
+    expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body.subscription).toMatchObject({
+      status: "active",
+      endsAt: null,
+    });
     const bad = await call(portalAction, { method: "POST", path: "/api/simulator/portal", body: { token, action: "explode" } });
     expect(bad.status).toBe(400);
-    const forged = await call(portalAction, { method: "POST", path: "/api/simulator/portal", body: { token: token + "x", action: "cancel" } });
+    const forged = await call(portalAction, {
+      method: "POST",
+      path: "/api/simulator/portal",
+      body: { token: token + "x", action: "cancel" },
+    });
     expect(forged.status).toBe(404);
   });
 
@@ -176,10 +208,18 @@ describe("local checkout simulator, end to end through the handlers (credit_base
     const missing = await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", ...form({ id }) });
     expect(missing.status).toBe(303);
     expect(missing.headers.get("location")).toContain("error=");
-    const done = await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", ...form({ id, email: "Newcomer@Example.com" }) });
+    const done = await call(completeCheckout, {
+      method: "POST",
+      path: "/api/simulator/checkout",
+      ...form({ id, email: "Newcomer@Example.com" }),
+    });
     expect(done.headers.get("location")).toBe("http://localhost:3000/signin?callbackUrl=%2Fdashboard%3Fcheckout%3Dsuccess");
     const { cookie } = await signIn("newcomer@example.com");
-    expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "active_subscriber", tier: "pro", billingPeriod: "yearly" });
+    expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({
+      status: "active_subscriber",
+      tier: "pro",
+      billingPeriod: "yearly",
+    });
   });
 });
 
@@ -190,7 +230,11 @@ describe("trials (classic_saas)", () => {
       const { user, cookie } = await signIn("trial-user@example.com");
       const { id } = await buy(cookie, "local-enterprise-monthly");
       expect(id).toBeTruthy();
-      expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "trialing", isTrial: true, tier: "enterprise" });
+      expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({
+        status: "trialing",
+        isTrial: true,
+        tier: "enterprise",
+      });
       const change = (newVariantId: string) => call(changePlan, { path: "/api/payments/change-plan", cookie, body: { newVariantId } });
       const first = await change("local-pro-monthly");
       expect(first.status).toBe(200);
@@ -204,11 +248,18 @@ describe("trials (classic_saas)", () => {
       expect(third.status).toBe(400);
       expect(third.body.error).toMatch(/Downgrade limit reached/);
       const details = await call(subscription, { path: "/api/payments/subscription", cookie });
-      expect(details.body).toMatchObject({ tier: "pro", user: { downgradeCount: 2, hasUsedTrial: true }, subscription: { variantId: "local-pro-yearly" } });
+      expect(details.body).toMatchObject({
+        tier: "pro",
+        user: { downgradeCount: 2, hasUsedTrial: true },
+        subscription: { variantId: "local-pro-yearly" },
+      });
 
       // The trial ends (the provider converts it): downgrades are possible again.
       const prisma = await db();
-      await prisma.subscription.updateMany({ where: { userId: user.id }, data: { status: "active", trialEndsAt: new Date(Date.now() - 1000) } });
+      await prisma.subscription.updateMany({
+        where: { userId: user.id },
+        data: { status: "active", trialEndsAt: new Date(Date.now() - 1000) },
+      });
       const after = await change("local-basic-yearly");
       expect(after.status).toBe(200);
       expect((await call(subscription, { path: "/api/payments/subscription", cookie })).body.user.downgradeCount).toBe(3);
@@ -227,12 +278,20 @@ describe("trials (classic_saas)", () => {
       const prisma = await db();
       await prisma.subscription.updateMany({ where: { userId: user.id }, data: { trialEndsAt: new Date(Date.now() - 60_000) } });
 
-      expect((await call(checkTrialsGet, { path: "/api/cron/check-trials" })).body).toEqual({ status: "active", schedule: "0 2 * * *", model: "classic_saas" });
+      expect((await call(checkTrialsGet, { path: "/api/cron/check-trials" })).body).toEqual({
+        status: "active",
+        schedule: "0 2 * * *",
+        model: "classic_saas",
+      });
       const res = await call(checkTrials, { method: "POST", path: "/api/cron/check-trials" });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ success: true, expiredCount: 1 });
       expect(Date.parse(res.body.timestamp)).not.toBeNaN();
-      expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({ status: "free", tier: "free", isTrial: false });
+      expect((await call(status, { path: "/api/user/status", cookie })).body).toMatchObject({
+        status: "free",
+        tier: "free",
+        isTrial: false,
+      });
       expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits).toBe(200);
       expect((await call(status, { path: "/api/user/status", cookie: otherCookie })).body).toMatchObject({ status: "trialing" });
       expect((await call(checkTrials, { method: "POST", path: "/api/cron/check-trials" })).body.expiredCount).toBe(0);
@@ -248,6 +307,10 @@ describe("trials (classic_saas)", () => {
     const noop = await call(checkTrials, { method: "POST", path: "/api/cron/check-trials" });
     expect(noop.body).toMatchObject({ success: true, expiredCount: 0 });
     expect(noop.body.message).toMatch(/only in classic_saas/);
-    expect((await call(checkTrialsGet, { path: "/api/cron/check-trials" })).body).toEqual({ status: "inactive", schedule: "0 2 * * *", model: "credit_based" });
+    expect((await call(checkTrialsGet, { path: "/api/cron/check-trials" })).body).toEqual({
+      status: "inactive",
+      schedule: "0 2 * * *",
+      model: "credit_based",
+    });
   });
 });

@@ -57,15 +57,29 @@ describe("credit charging under concurrency (PGlite)", () => {
     const { user } = await signIn();
     await (await db()).user.update({ where: { id: user.id }, data: { bonusCreditsAutoUse: true } });
     await setSubscriptionCredits(user.id, 400);
-    const a = await grantBonusPurchase({ userId: user.id, orderId: `a-${user.id}`, variantId: "v", credits: 300, expiresAt: new Date(Date.now() + 10 * DAY) });
-    const b = await grantBonusPurchase({ userId: user.id, orderId: `b-${user.id}`, variantId: "v", credits: 300, expiresAt: new Date(Date.now() + 20 * DAY) });
+    const a = await grantBonusPurchase({
+      userId: user.id,
+      orderId: `a-${user.id}`,
+      variantId: "v",
+      credits: 300,
+      expiresAt: new Date(Date.now() + 10 * DAY),
+    });
+    const b = await grantBonusPurchase({
+      userId: user.id,
+      orderId: `b-${user.id}`,
+      variantId: "v",
+      credits: 300,
+      expiresAt: new Date(Date.now() + 20 * DAY),
+    });
     const { ok, refused, other } = await hammer(user.id);
     expect(other).toEqual([]);
     expect(ok).toBe(1000);
     expect(refused).toBe(WORKERS * CHARGES - 1000);
     const prisma = await db();
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } })).subscriptionCredits).toBe(0);
-    expect((await prisma.bonusPurchase.findMany({ where: { id: { in: [a.purchaseId, b.purchaseId] } } })).map((p) => p.remaining)).toEqual([0, 0]);
+    expect((await prisma.bonusPurchase.findMany({ where: { id: { in: [a.purchaseId, b.purchaseId] } } })).map((p) => p.remaining)).toEqual([
+      0, 0,
+    ]);
     const usage = await prisma.creditTransaction.findMany({ where: { userId: user.id, type: "usage" } });
     expect(usage.map((u) => u.balanceAfter).sort((x, y) => x - y)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     for (const u of usage) {

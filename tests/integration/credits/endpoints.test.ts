@@ -42,7 +42,14 @@ describe("GET /api/ai/usage", () => {
     const renewsAt = new Date(Date.now() + 27 * 86_400_000);
     await prisma.user.update({ where: { id: user.id }, data: { tier: "pro" } });
     await prisma.subscription.create({
-      data: { userId: user.id, providerSubscriptionId: `sub-${user.id}`, status: "active", tier: "pro", variantId: "local-pro-monthly", currentPeriodEnd: renewsAt },
+      data: {
+        userId: user.id,
+        providerSubscriptionId: `sub-${user.id}`,
+        status: "active",
+        tier: "pro",
+        variantId: "local-pro-monthly",
+        currentPeriodEnd: renewsAt,
+      },
     });
     const res = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
     expect(res.body.nextResetAt).toBe(renewsAt.toISOString());
@@ -92,7 +99,14 @@ describe("GET /api/credits/history", () => {
     await reserveCredits({ userId: user.id, amount: 20, operation: "stream" });
     const prisma = await db();
     await prisma.creditTransaction.create({
-      data: { userId: user.id, amount: 0, balanceAfter: 0, type: "adjustment", operation: "old", createdAt: new Date(Date.UTC(2021, 5, 1)) },
+      data: {
+        userId: user.id,
+        amount: 0,
+        balanceAfter: 0,
+        type: "adjustment",
+        operation: "old",
+        createdAt: new Date(Date.UTC(2021, 5, 1)),
+      },
     });
     const res = await call(historyRoute.GET, { path: "/api/credits/history", cookie });
     expect(res.status).toBe(200);
@@ -108,7 +122,15 @@ describe("GET /api/credits/history", () => {
       ["monthly_reset", 200],
     ]);
     const usage = res.body.transactions[2];
-    expect(usage).toEqual({ id: expect.any(String), amount: -15, balanceAfter: 185, type: "usage", operation: "chat", metadata: { model: "m-1" }, createdAt: expect.any(String) });
+    expect(usage).toEqual({
+      id: expect.any(String),
+      amount: -15,
+      balanceAfter: 185,
+      type: "usage",
+      operation: "chat",
+      metadata: { model: "m-1" },
+      createdAt: expect.any(String),
+    });
     expect(res.body.transactions[0].balanceAfter).toBe(180);
 
     const page = await call(historyRoute.GET, { path: "/api/credits/history?limit=2&offset=1", cookie });
@@ -171,7 +193,12 @@ describe("/api/credits/preferences", () => {
   it("answers 401 when the session's user does not exist", async () => {
     const cookie = await ghostCookie();
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(401);
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      body: { bonusCreditsAutoUse: true },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "Authentication required", code: "unauthorized" });
   });
@@ -190,8 +217,15 @@ describe("/api/credits/preferences", () => {
     const { user, cookie } = await signIn();
     await grantBonusPurchase({ userId: user.id, orderId: `o-${user.id}`, variantId: "v", credits: 100 });
     await reserveCredits({ userId: user.id, amount: 200, operation: "chat" });
-    await expect(reserveCredits({ userId: user.id, amount: 15, operation: "chat" })).rejects.toMatchObject({ code: "insufficient_credits" });
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
+    await expect(reserveCredits({ userId: user.id, amount: 15, operation: "chat" })).rejects.toMatchObject({
+      code: "insufficient_credits",
+    });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      body: { bonusCreditsAutoUse: true },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, bonusCreditsAutoUse: true });
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).body.bonusCreditsAutoUse).toBe(true);
@@ -202,7 +236,12 @@ describe("/api/credits/preferences", () => {
   it("PATCH answers 403 when the per-user toggle feature is disabled, changing nothing", async () => {
     restore = setEnv({ CREDITS_USER_TOGGLE_ENABLED: "false" });
     const { user, cookie } = await signIn();
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      body: { bonusCreditsAutoUse: true },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatch(/toggle is disabled/);
     expect((await (await db()).user.findUniqueOrThrow({ where: { id: user.id } })).bonusCreditsAutoUse).toBe(false);
@@ -215,14 +254,25 @@ describe("/api/credits/preferences", () => {
     [{ bonusCreditsAutoUse: true, extra: 1 }, "extra"],
   ])("PATCH answers 400 for body %j", async (body, field) => {
     const { cookie } = await signIn();
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, ...(body === undefined ? {} : { body }) });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      ...(body === undefined ? {} : { body }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toContain(field);
   });
 
   it("PATCH answers 400 for malformed JSON", async () => {
     const { cookie } = await signIn();
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, rawBody: "{nope", headers: { "content-type": "application/json" } });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      rawBody: "{nope",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
   });
 
@@ -230,14 +280,21 @@ describe("/api/credits/preferences", () => {
     const { cookie } = await signIn();
     restore = setEnv({ PUBLIC_PRICING_MODEL: "classic_saas" });
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences", cookie })).status).toBe(404);
-    const res = await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", cookie, body: { bonusCreditsAutoUse: true } });
+    const res = await call(prefsRoute.PATCH, {
+      method: "PATCH",
+      path: "/api/credits/preferences",
+      cookie,
+      body: { bonusCreditsAutoUse: true },
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "Not found", code: "feature_disabled" });
   });
 
   it("answers 401 without a session and 405 for POST", async () => {
     expect((await call(prefsRoute.GET, { path: "/api/credits/preferences" })).status).toBe(401);
-    expect((await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", body: { bonusCreditsAutoUse: true } })).status).toBe(401);
+    expect(
+      (await call(prefsRoute.PATCH, { method: "PATCH", path: "/api/credits/preferences", body: { bonusCreditsAutoUse: true } })).status,
+    ).toBe(401);
     const res = await call(prefsRoute.POST, { method: "POST", path: "/api/credits/preferences" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, PATCH");

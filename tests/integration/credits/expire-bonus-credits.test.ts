@@ -19,7 +19,13 @@ const bearer = { authorization: `Bearer ${SECRET}` };
 
 async function expiredPurchase() {
   const { user } = await signIn();
-  const { purchaseId } = await grantBonusPurchase({ userId: user.id, orderId: `ord-${user.id}`, variantId: "v", credits: 70, expiresAt: new Date(Date.now() - 60_000) });
+  const { purchaseId } = await grantBonusPurchase({
+    userId: user.id,
+    orderId: `ord-${user.id}`,
+    variantId: "v",
+    credits: 70,
+    expiresAt: new Date(Date.now() - 60_000),
+  });
   return { userId: user.id, purchaseId };
 }
 

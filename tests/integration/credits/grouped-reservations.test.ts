@@ -27,12 +27,23 @@ describe("grouped reservations", () => {
     await setSubscriptionCredits(users[0], 30);
     await setSubscriptionCredits(users[1], 1_000);
     await setSubscriptionCredits(users[2], 0);
-    await grantBonusPurchase({ userId: users[2], credits: 25, orderId: "grouped-bonus", variantId: "v", expiresAt: new Date(Date.now() + 30 * DAY) });
+    await grantBonusPurchase({
+      userId: users[2],
+      credits: 25,
+      orderId: "grouped-bonus",
+      variantId: "v",
+      expiresAt: new Date(Date.now() + 30 * DAY),
+    });
     await (await db()).user.update({ where: { id: users[2] }, data: { bonusCreditsAutoUse: true } });
 
     const calls = users.flatMap((userId) => Array.from({ length: 4 }, () => ({ userId })));
     const results = await Promise.allSettled(calls.map(({ userId }) => reserveCredits({ userId, amount: 10, operation: "grouped_test" })));
-    const byUser = users.map((u) => results.filter((_, i) => calls[i].userId === u).map(outcomeOf).sort());
+    const byUser = users.map((u) =>
+      results
+        .filter((_, i) => calls[i].userId === u)
+        .map(outcomeOf)
+        .sort(),
+    );
     expect(byUser[0]).toEqual(["charged", "charged", "charged", "insufficient_credits"]);
     expect(byUser[1]).toEqual(["charged", "charged", "charged", "charged"]);
     expect(byUser[2]).toEqual(["charged", "charged", "insufficient_credits", "insufficient_credits"]);

@@ -34,7 +34,14 @@ describe("new user", () => {
   it("starts with the free allocation and one monthly_reset row", async () => {
     const userId = await newUser();
     const s = await getCreditSummary(userId);
-    expect(s).toMatchObject({ tier: "free", monthlyAllocation: 200, subscriptionCredits: 200, bonusCredits: 0, usableBonusCredits: 0, totalUsable: 200 });
+    expect(s).toMatchObject({
+      tier: "free",
+      monthlyAllocation: 200,
+      subscriptionCredits: 200,
+      bonusCredits: 0,
+      usableBonusCredits: 0,
+      totalUsable: 200,
+    });
     expect(s.resetAt).toBeInstanceOf(Date);
     const rows = await (await db()).creditTransaction.findMany({ where: { userId } });
     expect(rows).toHaveLength(1);
@@ -50,9 +57,21 @@ describe("reserveCredits", () => {
     expect(r).toMatchObject({ userId, amount: 15, charged: true, remaining: 185 });
     const prisma = await db();
     const row = await prisma.creditTransaction.findFirstOrThrow({ where: { userId, type: "usage" } });
-    expect(row).toMatchObject({ amount: -15, balanceAfter: 185, operation: "chat", metadata: { model: "gpt-test" }, bonusPurchaseId: null, operationId: r.id });
+    expect(row).toMatchObject({
+      amount: -15,
+      balanceAfter: 185,
+      operation: "chat",
+      metadata: { model: "gpt-test" },
+      bonusPurchaseId: null,
+      operationId: r.id,
+    });
     // Every charge has its operation row, so one a crash left unsettled can be found and refunded.
-    expect(await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).toMatchObject({ kind: "charge", status: "reserved", amount: 15, model: "gpt-test" });
+    expect(await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } })).toMatchObject({
+      kind: "charge",
+      status: "reserved",
+      amount: 15,
+      model: "gpt-test",
+    });
     await expectLedgerBalances(userId);
   });
 
@@ -98,8 +117,20 @@ describe("reserveCredits", () => {
   it("spends subscription first, then bonus purchases oldest expiry first, when auto-use is on", async () => {
     const userId = await newUser(true);
     await setSubscriptionCredits(userId, 5);
-    const late = await grantBonusPurchase({ userId, orderId: `o-late-${userId}`, variantId: "v", credits: 10, expiresAt: new Date(Date.now() + 20 * DAY) });
-    const early = await grantBonusPurchase({ userId, orderId: `o-early-${userId}`, variantId: "v", credits: 10, expiresAt: new Date(Date.now() + 10 * DAY) });
+    const late = await grantBonusPurchase({
+      userId,
+      orderId: `o-late-${userId}`,
+      variantId: "v",
+      credits: 10,
+      expiresAt: new Date(Date.now() + 20 * DAY),
+    });
+    const early = await grantBonusPurchase({
+      userId,
+      orderId: `o-early-${userId}`,
+      variantId: "v",
+      credits: 10,
+      expiresAt: new Date(Date.now() + 10 * DAY),
+    });
     const r = await reserveCredits({ userId, amount: 20, operation: "stream" });
     expect(r.remaining).toBe(5);
     const prisma = await db();
@@ -249,7 +280,11 @@ describe("monthly allocation", () => {
     const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15));
     await prisma.creditBalance.update({ where: { userId }, data: { resetAt: lastMonth } });
     await prisma.creditOperation.updateMany({ where: { userId, kind: "reset" }, data: { idempotencyKey: `reset:${userId}:old` } });
-    const summaries = await Promise.all([getCreditSummary(userId), getCreditSummary(userId), reserveCredits({ userId, amount: 15, operation: "chat" })]);
+    const summaries = await Promise.all([
+      getCreditSummary(userId),
+      getCreditSummary(userId),
+      reserveCredits({ userId, amount: 15, operation: "chat" }),
+    ]);
     expect(await prisma.creditTransaction.count({ where: { userId, operation: "monthly_rollover" } })).toBe(1);
     expect((await getCreditSummary(userId)).subscriptionCredits).toBe(185);
     expect(summaries[0].resetAt!.getTime()).toBeGreaterThan(lastMonth.getTime());
@@ -280,7 +315,13 @@ describe("bonus purchases", () => {
     const userId = await newUser(true);
     const prisma = await db();
     await setSubscriptionCredits(userId, 0);
-    const p = await grantBonusPurchase({ userId, orderId: `re-${userId}`, variantId: "v", credits: 50, expiresAt: new Date(Date.now() + 1500) });
+    const p = await grantBonusPurchase({
+      userId,
+      orderId: `re-${userId}`,
+      variantId: "v",
+      credits: 50,
+      expiresAt: new Date(Date.now() + 1500),
+    });
     const r = await reserveCredits({ userId, amount: 20, operation: "chat" });
     await new Promise((done) => setTimeout(done, 1600));
     await expireBonusPurchases();
@@ -312,8 +353,20 @@ describe("bonus purchases", () => {
   it("expires purchases past their expiry with an adjustment row, once", async () => {
     const userId = await newUser(true);
     const prisma = await db();
-    const old = await grantBonusPurchase({ userId, orderId: `old-${userId}`, variantId: "v", credits: 40, expiresAt: new Date(Date.now() + 1 * DAY) });
-    const fresh = await grantBonusPurchase({ userId, orderId: `fresh-${userId}`, variantId: "v", credits: 60, expiresAt: new Date(Date.now() + 30 * DAY) });
+    const old = await grantBonusPurchase({
+      userId,
+      orderId: `old-${userId}`,
+      variantId: "v",
+      credits: 40,
+      expiresAt: new Date(Date.now() + 1 * DAY),
+    });
+    const fresh = await grantBonusPurchase({
+      userId,
+      orderId: `fresh-${userId}`,
+      variantId: "v",
+      credits: 60,
+      expiresAt: new Date(Date.now() + 30 * DAY),
+    });
     await setSubscriptionCredits(userId, 0);
     await reserveCredits({ userId, amount: 10, operation: "chat" });
     const later = new Date(Date.now() + 2 * DAY);

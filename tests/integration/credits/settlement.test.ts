@@ -1,6 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { runChat } from "@/lib/ai/chat/run-chat";
-import { adjustCredits, drainSettlements, refundReservation, refundStaleReservations, reserveCredits, settleInBackground, settleReservation } from "@/lib/credits";
+import {
+  adjustCredits,
+  drainSettlements,
+  refundReservation,
+  refundStaleReservations,
+  reserveCredits,
+  settleInBackground,
+  settleReservation,
+} from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { signIn } from "@/tests/helpers/http";
 import { expectLedgerBalances } from "./invariant";
@@ -46,7 +54,14 @@ describe("settling with the answer", () => {
     const rows = await prisma.creditTransaction.findMany({ where: { userId, type: "usage" } });
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      expect(row.metadata).toMatchObject({ model: "gpt-4o-mini", pricing: "flat", promptTokens: expect.any(Number), completionTokens: expect.any(Number), costMicros: expect.any(Number), credits: 15 });
+      expect(row.metadata).toMatchObject({
+        model: "gpt-4o-mini",
+        pricing: "flat",
+        promptTokens: expect.any(Number),
+        completionTokens: expect.any(Number),
+        costMicros: expect.any(Number),
+        credits: 15,
+      });
     }
     expect(await balanceOf(userId)).toEqual({ sub: 0, bonus: 85 });
   });
@@ -112,7 +127,9 @@ describe("settling with the answer", () => {
 
   it("concurrent settlements share statements and each gets its own outcome", async () => {
     const { user } = await signIn("batched-settle@example.com");
-    const reservations = await Promise.all(Array.from({ length: 8 }, () => reserveCredits({ userId: user.id, amount: 15, operation: "chat" })));
+    const reservations = await Promise.all(
+      Array.from({ length: 8 }, () => reserveCredits({ userId: user.id, amount: 15, operation: "chat" })),
+    );
     const settled = await Promise.all(reservations.map((r, i) => settleReservation(r, { amount: i, metadata: { completionTokens: i } })));
     expect(settled.map((s) => s.charged)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const ops = await (await db()).creditOperation.findMany({ where: { userId: user.id, kind: "charge" } });

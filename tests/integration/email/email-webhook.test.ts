@@ -31,13 +31,29 @@ function signed(payload: unknown, options: { id?: string; secret?: string; at?: 
 const event = (type: string, emailId: string) => ({
   type,
   created_at: new Date().toISOString(),
-  data: { email_id: emailId, from: "App <no-reply@app.test>", to: ["user@example.com"], subject: "Hi", created_at: new Date().toISOString() },
+  data: {
+    email_id: emailId,
+    from: "App <no-reply@app.test>",
+    to: ["user@example.com"],
+    subject: "Hi",
+    created_at: new Date().toISOString(),
+  },
 });
 
 async function sentLog(status = "sent") {
   const providerMessageId = randomUUID();
-  const row = await (await db()).emailLog.create({
-    data: { to: "user@example.com", from: "App <no-reply@app.test>", subject: "Hi", type: "notification", status, provider: "resend", providerMessageId },
+  const row = await (
+    await db()
+  ).emailLog.create({
+    data: {
+      to: "user@example.com",
+      from: "App <no-reply@app.test>",
+      subject: "Hi",
+      type: "notification",
+      status,
+      provider: "resend",
+      providerMessageId,
+    },
   });
   return row;
 }
@@ -45,16 +61,19 @@ async function sentLog(status = "sent") {
 const statusOf = async (id: string) => (await (await db()).emailLog.findUniqueOrThrow({ where: { id } })).status;
 
 describe("POST /api/webhooks/email", () => {
-  it.each(["email.delivered", "email.bounced", "email.complained"])("%s updates the log found by the provider's message id", async (type) => {
-    const log = await sentLog();
-    const { request } = signed(event(type, log.providerMessageId!));
-    const res = await call(WEBHOOK, request);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, processed: type });
-    const row = await (await db()).emailLog.findUniqueOrThrow({ where: { id: log.id } });
-    expect(row.status).toBe(type.slice("email.".length));
-    expect(row.lastEventAt).toBeInstanceOf(Date);
-  });
+  it.each(["email.delivered", "email.bounced", "email.complained"])(
+    "%s updates the log found by the provider's message id",
+    async (type) => {
+      const log = await sentLog();
+      const { request } = signed(event(type, log.providerMessageId!));
+      const res = await call(WEBHOOK, request);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, processed: type });
+      const row = await (await db()).emailLog.findUniqueOrThrow({ where: { id: log.id } });
+      expect(row.status).toBe(type.slice("email.".length));
+      expect(row.lastEventAt).toBeInstanceOf(Date);
+    },
+  );
 
   it("a duplicate delivery (same svix-id) changes nothing", async () => {
     const log = await sentLog();

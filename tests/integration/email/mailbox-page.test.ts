@@ -11,7 +11,12 @@ describe("development mailbox page (/dev/mailbox)", () => {
   it("lists local mail newest first, with html in a sandboxed frame", async () => {
     await sendEmail({ to: "first@example.com", subject: "First message", text: "one", type: "notification" });
     await new Promise((r) => setTimeout(r, 5));
-    await sendEmail({ to: "second@example.com", subject: "Second <message>", html: "<p>two</p><script>alert(1)</script>", type: "welcome" });
+    await sendEmail({
+      to: "second@example.com",
+      subject: "Second <message>",
+      html: "<p>two</p><script>alert(1)</script>",
+      type: "welcome",
+    });
     const html = renderToStaticMarkup(await MailboxPage());
     expect(html).toContain("Local mailbox");
     expect(html.indexOf("Second &lt;message&gt;")).toBeGreaterThan(-1);

@@ -29,7 +29,15 @@ describe("POST /api/email/send (local mailbox)", () => {
     expect(res.body).toEqual({ success: true, messageId: expect.stringMatching(/^local-/), emailLogId: expect.any(String) });
     expect(res.headers.get("x-ratelimit-limit")).toBe("5");
     const row = await emailLog(res.body.emailLogId);
-    expect(row).toMatchObject({ userId: user.id, status: "sent", provider: "local", providerMessageId: res.body.messageId, type: "notification", subject: "Your report", from: DEFAULT_EMAIL_FROM });
+    expect(row).toMatchObject({
+      userId: user.id,
+      status: "sent",
+      provider: "local",
+      providerMessageId: res.body.messageId,
+      type: "notification",
+      subject: "Your report",
+      from: DEFAULT_EMAIL_FROM,
+    });
     const mail = (await listLocalMail()).find((m) => m.messageId === res.body.messageId);
     expect(mail).toMatchObject({ subject: "Your report", html: "<p>Ready</p>", text: "Ready", emailLogId: res.body.emailLogId });
   });
@@ -125,7 +133,12 @@ describe("email through Resend (local HTTP stub)", () => {
     expect(got.body).toMatchObject({ from: "Acme <hello@acme.test>", to: [user.email], subject: "Hello", html: "<b>Hi</b>" });
     expect(got.headers.authorization).toBe(`Bearer ${stub.apiKey}`);
     expect(got.headers["idempotency-key"]).toBe(`email-log-${res.body.emailLogId}`);
-    expect(await emailLog(res.body.emailLogId)).toMatchObject({ status: "sent", provider: "resend", providerMessageId: got.id, from: "Acme <hello@acme.test>" });
+    expect(await emailLog(res.body.emailLogId)).toMatchObject({
+      status: "sent",
+      provider: "resend",
+      providerMessageId: got.id,
+      from: "Acme <hello@acme.test>",
+    });
   });
 
   it("answers 500 and logs the message as failed when Resend refuses it", async () => {
@@ -156,7 +169,12 @@ describe("email through Resend (local HTTP stub)", () => {
   });
 
   it("sendEmail (the contract other domains call) sends system mail without a user", async () => {
-    const result = await sendEmail({ to: "billing@customer.test", subject: "Payment failed", text: "Please update your card", type: "payment_failed" });
+    const result = await sendEmail({
+      to: "billing@customer.test",
+      subject: "Payment failed",
+      text: "Please update your card",
+      type: "payment_failed",
+    });
     expect(result.messageId).toBe(stub.sent.at(-1)!.id);
     expect(await emailLog(result.emailLogId)).toMatchObject({ userId: null, type: "payment_failed", status: "sent", provider: "resend" });
     await expect(sendEmail({ to: "x@y.test", subject: "s", type: "receipt" })).rejects.toThrow(/html or text/);
@@ -174,7 +192,12 @@ describe("POST /api/email/test", () => {
   it("sends a test email without a session outside production", async () => {
     const res = await call(TEST_EMAIL, { body: { email: "someone@example.com" } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, messageId: expect.stringMatching(/^local-/), emailLogId: expect.any(String), provider: "local" });
+    expect(res.body).toEqual({
+      success: true,
+      messageId: expect.stringMatching(/^local-/),
+      emailLogId: expect.any(String),
+      provider: "local",
+    });
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     const row = await emailLog(res.body.emailLogId);
     expect(row).toMatchObject({ type: "test", to: "someone@example.com", status: "sent", userId: null });

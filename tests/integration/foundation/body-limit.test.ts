@@ -34,7 +34,13 @@ describe("JSON body bound of the route wrapper", () => {
         controller.enqueue(chunk);
       },
     });
-    const res = await call(chat, { method: "POST", path: "/api/ai/chat", cookie, rawBody: body, headers: { "content-type": "application/json" } });
+    const res = await call(chat, {
+      method: "POST",
+      path: "/api/ai/chat",
+      cookie,
+      rawBody: body,
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(413);
     // Reading stopped soon after the bound instead of draining the whole stream.
     expect(sent).toBeLessThan(CHAT_MAX_BODY_BYTES + 1024 * 1024);

@@ -74,13 +74,16 @@ describe("GET /api/pricing/config", () => {
   });
 
   it("applies PRICING_CONFIG overrides", async () => {
-    await withEnv({ PRICING_CONFIG: JSON.stringify({ currency: "EUR", tiers: { basic: { monthlyPrice: 12, variants: { monthly: "111" } } } }) }, async () => {
-      const res = await call(pricingConfigRoute.GET, { path: "/api/pricing/config" });
-      expect(res.status).toBe(200);
-      const basic = res.body.tiers.find((t: { key: string }) => t.key === "basic");
-      expect(res.body.currency).toBe("EUR");
-      expect(basic).toMatchObject({ monthlyPrice: 12, variants: { monthly: "111", yearly: "local-basic-yearly" } });
-    });
+    await withEnv(
+      { PRICING_CONFIG: JSON.stringify({ currency: "EUR", tiers: { basic: { monthlyPrice: 12, variants: { monthly: "111" } } } }) },
+      async () => {
+        const res = await call(pricingConfigRoute.GET, { path: "/api/pricing/config" });
+        expect(res.status).toBe(200);
+        const basic = res.body.tiers.find((t: { key: string }) => t.key === "basic");
+        expect(res.body.currency).toBe("EUR");
+        expect(basic).toMatchObject({ monthlyPrice: 12, variants: { monthly: "111", yearly: "local-basic-yearly" } });
+      },
+    );
   });
 
   it("answers 500 naming the missing settings (never their values) with a real store and simulator variant ids", async () => {

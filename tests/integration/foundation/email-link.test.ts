@@ -11,12 +11,18 @@ afterAll(closeDb);
 /** The email-link provider's authorize() as next-auth calls it on POST /api/auth/callback/email-link. */
 function authorize(email: string, token: string) {
   const provider = authOptions().providers.find((p) => (p as { options?: { id?: string } }).options?.id === "email-link") as unknown as {
-    options: { authorize: (credentials: Record<string, string>, req: unknown) => Promise<{ id: string; email: string; emailVerified?: boolean } | null> };
+    options: {
+      authorize: (
+        credentials: Record<string, string>,
+        req: unknown,
+      ) => Promise<{ id: string; email: string; emailVerified?: boolean } | null>;
+    };
   };
   return provider.options.authorize({ email, token }, {});
 }
 
-const request = (email: string, headers: Record<string, string> = {}) => call(emailLink.POST, { path: "/api/auth/email-link", body: { email, callbackUrl: "/dashboard/credits" }, headers });
+const request = (email: string, headers: Record<string, string> = {}) =>
+  call(emailLink.POST, { path: "/api/auth/email-link", body: { email, callbackUrl: "/dashboard/credits" }, headers });
 
 /** The link of the newest email to `to` in the local mailbox, and its fragment's parameters. */
 async function linkFor(to: string): Promise<URL & { params: URLSearchParams }> {

@@ -28,7 +28,20 @@ const deep = (n: number): unknown => (n === 0 ? "leaf" : { nested: deep(n - 1) }
 
 const TEXTS = [NUL, SURROGATE, LONG, "\u0000"];
 const BODIES: unknown[] = [
-  ...TEXTS.map((t) => ({ question: t, conversationId: t, messages: [{ role: "user", content: t }], prompt: t, to: t, subject: t, text: t, variantId: t, newVariantId: t, email: t, template: t, fields: { topic: t } })),
+  ...TEXTS.map((t) => ({
+    question: t,
+    conversationId: t,
+    messages: [{ role: "user", content: t }],
+    prompt: t,
+    to: t,
+    subject: t,
+    text: t,
+    variantId: t,
+    newVariantId: t,
+    email: t,
+    template: t,
+    fields: { topic: t },
+  })),
   { messages: [{ role: "user", content: [{ type: "text", text: NUL }] }] },
   deep(2000),
   [1, [2, [3]]],
@@ -68,7 +81,10 @@ afterAll(async () => {
   await closeDb();
 });
 
-async function expectNo5xx(op: Operation, init: { params?: Record<string, string>; query?: string; body?: unknown; rawBody?: string; withSession: boolean; contentType?: string }) {
+async function expectNo5xx(
+  op: Operation,
+  init: { params?: Record<string, string>; query?: string; body?: unknown; rawBody?: string; withSession: boolean; contentType?: string },
+) {
   const url = `${op.path.replace(/\{(\w+)\}/g, (_, p: string) => enc(init.params?.[p] ?? "x"))}${init.query ?? ""}`;
   const hasBody = op.method !== "GET" && op.method !== "DELETE";
   const res = await send(op.handler, {
@@ -76,7 +92,9 @@ async function expectNo5xx(op: Operation, init: { params?: Record<string, string
     path: url,
     cookie: init.withSession ? cookie : undefined,
     params: init.params ?? Object.fromEntries(op.params.map((p) => [p, "x"])),
-    ...(hasBody ? { rawBody: init.rawBody ?? JSON.stringify(init.body ?? {}), headers: { "content-type": init.contentType ?? "application/json" } } : {}),
+    ...(hasBody
+      ? { rawBody: init.rawBody ?? JSON.stringify(init.body ?? {}), headers: { "content-type": init.contentType ?? "application/json" } }
+      : {}),
   });
   const text = await res.text();
   const label = `${op.name} ${JSON.stringify({ ...init, body: undefined, rawBody: undefined }).slice(0, 200)} -> ${res.status} ${text.slice(0, 200)}`;
@@ -106,7 +124,10 @@ describe("no 5xx for malformed input, on every route", () => {
     for (const op of operations) {
       for (const value of TEXTS) {
         const q = enc(value);
-        await expectNo5xx(op, { query: `?id=${q}&limit=${q}&offset=${q}&year=${q}&filename=${q}&filesize=${q}&filetype=${q}&tier=${q}&billing=${q}&key=${q}`, withSession: true });
+        await expectNo5xx(op, {
+          query: `?id=${q}&limit=${q}&offset=${q}&year=${q}&filename=${q}&filesize=${q}&filetype=${q}&tier=${q}&billing=${q}&key=${q}`,
+          withSession: true,
+        });
       }
     }
   }, 300_000);
@@ -115,7 +136,11 @@ describe("no 5xx for malformed input, on every route", () => {
     for (const op of operations.filter((o) => o.method !== "GET" && o.method !== "DELETE")) {
       for (const body of BODIES) await expectNo5xx(op, { body, withSession: true });
       await expectNo5xx(op, { rawBody: '{"question": "unterminated', withSession: true });
-      await expectNo5xx(op, { rawBody: "--zzz\r\nContent-Disposition: form-data; name=\"audio\"; filename=\"a.webm\"\r\n\r\nabc", contentType: "multipart/form-data; boundary=zzz", withSession: true });
+      await expectNo5xx(op, {
+        rawBody: '--zzz\r\nContent-Disposition: form-data; name="audio"; filename="a.webm"\r\n\r\nabc',
+        contentType: "multipart/form-data; boundary=zzz",
+        withSession: true,
+      });
     }
   }, 300_000);
 });

@@ -69,7 +69,10 @@ describe("POST /api/webhooks/identity", () => {
   });
 
   it("user.created creates the user with free-tier credits (200)", async () => {
-    const res = await deliver({ type: "user.created", data: clerkUser({ id: "user_c1", email: "Created@Example.com", first_name: "Ada", last_name: "Lovelace" }) });
+    const res = await deliver({
+      type: "user.created",
+      data: clerkUser({ id: "user_c1", email: "Created@Example.com", first_name: "Ada", last_name: "Lovelace" }),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ received: true, type: "user.created", duplicate: false });
     const user = await findUser("user_c1");
@@ -93,7 +96,10 @@ describe("POST /api/webhooks/identity", () => {
 
   it("user.updated updates email and name", async () => {
     await deliver({ type: "user.created", data: clerkUser({ id: "user_u1", email: "old@example.com", first_name: "Old" }) });
-    const res = await deliver({ type: "user.updated", data: clerkUser({ id: "user_u1", email: "new@example.com", first_name: "New", last_name: "Name" }) });
+    const res = await deliver({
+      type: "user.updated",
+      data: clerkUser({ id: "user_u1", email: "new@example.com", first_name: "New", last_name: "Name" }),
+    });
     expect(res.status).toBe(200);
     const user = await findUser("user_u1");
     expect(user).toMatchObject({ email: "new@example.com", name: "New Name", lockedAt: null });
@@ -225,7 +231,9 @@ describe("POST /api/webhooks/identity", () => {
     expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(await findUser("user_limited")).toBeNull();
     // Another sender is not affected.
-    expect((await deliver({ type: "user.created", data: clerkUser({ id: "user_other_ip", email: "otherip@example.com" }) })).status).toBe(200);
+    expect((await deliver({ type: "user.created", data: clerkUser({ id: "user_other_ip", email: "otherip@example.com" }) })).status).toBe(
+      200,
+    );
   });
 
   it("answers 405 with Allow: POST for other methods", async () => {

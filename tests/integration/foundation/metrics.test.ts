@@ -23,7 +23,9 @@ beforeAll(async () => {
     OPENAI_API_KEY: "sk-test-metrics",
     OPENAI_BASE_URL: stub.url,
     AI_CHAT_MODEL: "gpt-test",
-    AI_MODELS: JSON.stringify({ "gpt-test": { kind: "chat", vendor: "openai", contextWindow: 8000, maxOutputTokens: 1000, perMillionTokens: { input: 1, output: 2 } } }),
+    AI_MODELS: JSON.stringify({
+      "gpt-test": { kind: "chat", vendor: "openai", contextWindow: 8000, maxOutputTokens: 1000, perMillionTokens: { input: 1, output: 2 } },
+    }),
   });
 });
 
@@ -46,7 +48,8 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
     const m = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
     const found = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(m[3]);
+    if (Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => found[k] === v))
+      return Number(m[3]);
   }
   return 0;
 }
@@ -71,9 +74,13 @@ describe("GET /api/metrics", () => {
     const after = await metricsText();
     const http = { route: "/api/ai/chat", method: "POST", status: "200" };
     expect(value(after, "http_requests_total", http) - value(before, "http_requests_total", http)).toBe(1);
-    expect(value(after, "credits_charged_total", { operation: "chat" }) - value(before, "credits_charged_total", { operation: "chat" })).toBe(15);
+    expect(
+      value(after, "credits_charged_total", { operation: "chat" }) - value(before, "credits_charged_total", { operation: "chat" }),
+    ).toBe(15);
     const ok = { provider: "openai", model: "gpt-test", endpoint: "chat", outcome: "ok" };
-    expect(value(after, "ai_provider_request_duration_seconds_count", ok) - value(before, "ai_provider_request_duration_seconds_count", ok)).toBe(1);
+    expect(
+      value(after, "ai_provider_request_duration_seconds_count", ok) - value(before, "ai_provider_request_duration_seconds_count", ok),
+    ).toBe(1);
   });
 
   it("a failed provider call: one 5xx error, one route attempt that failed over, the charge refunded", async () => {
@@ -87,7 +94,9 @@ describe("GET /api/metrics", () => {
     expect(value(after, "ai_provider_errors_total", failed) - value(before, "ai_provider_errors_total", failed)).toBe(1);
     const attempt = { model: "gpt-test", provider: "openai", outcome: "failover" };
     expect(value(after, "ai_route_attempts_total", attempt) - value(before, "ai_route_attempts_total", attempt)).toBe(1);
-    expect(value(after, "credits_refunded_total", { operation: "chat" }) - value(before, "credits_refunded_total", { operation: "chat" })).toBe(15);
+    expect(
+      value(after, "credits_refunded_total", { operation: "chat" }) - value(before, "credits_refunded_total", { operation: "chat" }),
+    ).toBe(15);
   });
 
   it("a duplicate webhook: one processed, then one duplicate; a bad signature is counted as such", async () => {
@@ -109,11 +118,15 @@ describe("GET /api/metrics", () => {
   it("a rate-limited request: one rejection in its category", async () => {
     const { user, cookie } = await signIn();
     const body = { to: user.email, subject: "s", text: "t" };
-    for (let i = 0; i < 5; i++) expect((await call(sendEmail, { cookie, body, headers: { "x-forwarded-for": "198.51.100.40" } })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await call(sendEmail, { cookie, body, headers: { "x-forwarded-for": "198.51.100.40" } })).status).toBe(200);
     const before = await metricsText();
     expect((await call(sendEmail, { cookie, body, headers: { "x-forwarded-for": "198.51.100.40" } })).status).toBe(429);
     const after = await metricsText();
-    expect(value(after, "rate_limit_rejections_total", { category: "email" }) - value(before, "rate_limit_rejections_total", { category: "email" })).toBe(1);
+    expect(
+      value(after, "rate_limit_rejections_total", { category: "email" }) -
+        value(before, "rate_limit_rejections_total", { category: "email" }),
+    ).toBe(1);
   });
 
   it("keeps label cardinality flat: 1,000 distinct ids add no series", async () => {

@@ -43,7 +43,9 @@ const at = (hour: number, minute = 0) => Date.UTC(2030, 0, 1, hour, minute);
 
 describe("rate limits on the database store (SPEC §8)", () => {
   it("declares the categories of SPEC §8 exactly, and this service's own, each saying what it protects", () => {
-    const figures = Object.fromEntries(Object.entries(RATE_LIMIT_CATEGORIES).map(([name, c]) => [name, { perUser: c.perUser, perIp: c.perIp, spec: c.spec }]));
+    const figures = Object.fromEntries(
+      Object.entries(RATE_LIMIT_CATEGORIES).map(([name, c]) => [name, { perUser: c.perUser, perIp: c.perIp, spec: c.spec }]),
+    );
     expect(figures).toEqual({
       upload: { perUser: 10, perIp: 20, spec: true },
       email: { perUser: 5, perIp: 10, spec: true },
@@ -69,7 +71,12 @@ describe("rate limits on the database store (SPEC §8)", () => {
       expect(r).toEqual({ allowed: true, limit: 5, remaining: 5 - i, reset: at(2) / 1000 });
     }
     expect(await checkRateLimit("email", { userId: "u-window" }, { nowMs: at(1, 59) })).toMatchObject({ allowed: false, remaining: 0 });
-    expect(await checkRateLimit("email", { userId: "u-window" }, { nowMs: at(2, 0) })).toEqual({ allowed: true, limit: 5, remaining: 4, reset: at(3) / 1000 });
+    expect(await checkRateLimit("email", { userId: "u-window" }, { nowMs: at(2, 0) })).toEqual({
+      allowed: true,
+      limit: 5,
+      remaining: 4,
+      reset: at(3) / 1000,
+    });
   });
 
   it("counts both the per-user and the per-IP window; the outcome describes the tighter one", async () => {
@@ -120,7 +127,8 @@ describe("rate limits on the database store (SPEC §8)", () => {
 
   it("limits per IP only, or per user only, where the category says so", async () => {
     const now = at(7);
-    for (let i = 0; i < 3; i++) expect((await checkRateLimit("contact", { userId: `c${i}`, ip: "192.0.2.9" }, { nowMs: now }))?.allowed).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await checkRateLimit("contact", { userId: `c${i}`, ip: "192.0.2.9" }, { nowMs: now }))?.allowed).toBe(true);
     expect(await checkRateLimit("contact", { userId: "c9", ip: "192.0.2.9" }, { nowMs: now })).toMatchObject({ allowed: false, limit: 3 });
     expect(await checkRateLimit("payments", { ip: "192.0.2.9" }, { nowMs: now })).toBeNull();
     expect(await checkRateLimit("payments", { userId: "p1", ip: "192.0.2.9" }, { nowMs: now })).toMatchObject({ limit: 20, remaining: 19 });
@@ -130,7 +138,10 @@ describe("rate limits on the database store (SPEC §8)", () => {
     const now = at(9);
     const results = await Promise.all(Array.from({ length: 30 }, () => checkRateLimit("payments", { userId: "u-conc" }, { nowMs: now })));
     expect(results.filter((r) => r?.allowed)).toHaveLength(20);
-    expect(results.map((r) => r?.remaining).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([...Array(11).fill(0), ...Array.from({ length: 19 }, (_, i) => i + 1)]);
+    expect(results.map((r) => r?.remaining).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([
+      ...Array(11).fill(0),
+      ...Array.from({ length: 19 }, (_, i) => i + 1),
+    ]);
     const prisma = await db();
     const row = await prisma.rateLimitWindow.findFirstOrThrow({ where: { key: "payments:user:u-conc" } });
     expect(row.count).toBe(30);
@@ -201,7 +212,11 @@ describe("fail-open when the store is unavailable", () => {
     server.on("connection", (s) => sockets.add(s));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    const restore = setEnv({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`, UPSTASH_REDIS_REST_TOKEN: "t", RATE_LIMIT_TIMEOUT_MS: "200" });
+    const restore = setEnv({
+      UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`,
+      UPSTASH_REDIS_REST_TOKEN: "t",
+      RATE_LIMIT_TIMEOUT_MS: "200",
+    });
     try {
       const { cookie } = await signIn("hang@example.com");
       const before = await failOpenCount("upstash");
@@ -220,7 +235,14 @@ describe("fail-open when the store is unavailable", () => {
 
   it("the database store is the default and is a real store", async () => {
     expect(databaseStore.name).toBe("database");
-    const counts = await databaseStore.hit([{ key: "direct:a", limit: 2 }, { key: "direct:b", limit: 3 }], HOUR, at(11));
+    const counts = await databaseStore.hit(
+      [
+        { key: "direct:a", limit: 2 },
+        { key: "direct:b", limit: 3 },
+      ],
+      HOUR,
+      at(11),
+    );
     expect(counts).toEqual([
       { key: "direct:a", limit: 2, count: 1, resetMs: at(12) },
       { key: "direct:b", limit: 3, count: 1, resetMs: at(12) },

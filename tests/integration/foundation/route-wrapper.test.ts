@@ -34,7 +34,13 @@ const cached = route({ auth: "optional", cache: "privateMinute", summary: "cache
 });
 const endpoint = methods({ POST: echo, GET: cached });
 const formEcho = route(
-  { auth: "none", summary: "form", body: z.object({ id: z.string().min(1), note: z.string().optional() }), bodyFormat: "form", maxBodyBytes: 512 },
+  {
+    auth: "none",
+    summary: "form",
+    body: z.object({ id: z.string().min(1), note: z.string().optional() }),
+    bodyFormat: "form",
+    maxBodyBytes: 512,
+  },
   ({ body, bodyFormat }) => ({ body, bodyFormat }),
 );
 
@@ -75,7 +81,12 @@ describe("route() wrapper", () => {
     expect(missing.body.error).toMatch(/^Invalid body: id: /);
     const large = await call(formEcho, { method: "POST", path: "/f", rawBody: `id=${"a".repeat(600)}`, headers: urlencoded });
     expect(large.status).toBe(413);
-    const broken = await call(formEcho, { method: "POST", path: "/f", rawBody: "--zz\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\nab", headers: { "content-type": "multipart/form-data; boundary=zz" } });
+    const broken = await call(formEcho, {
+      method: "POST",
+      path: "/f",
+      rawBody: '--zz\r\nContent-Disposition: form-data; name="id"\r\n\r\nab',
+      headers: { "content-type": "multipart/form-data; boundary=zz" },
+    });
     expect(broken.status).toBe(400);
     expect(broken.body).toEqual({ error: "Invalid body: the form could not be read", code: "validation_failed" });
   });

@@ -35,7 +35,10 @@ describe("ending sessions", () => {
   it("signs out everywhere: every session signed in until then ends, one signed in afterwards works", async () => {
     const { user } = await signIn();
     const before = Date.now() - 1_000;
-    const cookies = [await sessionCookie(user, { sid: randomUUID(), signedInAt: before }), await sessionCookie(user, { sid: randomUUID(), signedInAt: before })];
+    const cookies = [
+      await sessionCookie(user, { sid: randomUUID(), signedInAt: before }),
+      await sessionCookie(user, { sid: randomUUID(), signedInAt: before }),
+    ];
     const res = await call(signOutEverywhereRoute.POST, { path: "/api/user/sign-out-everywhere", method: "POST", cookie: cookies[0] });
     expect(res.status).toBe(200);
     expect(Date.parse(res.body.sessionsRevokedAt)).toBeGreaterThan(before);
@@ -67,7 +70,12 @@ describe("ending sessions", () => {
   it("sign-in gives every session its own id", async () => {
     const jwt = authOptions().callbacks!.jwt!;
     const { user } = await signIn();
-    const sign = () => jwt({ token: {}, user: { id: user.id, email: user.email } as never, account: { provider: "dev", type: "credentials", providerAccountId: user.id } });
+    const sign = () =>
+      jwt({
+        token: {},
+        user: { id: user.id, email: user.email } as never,
+        account: { provider: "dev", type: "credentials", providerAccountId: user.id },
+      });
     const [a, b] = [await sign(), await sign()];
     expect(typeof a.sid).toBe("string");
     expect(a.sid).not.toBe(b.sid);

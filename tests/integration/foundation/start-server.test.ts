@@ -19,7 +19,9 @@ describe("server start-up (instrumentation)", () => {
       };
       await startServer({ exit: exit as never });
       const prisma = await db();
-      const migrations = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
+      const migrations = await prisma.$queryRaw<
+        { n: bigint }[]
+      >`SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
       expect(Number(migrations[0].n)).toBeGreaterThanOrEqual(2);
       // Indexing was started, not awaited: wait for its document to appear.
       let documents = 0;

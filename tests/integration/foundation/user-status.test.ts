@@ -23,7 +23,14 @@ describe("GET /api/user/status", () => {
     const { cookie } = await signIn("status@example.com");
     const res = await call(GET, { path: "/api/user/status", cookie });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: "free", tier: "free", billingPeriod: "monthly", isTrial: false, needsAction: false, isLocked: false });
+    expect(res.body).toEqual({
+      status: "free",
+      tier: "free",
+      billingPeriod: "monthly",
+      isTrial: false,
+      needsAction: false,
+      isLocked: false,
+    });
     expect(res.headers.get("cache-control")).toBe("private, max-age=300");
     expect(res.headers.get("x-ratelimit-limit")).toBe("100");
     expect(res.headers.get("x-ratelimit-remaining")).toBe("99");
@@ -35,11 +42,26 @@ describe("GET /api/user/status", () => {
     const { user, cookie } = await signIn("trial@example.com");
     const prisma = await db();
     await prisma.subscription.create({
-      data: { userId: user.id, providerSubscriptionId: "sub-trial", status: "on_trial", tier: "pro", billingPeriod: "yearly", variantId: "local-pro-yearly", paymentFailedAt: new Date() },
+      data: {
+        userId: user.id,
+        providerSubscriptionId: "sub-trial",
+        status: "on_trial",
+        tier: "pro",
+        billingPeriod: "yearly",
+        variantId: "local-pro-yearly",
+        paymentFailedAt: new Date(),
+      },
     });
     await prisma.user.update({ where: { id: user.id }, data: { lockedAt: new Date(), lockReason: "test" } });
     const res = await call(GET, { path: "/api/user/status", cookie });
-    expect(res.body).toEqual({ status: "trialing", tier: "pro", billingPeriod: "yearly", isTrial: true, needsAction: true, isLocked: true });
+    expect(res.body).toEqual({
+      status: "trialing",
+      tier: "pro",
+      billingPeriod: "yearly",
+      isTrial: true,
+      needsAction: true,
+      isLocked: true,
+    });
   });
 
   it("answers 401 when the session's user no longer exists", async () => {

@@ -14,7 +14,10 @@ import { actingAs, team } from "./org-test-kit";
 
 afterAll(closeDb);
 
-const form = (fields: Record<string, string>) => ({ rawBody: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+const form = (fields: Record<string, string>) => ({
+  rawBody: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+});
 const checkoutId = (url: string) => /\/simulator\/checkout\/([^/?]+)$/.exec(url)?.[1] as string;
 
 describe("an organisation's own subscription and bonus credits (checkout simulator, signed webhooks)", () => {
@@ -22,13 +25,27 @@ describe("an organisation's own subscription and bonus credits (checkout simulat
     const t = await team();
     const id = t.orgId;
     const asOrg = actingAs(id);
-    const refused = await call(createCheckout, { path: "/api/payments/create-checkout", cookie: t.member.cookie, headers: asOrg, body: { variantId: "local-pro-monthly" } });
+    const refused = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie: t.member.cookie,
+      headers: asOrg,
+      body: { variantId: "local-pro-monthly" },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/owner and admins/);
 
-    const res = await call(createCheckout, { path: "/api/payments/create-checkout", cookie: t.admin.cookie, headers: asOrg, body: { variantId: "local-pro-monthly" } });
+    const res = await call(createCheckout, {
+      path: "/api/payments/create-checkout",
+      cookie: t.admin.cookie,
+      headers: asOrg,
+      body: { variantId: "local-pro-monthly" },
+    });
     expect(res.status).toBe(200);
-    const done = await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", ...form({ id: checkoutId(res.body.checkoutUrl) }) });
+    const done = await call(completeCheckout, {
+      method: "POST",
+      path: "/api/simulator/checkout",
+      ...form({ id: checkoutId(res.body.checkoutUrl) }),
+    });
     expect(done.status).toBe(303);
 
     const wallet = await call(orgGet, { path: `/api/orgs/${id}`, params: { id }, cookie: t.member.cookie });
@@ -47,8 +64,15 @@ describe("an organisation's own subscription and bonus credits (checkout simulat
     const packages = await call(bonusPackages, { path: "/api/credits/bonus-packages", cookie: t.member.cookie, headers: asOrg });
     expect(packages.status).toBe(200);
     const variantId = packages.body.packages[0].variantId;
-    expect((await call(creditsCheckout, { path: "/api/credits/checkout", cookie: t.member.cookie, headers: asOrg, body: { variantId } })).status).toBe(403);
-    const bonus = await call(creditsCheckout, { path: "/api/credits/checkout", cookie: t.owner.cookie, headers: asOrg, body: { variantId } });
+    expect(
+      (await call(creditsCheckout, { path: "/api/credits/checkout", cookie: t.member.cookie, headers: asOrg, body: { variantId } })).status,
+    ).toBe(403);
+    const bonus = await call(creditsCheckout, {
+      path: "/api/credits/checkout",
+      cookie: t.owner.cookie,
+      headers: asOrg,
+      body: { variantId },
+    });
     expect(bonus.status).toBe(200);
     await call(completeCheckout, { method: "POST", path: "/api/simulator/checkout", ...form({ id: checkoutId(bonus.body.checkoutUrl) }) });
     const after = await call(orgGet, { path: `/api/orgs/${id}`, params: { id }, cookie: t.owner.cookie });

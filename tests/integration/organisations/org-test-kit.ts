@@ -32,7 +32,12 @@ export async function mailedInviteToken(email: string): Promise<string> {
 
 /** Invites `who` through the API as `by` and accepts through the emailed link's token. */
 export async function join(orgId: string, by: Person, who: Person, role: "admin" | "member" = "member"): Promise<void> {
-  const sent = await call(invites.POST, { path: `/api/orgs/${orgId}/invites`, params: { id: orgId }, cookie: by.cookie, body: { email: who.user.email, role } });
+  const sent = await call(invites.POST, {
+    path: `/api/orgs/${orgId}/invites`,
+    params: { id: orgId },
+    cookie: by.cookie,
+    body: { email: who.user.email, role },
+  });
   if (sent.status !== 200) throw new Error(`invite failed: ${sent.status} ${sent.text}`);
   const token = await mailedInviteToken(who.user.email as string);
   const accepted = await call(accept.POST, { path: "/api/invites/accept", cookie: who.cookie, body: { token } });

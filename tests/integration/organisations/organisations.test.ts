@@ -48,14 +48,25 @@ async function ledgerSum(accountId: string) {
 describe("organisations: create, invite, accept", () => {
   it("creates an organisation with an empty wallet and no free allocation; the creator is its owner", async () => {
     const owner = await person("creator");
-    const res = await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Zeta Labs", slug: "zeta-labs-" + Date.now().toString(36) } });
+    const res = await call(orgs.POST, {
+      path: "/api/orgs",
+      cookie: owner.cookie,
+      body: { name: "Zeta Labs", slug: "zeta-labs-" + Date.now().toString(36) },
+    });
     expect(res.status).toBe(200);
     expect(res.body.organisation).toMatchObject({ name: "Zeta Labs", role: "owner" });
     const id = res.body.organisation.id;
     const detail = await call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: owner.cookie });
     expect(detail.status).toBe(200);
     expect(detail.body.wallet).toMatchObject({ tier: "free", subscriptionCredits: 0, totalUsable: 0 });
-    expect(detail.body.you).toEqual({ userId: owner.user.id, role: "owner", dailyCap: null, monthlyCap: null, spentToday: 0, spentThisMonth: 0 });
+    expect(detail.body.you).toEqual({
+      userId: owner.user.id,
+      role: "owner",
+      dailyCap: null,
+      monthlyCap: null,
+      spentToday: 0,
+      spentThisMonth: 0,
+    });
     // Acting as it, a call is refused for want of credits: nothing from the person's own 200.
     const refused = await chatAs(owner, id);
     expect(refused.status).toBe(402);
@@ -64,7 +75,11 @@ describe("organisations: create, invite, accept", () => {
     const list = await call(orgs.GET, { path: "/api/orgs", cookie: owner.cookie });
     expect(list.body.organisations.map((o: { id: string }) => o.id)).toContain(id);
     // A taken slug, a bad slug, no name.
-    const taken = await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Again", slug: res.body.organisation.slug } });
+    const taken = await call(orgs.POST, {
+      path: "/api/orgs",
+      cookie: owner.cookie,
+      body: { name: "Again", slug: res.body.organisation.slug },
+    });
     expect(taken.status).toBe(409);
     const bad = await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Bad", slug: "-x" } });
     expect(bad.status).toBe(400);
@@ -78,7 +93,12 @@ describe("organisations: create, invite, accept", () => {
     const invited = await person("invited");
     const stranger = await person("stranger");
     const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Invite Co" } })).body.organisation.id;
-    const sent = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: invited.user.email } });
+    const sent = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { email: invited.user.email },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body.invite).toMatchObject({ email: invited.user.email, role: "member", status: "pending" });
     expect(new Date(sent.body.invite.expiresAt).getTime() - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
@@ -107,25 +127,61 @@ describe("organisations: create, invite, accept", () => {
     expect(again.status).toBe(404);
     const bad = await call(accept.POST, { path: "/api/invites/accept", cookie: verified, body: { token: "x".repeat(43) } });
     expect(bad.status).toBe(404);
-    const already = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: invited.user.email } });
+    const already = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { email: invited.user.email },
+    });
     expect(already.status).toBe(409);
 
     // A withdrawn invitation's link stops working; an expired one too.
     const later = await person("later");
-    const second = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: later.user.email, role: "admin" } });
+    const second = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { email: later.user.email, role: "admin" },
+    });
     const laterToken = await mailedInviteToken(later.user.email as string);
-    const withdrawn = await call(invite.DELETE, { path: `/api/orgs/${id}/invites/${second.body.invite.id}`, params: { id, inviteId: second.body.invite.id }, cookie: owner.cookie });
+    const withdrawn = await call(invite.DELETE, {
+      path: `/api/orgs/${id}/invites/${second.body.invite.id}`,
+      params: { id, inviteId: second.body.invite.id },
+      cookie: owner.cookie,
+    });
     expect(withdrawn.body.invite.status).toBe("revoked");
     expect((await call(accept.POST, { path: "/api/invites/accept", cookie: later.cookie, body: { token: laterToken } })).status).toBe(404);
-    const third = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: later.user.email } });
+    const third = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { email: later.user.email },
+    });
     await prisma.organisationInvite.update({ where: { id: third.body.invite.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await call(accept.POST, { path: "/api/invites/accept", cookie: later.cookie, body: { token: await mailedInviteToken(later.user.email as string) } })).status).toBe(404);
+    expect(
+      (
+        await call(accept.POST, {
+          path: "/api/invites/accept",
+          cookie: later.cookie,
+          body: { token: await mailedInviteToken(later.user.email as string) },
+        })
+      ).status,
+    ).toBe(404);
     const listed = await call(invites.GET, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie });
     expect(listed.body.invites.map((i: { status: string }) => i.status).sort()).toEqual(["accepted", "expired", "revoked"]);
     // One address gets at most 3 invitations an hour (our mailer is no way to mail a stranger again and again).
     const stranger2 = `flooded-${Date.now().toString(36)}@example.com`;
-    for (let i = 0; i < 3; i++) expect((await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: stranger2 } })).status).toBe(200);
-    const flooded = await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: stranger2 } });
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: owner.cookie, body: { email: stranger2 } }))
+          .status,
+      ).toBe(200);
+    const flooded = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { email: stranger2 },
+    });
     expect(flooded.status).toBe(429);
     expect(flooded.headers.get("retry-after")).toMatch(/^\d+$/);
   });
@@ -139,40 +195,103 @@ describe("organisations: who may do what", () => {
     await join(id, t.owner, target);
     type Who = "owner" | "admin" | "member" | "outsider";
     const people: Record<Who, Person> = { owner: t.owner, admin: t.admin, member: t.member, outsider: t.outsider };
-    const cases: Array<{ name: string; run: (p: Person) => Promise<{ status: number; body: { error?: unknown }; text: string }>; expect: Record<Who, number> }> = [
-      { name: "GET org", run: (p) => call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 200, outsider: 404 } },
-      { name: "PATCH org", run: (p) => call(org.PATCH, { method: "PATCH", path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie, body: { name: "Acme Research" } }), expect: { owner: 200, admin: 200, member: 403, outsider: 404 } },
-      { name: "GET members", run: (p) => call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 200, outsider: 404 } },
+    const cases: Array<{
+      name: string;
+      run: (p: Person) => Promise<{ status: number; body: { error?: unknown }; text: string }>;
+      expect: Record<Who, number>;
+    }> = [
+      {
+        name: "GET org",
+        run: (p) => call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie }),
+        expect: { owner: 200, admin: 200, member: 200, outsider: 404 },
+      },
+      {
+        name: "PATCH org",
+        run: (p) =>
+          call(org.PATCH, { method: "PATCH", path: `/api/orgs/${id}`, params: { id }, cookie: p.cookie, body: { name: "Acme Research" } }),
+        expect: { owner: 200, admin: 200, member: 403, outsider: 404 },
+      },
+      {
+        name: "GET members",
+        run: (p) => call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: p.cookie }),
+        expect: { owner: 200, admin: 200, member: 200, outsider: 404 },
+      },
       {
         name: "PATCH member caps",
-        run: (p) => call(member.PATCH, { method: "PATCH", path: `/api/orgs/${id}/members/${target.user.id}`, params: { id, userId: target.user.id }, cookie: p.cookie, body: { dailyCap: 100 } }),
+        run: (p) =>
+          call(member.PATCH, {
+            method: "PATCH",
+            path: `/api/orgs/${id}/members/${target.user.id}`,
+            params: { id, userId: target.user.id },
+            cookie: p.cookie,
+            body: { dailyCap: 100 },
+          }),
         expect: { owner: 200, admin: 200, member: 403, outsider: 404 },
       },
       {
         name: "PATCH the owner's role",
-        run: (p) => call(member.PATCH, { method: "PATCH", path: `/api/orgs/${id}/members/${t.owner.user.id}`, params: { id, userId: t.owner.user.id }, cookie: p.cookie, body: { role: "member" } }),
+        run: (p) =>
+          call(member.PATCH, {
+            method: "PATCH",
+            path: `/api/orgs/${id}/members/${t.owner.user.id}`,
+            params: { id, userId: t.owner.user.id },
+            cookie: p.cookie,
+            body: { role: "member" },
+          }),
         expect: { owner: 409, admin: 409, member: 403, outsider: 404 },
       },
       {
         name: "DELETE the owner",
-        run: (p) => call(member.DELETE, { method: "DELETE", path: `/api/orgs/${id}/members/${t.owner.user.id}`, params: { id, userId: t.owner.user.id }, cookie: p.cookie }),
+        run: (p) =>
+          call(member.DELETE, {
+            method: "DELETE",
+            path: `/api/orgs/${id}/members/${t.owner.user.id}`,
+            params: { id, userId: t.owner.user.id },
+            cookie: p.cookie,
+          }),
         expect: { owner: 409, admin: 403, member: 403, outsider: 404 },
       },
-      { name: "GET invites", run: (p) => call(invites.GET, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 403, outsider: 404 } },
+      {
+        name: "GET invites",
+        run: (p) => call(invites.GET, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: p.cookie }),
+        expect: { owner: 200, admin: 200, member: 403, outsider: 404 },
+      },
       {
         name: "POST invite",
-        run: (p) => call(invites.POST, { path: `/api/orgs/${id}/invites`, params: { id }, cookie: p.cookie, body: { email: `matrix-${Math.random().toString(36).slice(2)}@example.com` } }),
+        run: (p) =>
+          call(invites.POST, {
+            path: `/api/orgs/${id}/invites`,
+            params: { id },
+            cookie: p.cookie,
+            body: { email: `matrix-${Math.random().toString(36).slice(2)}@example.com` },
+          }),
         expect: { owner: 200, admin: 200, member: 403, outsider: 404 },
       },
       {
         name: "POST transfer",
-        run: (p) => call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: p.cookie, body: { userId: p.user.id === t.owner.user.id ? t.owner.user.id : t.admin.user.id } }),
+        run: (p) =>
+          call(transfer.POST, {
+            path: `/api/orgs/${id}/transfer`,
+            params: { id },
+            cookie: p.cookie,
+            body: { userId: p.user.id === t.owner.user.id ? t.owner.user.id : t.admin.user.id },
+          }),
         expect: { owner: 400, admin: 403, member: 403, outsider: 404 },
       },
-      { name: "GET usage", run: (p) => call(usage.GET, { path: `/api/orgs/${id}/usage`, params: { id }, cookie: p.cookie }), expect: { owner: 200, admin: 200, member: 200, outsider: 404 } },
+      {
+        name: "GET usage",
+        run: (p) => call(usage.GET, { path: `/api/orgs/${id}/usage`, params: { id }, cookie: p.cookie }),
+        expect: { owner: 200, admin: 200, member: 200, outsider: 404 },
+      },
       {
         name: "POST checkout acting as it",
-        run: (p) => call(checkout.POST, { path: "/api/payments/create-checkout", cookie: p.cookie, headers: actingAs(id), body: { variantId: "local-basic-monthly" } }),
+        run: (p) =>
+          call(checkout.POST, {
+            path: "/api/payments/create-checkout",
+            cookie: p.cookie,
+            headers: actingAs(id),
+            body: { variantId: "local-basic-monthly" },
+          }),
         expect: { owner: 200, admin: 200, member: 403, outsider: 403 },
       },
       {
@@ -185,7 +304,9 @@ describe("organisations: who may do what", () => {
     for (const c of cases) {
       for (const who of ["owner", "admin", "member", "outsider"] as Who[]) {
         const res = await c.run(people[who]);
-        seen.push(`${c.name} as ${who}: ${res.status}${res.status !== c.expect[who] ? ` (expected ${c.expect[who]}: ${res.text.slice(0, 120)})` : ""}`);
+        seen.push(
+          `${c.name} as ${who}: ${res.status}${res.status !== c.expect[who] ? ` (expected ${c.expect[who]}: ${res.text.slice(0, 120)})` : ""}`,
+        );
         if (res.status >= 400) expect(res.body.error).toEqual(expect.any(String));
       }
     }
@@ -206,18 +327,44 @@ describe("organisations: who may do what", () => {
     const id = t.orgId;
     const p = (userId: string) => ({ path: `/api/orgs/${id}/members/${userId}`, params: { id, userId } });
     expect((await call(member.DELETE, { method: "DELETE", ...p(t.owner.user.id), cookie: t.owner.cookie })).status).toBe(409);
-    const moved = await call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: t.owner.cookie, body: { userId: t.admin.user.id } });
+    const moved = await call(transfer.POST, {
+      path: `/api/orgs/${id}/transfer`,
+      params: { id },
+      cookie: t.owner.cookie,
+      body: { userId: t.admin.user.id },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.member).toMatchObject({ userId: t.admin.user.id, role: "owner" });
     const list = await call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: t.member.cookie });
     expect(list.body.members.filter((m: { role: string }) => m.role === "owner")).toHaveLength(1);
     // The former owner is an admin now, and may leave.
-    expect((await call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: t.owner.cookie, body: { userId: t.member.user.id } })).status).toBe(403);
+    expect(
+      (
+        await call(transfer.POST, {
+          path: `/api/orgs/${id}/transfer`,
+          params: { id },
+          cookie: t.owner.cookie,
+          body: { userId: t.member.user.id },
+        })
+      ).status,
+    ).toBe(403);
     expect((await call(member.DELETE, { method: "DELETE", ...p(t.owner.user.id), cookie: t.owner.cookie })).status).toBe(200);
     expect((await call(org.GET, { path: `/api/orgs/${id}`, params: { id }, cookie: t.owner.cookie })).status).toBe(404);
     // A transfer to someone outside: 404.
-    expect((await call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: t.admin.cookie, body: { userId: t.outsider.user.id } })).status).toBe(404);
-    expect((await call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: t.admin.cookie, body: { userId: "nope" } })).status).toBe(400);
+    expect(
+      (
+        await call(transfer.POST, {
+          path: `/api/orgs/${id}/transfer`,
+          params: { id },
+          cookie: t.admin.cookie,
+          body: { userId: t.outsider.user.id },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call(transfer.POST, { path: `/api/orgs/${id}/transfer`, params: { id }, cookie: t.admin.cookie, body: { userId: "nope" } }))
+        .status,
+    ).toBe(400);
   });
 });
 
@@ -227,7 +374,13 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const id = t.orgId;
     await grant(operator, id, 100);
     const before = await balanceOf(t.member.user.id);
-    const capped = await call(member.PATCH, { method: "PATCH", path: `/api/orgs/${id}/members/${t.member.user.id}`, params: { id, userId: t.member.user.id }, cookie: t.admin.cookie, body: { dailyCap: 30 } });
+    const capped = await call(member.PATCH, {
+      method: "PATCH",
+      path: `/api/orgs/${id}/members/${t.member.user.id}`,
+      params: { id, userId: t.member.user.id },
+      cookie: t.admin.cookie,
+      body: { dailyCap: 30 },
+    });
     expect(capped.status).toBe(200);
     expect((await chatAs(t.member, id)).status).toBe(200);
     expect((await chatAs(t.member, id)).status).toBe(200);
@@ -244,7 +397,12 @@ describe("organisations: one wallet, caps per member and per key", () => {
     expect(await balanceOf(t.member.user.id)).toBe(before - 15);
 
     // Their own key made while acting as the organisation charges it and counts against the same cap.
-    const made = await call(keys.POST, { path: "/api/keys", cookie: t.admin.cookie, headers: actingAs(id), body: { name: "ci", budget: { credits: 15, period: "total" } } });
+    const made = await call(keys.POST, {
+      path: "/api/keys",
+      cookie: t.admin.cookie,
+      headers: actingAs(id),
+      body: { name: "ci", budget: { credits: 15, period: "total" } },
+    });
     expect(made.status).toBe(200);
     const secret = made.body.secret as string;
     const completion = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
@@ -279,7 +437,11 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const csv = await call(usage.GET, { path: `/api/orgs/${id}/usage?format=csv`, params: { id }, cookie: t.owner.cookie });
     expect(csv.headers.get("content-type")).toContain("text/csv");
     expect(csv.text).toContain(`member,${t.member.user.id},${t.member.user.email},2,30,`);
-    const badPeriod = await call(usage.GET, { path: `/api/orgs/${id}/usage?from=2026-02-01&to=2026-01-01`, params: { id }, cookie: t.owner.cookie });
+    const badPeriod = await call(usage.GET, {
+      path: `/api/orgs/${id}/usage?from=2026-02-01&to=2026-01-01`,
+      params: { id },
+      cookie: t.owner.cookie,
+    });
     expect(badPeriod.status).toBe(400);
 
     // The wallet's ledger is the sum of its rows, and its history (CSV too) is the organisation's.
@@ -296,13 +458,23 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const secret = made.body.secret as string;
     const completion = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(200);
-    const switched = await call(active.PUT, { method: "PUT", path: "/api/account/active", cookie: t.member.cookie, body: { accountId: id } });
+    const switched = await call(active.PUT, {
+      method: "PUT",
+      path: "/api/account/active",
+      cookie: t.member.cookie,
+      body: { accountId: id },
+    });
     expect(switched.status).toBe(200);
     expect(switched.body.account).toMatchObject({ id, kind: "organisation", name: "Acme Research", role: "member" });
     const cookie = `${t.member.cookie}; ${switched.headers.get("set-cookie")?.split(";")[0]}`;
     expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
 
-    const removed = await call(member.DELETE, { method: "DELETE", path: `/api/orgs/${id}/members/${t.member.user.id}`, params: { id, userId: t.member.user.id }, cookie: t.admin.cookie });
+    const removed = await call(member.DELETE, {
+      method: "DELETE",
+      path: `/api/orgs/${id}/members/${t.member.user.id}`,
+      params: { id, userId: t.member.user.id },
+      cookie: t.admin.cookie,
+    });
     expect(removed.status).toBe(200);
     const left = await balanceOf(id);
     const refused = await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello });
@@ -329,7 +501,10 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const found = await call(adminOrgs.GET, { path: "/api/admin/organisations?q=Acme", cookie: operator });
     expect(found.status).toBe(200);
     expect(found.body.organisations.map((o: { id: string }) => o.id)).toContain(t.orgId);
-    const byMember = await call(adminOrgs.GET, { path: `/api/admin/organisations?q=${encodeURIComponent(t.member.user.email as string)}`, cookie: operator });
+    const byMember = await call(adminOrgs.GET, {
+      path: `/api/admin/organisations?q=${encodeURIComponent(t.member.user.email as string)}`,
+      cookie: operator,
+    });
     expect(byMember.body.organisations.map((o: { id: string }) => o.id)).toEqual([t.orgId]);
     await grant(operator, t.orgId, 40);
     const overview = await call(adminUser.GET, { path: `/api/admin/users/${t.orgId}`, params: { id: t.orgId }, cookie: operator });
@@ -352,7 +527,8 @@ describe("organisations: when an owner's account is deleted", () => {
     const { deleteUser } = await import("@/lib/account/delete-user");
     const t = await team();
     const alone = await person("alone");
-    const soloId = (await call(orgs.POST, { path: "/api/orgs", cookie: alone.cookie, body: { name: "Solo" } })).body.organisation.id as string;
+    const soloId = (await call(orgs.POST, { path: "/api/orgs", cookie: alone.cookie, body: { name: "Solo" } })).body.organisation
+      .id as string;
     await deleteUser(t.owner.user.id);
     await deleteUser(alone.user.id);
     const list = await call(members.GET, { path: `/api/orgs/${t.orgId}/members`, params: { id: t.orgId }, cookie: t.member.cookie });
@@ -376,7 +552,10 @@ describe("organisations: an operator's lock", () => {
     const made = await call(keys.POST, { path: "/api/keys", cookie: t.admin.cookie, headers: actingAs(id), body: { name: "ci" } });
     const secret = made.body.secret as string;
     const completion = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
-    expect((await call(lock, { path: `/api/admin/users/${id}/lock`, params: { id }, cookie: operator, body: { reason: "chargeback review" } })).status).toBe(200);
+    expect(
+      (await call(lock, { path: `/api/admin/users/${id}/lock`, params: { id }, cookie: operator, body: { reason: "chargeback review" } }))
+        .status,
+    ).toBe(200);
     const refused = await chatAs(t.member, id);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatch(/organisation is locked/);
@@ -385,7 +564,9 @@ describe("organisations: an operator's lock", () => {
     expect(await balanceOf(id)).toBe(100);
     // The members' own wallets are not locked.
     expect((await chatAs(t.member, null)).status).toBe(200);
-    expect((await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator, body: { reason: "cleared" } })).status).toBe(200);
+    expect(
+      (await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator, body: { reason: "cleared" } })).status,
+    ).toBe(200);
     expect((await chatAs(t.member, id)).status).toBe(200);
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(200);
   });

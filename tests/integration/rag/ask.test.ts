@@ -68,7 +68,13 @@ describe("POST /api/ai/rag/ask: errors", () => {
 
   it("answers 400 for a body that is not JSON", async () => {
     const { cookie } = await signIn();
-    const res = await call(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const res = await call(ASK, {
+      method: "POST",
+      path: "/api/ai/rag/ask",
+      cookie,
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/not valid JSON/);
   });
@@ -188,8 +194,24 @@ describe("POST /api/ai/rag/ask with the offline provider (full-text retrieval)",
   it("accepts chat-SDK messages: string content, content parts and UI-message parts (the last user message is the question)", async () => {
     const { cookie } = await signIn();
     const bodies = [
-      { messages: [{ role: "user", content: "ignored earlier question" }, { role: "assistant", content: "ok" }, { role: "user", content: "What is the maximum upload size?" }] },
-      { messages: [{ role: "user", content: [{ type: "text", text: "What is the maximum" }, { type: "text", text: "upload size?" }] }] },
+      {
+        messages: [
+          { role: "user", content: "ignored earlier question" },
+          { role: "assistant", content: "ok" },
+          { role: "user", content: "What is the maximum upload size?" },
+        ],
+      },
+      {
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is the maximum" },
+              { type: "text", text: "upload size?" },
+            ],
+          },
+        ],
+      },
       { messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "What is the maximum upload size?" }] }] },
     ];
     for (const body of bodies) {
@@ -204,14 +226,20 @@ describe("POST /api/ai/rag/ask with the offline provider (full-text retrieval)",
   it("streams SSE with the X-RAG headers, text chunks, a meta event with credits, and [DONE]; then persists", async () => {
     const { user, cookie } = await signIn();
     const before = await balanceOf(user.id);
-    const response = await send(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: "How do I delete a RAG conversation?", stream: true } });
+    const response = await send(ASK, {
+      method: "POST",
+      path: "/api/ai/rag/ask",
+      cookie,
+      body: { question: "How do I delete a RAG conversation?", stream: true },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const sources = decodeSources(response.headers.get("x-rag-sources"));
     expect(sources.length).toBe(Number(response.headers.get("x-rag-chunks-used")));
     expect(sources.length).toBe(RAG.topK);
     expect(sources.map((s) => s.path)).toContain("document-question-answering.md");
-    for (const s of sources) expect(s).toEqual({ title: expect.any(String), path: expect.any(String), excerpt: expect.any(String), score: expect.any(Number) });
+    for (const s of sources)
+      expect(s).toEqual({ title: expect.any(String), path: expect.any(String), excerpt: expect.any(String), score: expect.any(Number) });
     expect(Number(response.headers.get("x-rag-tokens-estimated"))).toBeGreaterThan(100);
     const conversationId = response.headers.get("x-rag-conversation-id");
     expect(conversationId).toBeTruthy();
@@ -257,7 +285,9 @@ describe("POST /api/ai/rag/ask: owner isolation of uploaded documents", () => {
     expect(mine.body.sources[0].excerpt).toMatch(/AZURE-7781/);
     expect(mine.body.sources[0].path).toBeUndefined();
     // Offline, the answer quotes the closest passage sentence with its citation number.
-    expect(mine.body.answer).toContain('The closest passage in the context is [1] bluebird.md: "The launch code of project Bluebird is AZURE-7781."');
+    expect(mine.body.answer).toContain(
+      'The closest passage in the context is [1] bluebird.md: "The launch code of project Bluebird is AZURE-7781."',
+    );
     expect(theirsAnswer(await ask(b.cookie, { question }))).not.toMatch(/AZURE-7781/);
 
     const theirs = await ask(b.cookie, { question });
@@ -277,10 +307,25 @@ describe("POST /api/ai/rag/ask: owner isolation of uploaded documents", () => {
 
   it("indexes PDF, CSV and JSON uploads, and ignores images", async () => {
     const { user, cookie } = await signIn();
-    const pdf = await uploadDocument(cookie, "manual.pdf", "application/pdf", pdfWithText("The warranty of the Heliotrope toaster lasts 7 years."));
+    const pdf = await uploadDocument(
+      cookie,
+      "manual.pdf",
+      "application/pdf",
+      pdfWithText("The warranty of the Heliotrope toaster lasts 7 years."),
+    );
     const csv = await uploadDocument(cookie, "stock.csv", "text/csv", Buffer.from("item,warehouse,count\nquokka plush,Ostrava,314\n"));
-    const json = await uploadDocument(cookie, "team.json", "application/json", Buffer.from(JSON.stringify({ mascot: "Pangolin Percival", office: "Tallinn" })));
-    const png = await uploadDocument(cookie, "pixel.png", "image/png", Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]));
+    const json = await uploadDocument(
+      cookie,
+      "team.json",
+      "application/json",
+      Buffer.from(JSON.stringify({ mascot: "Pangolin Percival", office: "Tallinn" })),
+    );
+    const png = await uploadDocument(
+      cookie,
+      "pixel.png",
+      "image/png",
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]),
+    );
     const prisma = await db();
     const docs = await prisma.ragDocument.findMany({ where: { userId: user.id }, select: { fileId: true, source: true, key: true } });
     expect(docs.map((d) => d.fileId).sort()).toEqual([pdf.id, csv.id, json.id].sort());
@@ -348,7 +393,10 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     expect(res.body.creditsRemaining).toBe(before - res.body.creditsUsed);
     expect(await balanceOf(user.id)).toBe(before - res.body.creditsUsed);
     const prisma = await db();
-    const messages = await prisma.ragMessage.findMany({ where: { conversationId: res.body.conversationId }, orderBy: { createdAt: "asc" } });
+    const messages = await prisma.ragMessage.findMany({
+      where: { conversationId: res.body.conversationId },
+      orderBy: { createdAt: "asc" },
+    });
     expect(messages[1]).toMatchObject({ role: "assistant", model: res.body.model });
   });
 
@@ -417,7 +465,12 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     const ok = await send(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true } });
     expect(ok.status).toBe(200);
     const events = sseEvents(await ok.text());
-    expect(events.filter((e) => e.json?.type === "text").map((e) => e.json.text).join("")).toBe(`stub reply to: ${PRO_QUESTION}`);
+    expect(
+      events
+        .filter((e) => e.json?.type === "text")
+        .map((e) => e.json.text)
+        .join(""),
+    ).toBe(`stub reply to: ${PRO_QUESTION}`);
     const meta = events.find((e) => e.event === "meta")!.json;
     expect(await balanceOf(user.id)).toBe(before - meta.creditsUsed);
 
@@ -434,7 +487,13 @@ describe("POST /api/ai/rag/ask with an OpenAI-compatible provider (stub): hybrid
     stub.chunkDelayMs = 40;
     const controller = new AbortController();
     try {
-      const res = await send(ASK, { method: "POST", path: "/api/ai/rag/ask", cookie, body: { question: PRO_QUESTION, stream: true }, signal: controller.signal });
+      const res = await send(ASK, {
+        method: "POST",
+        path: "/api/ai/rag/ask",
+        cookie,
+        body: { question: PRO_QUESTION, stream: true },
+        signal: controller.signal,
+      });
       expect(res.status).toBe(200);
       const conversationId = res.headers.get("x-rag-conversation-id")!;
       const reader = res.body!.getReader();

@@ -32,8 +32,10 @@ async function seedConversation(userId: string, title: string, messages: string[
 }
 
 const list = (cookie: string | undefined, query = "") => call(GET, { path: `/api/ai/rag/conversations${query}`, cookie });
-const detail = (cookie: string | undefined, id: string) => call(DETAIL, { path: `/api/ai/rag/conversations/${id}`, cookie, params: { id } });
-const remove = (cookie: string | undefined, query: string) => call(DELETE, { method: "DELETE", path: `/api/ai/rag/conversations${query}`, cookie });
+const detail = (cookie: string | undefined, id: string) =>
+  call(DETAIL, { path: `/api/ai/rag/conversations/${id}`, cookie, params: { id } });
+const remove = (cookie: string | undefined, query: string) =>
+  call(DELETE, { method: "DELETE", path: `/api/ai/rag/conversations${query}`, cookie });
 
 describe("RAG conversations: auth, flag, methods", () => {
   it("answers 401 without a session on list, detail and delete", async () => {
@@ -72,7 +74,8 @@ describe("GET /api/ai/rag/conversations", () => {
     const { user, cookie } = await signIn();
     const other = await signIn();
     await seedConversation(other.user.id, "Someone else's", ["secret question", "secret answer"]);
-    for (let i = 0; i < 23; i++) await seedConversation(user.id, `Question ${i}`, [`question ${i}`, `answer ${i}`, `follow-up ${i}`], 100 - i);
+    for (let i = 0; i < 23; i++)
+      await seedConversation(user.id, `Question ${i}`, [`question ${i}`, `answer ${i}`, `follow-up ${i}`], 100 - i);
 
     const first = await list(cookie);
     expect(first.status).toBe(200);
@@ -107,12 +110,15 @@ describe("GET /api/ai/rag/conversations", () => {
     expect((await list(cookie)).body).toEqual({ conversations: [], pagination: { total: 0, limit: 20, offset: 0, hasMore: false } });
   });
 
-  it.each(["?limit=0", "?limit=101", "?limit=abc", "?limit=2.5", "?offset=-1", "?offset=x"])("answers 400 naming the parameter for %s", async (query) => {
-    const { cookie } = await signIn();
-    const res = await list(cookie, query);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatch(/^Invalid query: (limit|offset)/);
-  });
+  it.each(["?limit=0", "?limit=101", "?limit=abc", "?limit=2.5", "?offset=-1", "?offset=x"])(
+    "answers 400 naming the parameter for %s",
+    async (query) => {
+      const { cookie } = await signIn();
+      const res = await list(cookie, query);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^Invalid query: (limit|offset)/);
+    },
+  );
 });
 
 describe("GET /api/ai/rag/conversations/{id}", () => {
@@ -123,8 +129,22 @@ describe("GET /api/ai/rag/conversations/{id}", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: c.id, title: "Plans", tier: "pro" });
     expect(res.body.messages).toEqual([
-      { id: expect.any(String), role: "user", content: "What does Pro cost?", tokens: 19, model: "offline-chat", createdAt: expect.any(String) },
-      { id: expect.any(String), role: "assistant", content: "$29.99 per month [1]", tokens: 20, model: "offline-chat", createdAt: expect.any(String) },
+      {
+        id: expect.any(String),
+        role: "user",
+        content: "What does Pro cost?",
+        tokens: 19,
+        model: "offline-chat",
+        createdAt: expect.any(String),
+      },
+      {
+        id: expect.any(String),
+        role: "assistant",
+        content: "$29.99 per month [1]",
+        tokens: 20,
+        model: "offline-chat",
+        createdAt: expect.any(String),
+      },
     ]);
   });
 

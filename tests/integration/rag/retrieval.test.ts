@@ -22,7 +22,9 @@ beforeAll(async () => {
     OPENAI_API_KEY: "sk-test-retrieval",
     OPENAI_BASE_URL: embeddings.url,
     AI_EMBEDDING_MODEL: "bow-embedding",
-    AI_MODELS: JSON.stringify({ "bow-embedding": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } } }),
+    AI_MODELS: JSON.stringify({
+      "bow-embedding": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } },
+    }),
   });
 });
 afterAll(async () => {
@@ -77,8 +79,20 @@ describe("retrieval scope", () => {
   beforeAll(async () => {
     a = (await signIn()).user;
     b = (await signIn()).user;
-    await indexDocument({ key: "test:a", userId: a.id, source: "upload", title: "a.md", text: "# Orchard\n\nThe orchard of user A grows violet quinces near Brno." });
-    await indexDocument({ key: "test:b", userId: b.id, source: "upload", title: "b.md", text: "# Garage\n\nUser B keeps a turquoise tractor in the garage." });
+    await indexDocument({
+      key: "test:a",
+      userId: a.id,
+      source: "upload",
+      title: "a.md",
+      text: "# Orchard\n\nThe orchard of user A grows violet quinces near Brno.",
+    });
+    await indexDocument({
+      key: "test:b",
+      userId: b.id,
+      source: "upload",
+      title: "b.md",
+      text: "# Garage\n\nUser B keeps a turquoise tractor in the garage.",
+    });
   });
 
   it("has pgvector on the embedded database", async () => {
@@ -123,7 +137,10 @@ describe("retrieval scope", () => {
     const ids = (await prisma.ragChunk.findMany({ where: { documentId: doc.id }, select: { id: true } })).map((c) => c.id);
     expect(await removeDocument("test:b")).toBe(true);
     expect(await prisma.ragChunk.count({ where: { documentId: doc.id } })).toBe(0);
-    const left = await prisma.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM rag_chunk_embeddings WHERE chunk_id = ANY($1::text[])", ids);
+    const left = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM rag_chunk_embeddings WHERE chunk_id = ANY($1::text[])",
+      ids,
+    );
     expect(left[0].n).toBe(0);
     expect(await removeDocument("test:b")).toBe(false);
   });

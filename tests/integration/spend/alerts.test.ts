@@ -30,11 +30,15 @@ afterAll(async () => {
 });
 
 const hello = { messages: [{ role: "user", content: "Hello there" }] };
-const events = (accountId: string, type?: string) => receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === accountId && (!type || r.json.type === type));
+const events = (accountId: string, type?: string) =>
+  receiver.received.filter((r) => (r.json as { accountId?: string }).accountId === accountId && (!type || r.json.type === type));
 const ALERT_EVENTS = ["budget.threshold", "credits.low", "credits.depleted"];
 
 async function fired(accountId: string, n: number) {
-  await waitUntil(`${n} alerts of ${accountId} to be written`, async () => (await (await db()).alertFiring.count({ where: { accountId } })) >= n);
+  await waitUntil(
+    `${n} alerts of ${accountId} to be written`,
+    async () => (await (await db()).alertFiring.count({ where: { accountId } })) >= n,
+  );
   await drainOutbound();
 }
 
@@ -55,7 +59,13 @@ describe("spend alerts", () => {
       ["credits.low", "low"],
       ["credits.depleted", "depleted"],
     ]);
-    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({ scope: "allocation", threshold: 80, used: 165, allocation: 200, balance: 35 });
+    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({
+      scope: "allocation",
+      threshold: 80,
+      used: 165,
+      allocation: 200,
+      balance: 35,
+    });
     expect(events(user.id, "credits.low")[0].json.data).toMatchObject({ balance: 35, level: 50 });
     const prisma = await db();
     await waitUntil("three alert emails", async () => (await prisma.emailLog.count({ where: { to: user.email!, type: "alert" } })) === 3);
@@ -94,36 +104,82 @@ describe("spend alerts", () => {
   it("changes its thresholds; 100% of a key's budget fires once for the key; an organisation's member may not change them", async () => {
     const { user, cookie, secret, key } = await userWithKey({ budget: { credits: 30, period: "total" } });
     await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["budget.threshold"] } });
-    const put = await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [50], lowBalance: 0, email: false } });
+    const put = await call(alerts.PUT, {
+      method: "PUT",
+      path: "/api/alerts",
+      cookie,
+      body: { allocationThresholds: [50], lowBalance: 0, email: false },
+    });
     expect(put.status).toBe(200);
     expect(put.body.alerts).toEqual({ allocationThresholds: [50], lowBalance: 0, email: false });
-    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [150] } })).status).toBe(400);
+    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [150] } })).status).toBe(
+      400,
+    );
     const body = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(200);
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(200);
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(429);
     await fired(user.id, 1);
     await waitUntil("the key's budget alert", async () => events(user.id, "budget.threshold").length === 1);
-    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({ scope: "key", keyId: key.id, threshold: 100, spent: 30, budget: 30 });
+    expect(events(user.id, "budget.threshold")[0].json.data).toMatchObject({
+      scope: "key",
+      keyId: key.id,
+      threshold: 100,
+      spent: 30,
+      budget: 30,
+    });
     expect(await (await db()).emailLog.count({ where: { to: user.email!, type: "alert" } })).toBe(0);
 
     const t = await team();
-    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId), body: { lowBalance: 10 } })).status).toBe(403);
-    expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie: t.admin.cookie, headers: actingAs(t.orgId), body: { lowBalance: 10 } })).status).toBe(200);
-    expect((await call(alerts.GET, { path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId) })).body.alerts.lowBalance).toBe(10);
+    expect(
+      (
+        await call(alerts.PUT, {
+          method: "PUT",
+          path: "/api/alerts",
+          cookie: t.member.cookie,
+          headers: actingAs(t.orgId),
+          body: { lowBalance: 10 },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await call(alerts.PUT, {
+          method: "PUT",
+          path: "/api/alerts",
+          cookie: t.admin.cookie,
+          headers: actingAs(t.orgId),
+          body: { lowBalance: 10 },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call(alerts.GET, { path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId) })).body.alerts.lowBalance,
+    ).toBe(10);
   });
 });
 
 describe("request tags and the usage API", () => {
   it("stores /v1's user, metadata and X-Request-Tags on the ledger row, and groups spend by them, by day (stacked by model), model and key, JSON and CSV", async () => {
     const { user, cookie, secret, key } = await userWithKey();
-    const body = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10, user: "end-user-7", metadata: { feature: "search" } };
+    const body = {
+      model: "gpt-4o",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 10,
+      user: "end-user-7",
+      metadata: { feature: "search" },
+    };
     const tagged = await v1(completions.POST, "/v1/chat/completions", secret, { body, headers: { "x-request-tags": "team-a, exp:1" } });
     expect(tagged.status).toBe(200);
-    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: { ...body, user: undefined, metadata: undefined } })).status).toBe(200);
+    expect(
+      (await v1(completions.POST, "/v1/chat/completions", secret, { body: { ...body, user: undefined, metadata: undefined } })).status,
+    ).toBe(200);
     expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
     const prisma = await db();
-    const row = await prisma.creditTransaction.findFirstOrThrow({ where: { userId: user.id, type: "usage" }, orderBy: { createdAt: "asc" } });
+    const row = await prisma.creditTransaction.findFirstOrThrow({
+      where: { userId: user.id, type: "usage" },
+      orderBy: { createdAt: "asc" },
+    });
     expect(row.metadata).toMatchObject({ tags: ["team-a", "exp:1"], endUser: "end-user-7", requestMetadata: { feature: "search" } });
 
     const bad = await v1(completions.POST, "/v1/chat/completions", secret, { body, headers: { "x-request-tags": "ok,not ok" } });

@@ -39,7 +39,9 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
     expect(sent.status).toBe(200);
-    await waitUntil("the test event to arrive", async () => delivered("webhook.test").some((r) => r.json.id === sent.body.delivery.eventId));
+    await waitUntil("the test event to arrive", async () =>
+      delivered("webhook.test").some((r) => r.json.id === sent.body.delivery.eventId),
+    );
     const got = receiver.received.find((r) => r.json.id === sent.body.delivery.eventId)!;
     expect(got.headers["webhook-id"]).toBe(sent.body.delivery.eventId);
     expect(got.headers["content-type"]).toBe("application/json");
@@ -67,7 +69,10 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     const before = receiver.received.length;
     receiver.failNext(5, 503);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId,
+      );
     await drainOutbound();
     // The retries are due at 5 s, 30 s, 2 min, ...: the runner is asked at those times.
     let now = Date.now();
@@ -108,27 +113,75 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     // Replay needs the endpoint enabled (409), then sends it.
     const path = `/api/webhook-endpoints/${ep.id}/deliveries/${row.id}/replay`;
     expect((await call(replay.POST, { path, params: { id: ep.id, deliveryId: row.id }, cookie })).status).toBe(409);
-    expect((await call(endpoint.PATCH, { method: "PATCH", path: `/api/webhook-endpoints/${ep.id}`, params: { id: ep.id }, cookie, body: { enabled: true } })).body.endpoint.enabled).toBe(true);
+    expect(
+      (
+        await call(endpoint.PATCH, {
+          method: "PATCH",
+          path: `/api/webhook-endpoints/${ep.id}`,
+          params: { id: ep.id },
+          cookie,
+          body: { enabled: true },
+        })
+      ).body.endpoint.enabled,
+    ).toBe(true);
     expect((await call(replay.POST, { path, params: { id: ep.id, deliveryId: row.id }, cookie })).status).toBe(200);
-    await waitUntil("the replayed delivery", async () => (await prisma.outboundDelivery.findUniqueOrThrow({ where: { id: row.id } })).status === "delivered");
+    await waitUntil(
+      "the replayed delivery",
+      async () => (await prisma.outboundDelivery.findUniqueOrThrow({ where: { id: row.id } })).status === "delivered",
+    );
   });
 
   it("key.revoked reaches the key owner's endpoints; another account's endpoint is 404; bad input is 400", async () => {
     const { cookie, key } = await userWithKey();
     const { endpoint: ep } = await register(cookie, ["key.revoked"]);
-    expect((await call(keysRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(200);
+    expect((await call(keysRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(
+      200,
+    );
     await waitUntil("key.revoked to arrive", async () => delivered("key.revoked").some((r) => r.json.data.keyId === key.id));
     const other = await signIn();
     for (const handler of [testEvent.POST, rotate.POST]) {
-      expect((await call(handler, { path: `/api/webhook-endpoints/${ep.id}/x`, params: { id: ep.id }, cookie: other.cookie })).status).toBe(404);
+      expect((await call(handler, { path: `/api/webhook-endpoints/${ep.id}/x`, params: { id: ep.id }, cookie: other.cookie })).status).toBe(
+        404,
+      );
     }
-    expect((await call(endpoint.DELETE, { method: "DELETE", path: `/api/webhook-endpoints/${ep.id}`, params: { id: ep.id }, cookie: other.cookie })).status).toBe(404);
-    const badEvent = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["credits.lots"] } });
+    expect(
+      (
+        await call(endpoint.DELETE, {
+          method: "DELETE",
+          path: `/api/webhook-endpoints/${ep.id}`,
+          params: { id: ep.id },
+          cookie: other.cookie,
+        })
+      ).status,
+    ).toBe(404);
+    const badEvent = await call(endpoints.POST, {
+      path: "/api/webhook-endpoints",
+      cookie,
+      body: { url: receiver.url, events: ["credits.lots"] },
+    });
     expect(badEvent.status).toBe(400);
     expect(badEvent.body.error).toMatch(/events/);
-    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: "ftp://example.com/x", events: ["credits.low"] } })).status).toBe(400);
-    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: "https://u:p@example.com/x", events: ["credits.low"] } })).status).toBe(400);
-    expect((await call(endpoints.POST, { path: "/api/webhook-endpoints", body: { url: receiver.url, events: ["credits.low"] } })).status).toBe(401);
+    expect(
+      (
+        await call(endpoints.POST, {
+          path: "/api/webhook-endpoints",
+          cookie,
+          body: { url: "ftp://example.com/x", events: ["credits.low"] },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(endpoints.POST, {
+          path: "/api/webhook-endpoints",
+          cookie,
+          body: { url: "https://u:p@example.com/x", events: ["credits.low"] },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call(endpoints.POST, { path: "/api/webhook-endpoints", body: { url: receiver.url, events: ["credits.low"] } })).status,
+    ).toBe(401);
   });
 
   it("in production: https only, and no endpoint that is or resolves to a loopback, private or link-local address (at registration and at delivery)", async () => {
@@ -137,7 +190,14 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     const { endpoint: ep } = await register(cookie, ["credits.low"], receiver.url.replace("127.0.0.1", "localhost"));
     const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32) });
     try {
-      for (const url of ["http://example.com/hook", "https://127.0.0.1/hook", "https://169.254.169.254/latest/meta-data", "https://localhost/hook", "https://[::1]/hook", "https://10.1.2.3/hook"]) {
+      for (const url of [
+        "http://example.com/hook",
+        "https://127.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://localhost/hook",
+        "https://[::1]/hook",
+        "https://10.1.2.3/hook",
+      ]) {
         const res = await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url, events: ["credits.low"] } });
         expect(res.status, url).toBe(400);
         expect(res.body.error, url).toMatch(/https|private|loopback|link-local|resolve/);
@@ -157,7 +217,10 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
   });
 
   it("the deliver-webhooks cron job sends what is due", async () => {
-    const res = await call(cron.POST, { path: "/api/cron/deliver-webhooks", headers: { authorization: `Bearer ${process.env.CRON_SECRET}` } });
+    const res = await call(cron.POST, {
+      path: "/api/cron/deliver-webhooks",
+      headers: { authorization: `Bearer ${process.env.CRON_SECRET}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body.message ?? JSON.stringify(res.body)).toMatch(/Delivered \d+/);
   });
@@ -178,9 +241,16 @@ describe("outbound webhooks in the operator console", () => {
       await drainOutbound();
       const list = await call(outboundGet, { path: `/api/admin/outbound?accountId=${user.id}`, cookie: operator });
       expect(list.status).toBe(200);
-      expect(list.body.deliveries).toEqual([expect.objectContaining({ id: sent.body.delivery.id, type: "webhook.test", status: "delivered", target: receiver.url })]);
+      expect(list.body.deliveries).toEqual([
+        expect.objectContaining({ id: sent.body.delivery.id, type: "webhook.test", status: "delivered", target: receiver.url }),
+      ]);
       const before = receiver.received.length;
-      const replayed = await call(outboundReplay, { path: `/api/admin/outbound/${sent.body.delivery.id}/replay`, params: { id: sent.body.delivery.id }, cookie: operator, body: { reason: "customer lost it" } });
+      const replayed = await call(outboundReplay, {
+        path: `/api/admin/outbound/${sent.body.delivery.id}/replay`,
+        params: { id: sent.body.delivery.id },
+        cookie: operator,
+        body: { reason: "customer lost it" },
+      });
       expect(replayed.status).toBe(200);
       await waitUntil("the replay to arrive", async () => receiver.received.length > before);
       const trail = await call(auditGet, { path: `/api/admin/audit?targetId=${sent.body.delivery.id}`, cookie: operator });

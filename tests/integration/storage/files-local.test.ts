@@ -252,7 +252,9 @@ describe("POST /api/upload (local disk store)", () => {
     await prisma.$executeRawUnsafe(
       `CREATE OR REPLACE FUNCTION fail_file_insert() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'simulated database failure'; END $$ LANGUAGE plpgsql`,
     );
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER fail_file_insert BEFORE INSERT ON files FOR EACH ROW EXECUTE FUNCTION fail_file_insert()`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER fail_file_insert BEFORE INSERT ON files FOR EACH ROW EXECUTE FUNCTION fail_file_insert()`,
+    );
     try {
       const res = await upload(fixtures.png(2000), { cookie, filename: "a.png", filetype: "image/png" });
       expect(res.status).toBe(503);
@@ -291,7 +293,13 @@ describe("GET/DELETE /api/files/{id} and GET /api/files", () => {
 
     const mine = await call(GET_FILE, { path: `/api/files/${id}`, cookie: owner.cookie, params: { id } });
     expect(mine.status).toBe(200);
-    expect(mine.body).toMatchObject({ id, originalName: "mine.png", size: 256, contentType: "image/png", createdAt: created.body.createdAt });
+    expect(mine.body).toMatchObject({
+      id,
+      originalName: "mine.png",
+      size: 256,
+      contentType: "image/png",
+      createdAt: created.body.createdAt,
+    });
     expect(mine.headers.get("x-ratelimit-limit")).toBeNull();
 
     const answers = await Promise.all([

@@ -8,7 +8,15 @@ export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x
 export const fixtures = {
   png: (size = 256) => Buffer.concat([PNG_SIGNATURE, randomBytes(Math.max(0, size - 8))]),
   jpeg: (size = 256) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(Math.max(0, size - 4))]),
-  pdf: (size = 256) => Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.from(randomBytes(size).toString("hex").slice(0, Math.max(0, size - 9)))]),
+  pdf: (size = 256) =>
+    Buffer.concat([
+      Buffer.from("%PDF-1.7\n"),
+      Buffer.from(
+        randomBytes(size)
+          .toString("hex")
+          .slice(0, Math.max(0, size - 9)),
+      ),
+    ]),
   text: (size = 256) => Buffer.from(`Hello, Grüße ✓ ${randomBytes(size).toString("base64")}`.slice(0, size), "utf8"),
   wav: (size = 256) => Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WAVE"), randomBytes(Math.max(0, size - 12))]),
 };
@@ -29,7 +37,7 @@ export function upload(bytes: Buffer | null, options: UploadOptions = {}): Promi
   const query = new URLSearchParams();
   const filename = options.filename === undefined ? "file.bin" : options.filename;
   const filetype = options.filetype === undefined ? "application/octet-stream" : options.filetype;
-  const filesize = options.filesize === undefined ? bytes?.length ?? 0 : options.filesize;
+  const filesize = options.filesize === undefined ? (bytes?.length ?? 0) : options.filesize;
   if (filename !== null) query.set("filename", filename);
   if (filesize !== null) query.set("filesize", String(filesize));
   if (filetype !== null) query.set("filetype", filetype);

@@ -10,9 +10,9 @@ import { runJobExclusively } from "@/lib/cron/run-job";
 import { closeDb } from "@/lib/db/client";
 
 type Task =
-  | { kind: "status"; cookie: string; requests: number; concurrency: number}
-  | { kind: "charge"; userId: string; workers: number; charges: number}
-  | { kind: "cron"; job: string; holdMs: number};
+  | { kind: "status"; cookie: string; requests: number; concurrency: number }
+  | { kind: "charge"; userId: string; workers: number; charges: number }
+  | { kind: "cron"; job: string; holdMs: number };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 

@@ -90,7 +90,11 @@ function crc16(b: Buffer): number {
 function flacFrame(number: number, rateCode: number): Buffer {
   // UTF-8 coded frame number (up to 2^16 frames: 1 to 3 bytes).
   const num =
-    number < 0x80 ? [number] : number < 0x800 ? [0xc0 | (number >> 6), 0x80 | (number & 0x3f)] : [0xe0 | (number >> 12), 0x80 | ((number >> 6) & 0x3f), 0x80 | (number & 0x3f)];
+    number < 0x80
+      ? [number]
+      : number < 0x800
+        ? [0xc0 | (number >> 6), 0x80 | (number & 0x3f)]
+        : [0xe0 | (number >> 12), 0x80 | ((number >> 6) & 0x3f), 0x80 | (number & 0x3f)];
   const header = Buffer.from([0xff, 0xf8, 0xc0 | rateCode, 0x18, ...num]); // block 4096, stereo, 16-bit
   const withCrc = Buffer.concat([header, Buffer.from([crc8(header)])]);
   // Two CONSTANT subframes (type 0): a header byte and the 16-bit value.
@@ -199,25 +203,52 @@ function ebmlOpen(id: number[]): Buffer {
  */
 export function webm(seconds: number, duration: number | null = seconds): Buffer {
   const header = ebml([0x1a, 0x45, 0xdf, 0xa3], ebml([0x42, 0x82], Buffer.from("webm")));
-  const durationEl = duration === null ? Buffer.alloc(0) : ebml([0x44, 0x89], (() => {
-    const d = Buffer.alloc(8);
-    d.writeDoubleBE(duration * 1000);
-    return d;
-  })());
+  const durationEl =
+    duration === null
+      ? Buffer.alloc(0)
+      : ebml(
+          [0x44, 0x89],
+          (() => {
+            const d = Buffer.alloc(8);
+            d.writeDoubleBE(duration * 1000);
+            return d;
+          })(),
+        );
   const info = ebml([0x15, 0x49, 0xa9, 0x66], Buffer.concat([ebml([0x2a, 0xd7, 0xb1], [0x0f, 0x42, 0x40]), durationEl]));
-  const track = ebml([0xae], Buffer.concat([ebml([0xd7], [1]), ebml([0x83], [2]), ebml([0x86], Buffer.from("A_OPUS")), ebml([0xe1], ebml([0xb5], (() => {
-    const f = Buffer.alloc(8);
-    f.writeDoubleBE(48000);
-    return f;
-  })()))]));
+  const track = ebml(
+    [0xae],
+    Buffer.concat([
+      ebml([0xd7], [1]),
+      ebml([0x83], [2]),
+      ebml([0x86], Buffer.from("A_OPUS")),
+      ebml(
+        [0xe1],
+        ebml(
+          [0xb5],
+          (() => {
+            const f = Buffer.alloc(8);
+            f.writeDoubleBE(48000);
+            return f;
+          })(),
+        ),
+      ),
+    ]),
+  );
   const tracks = ebml([0x16, 0x54, 0xae, 0x6b], track);
   const packets = Math.round(seconds / 0.02);
   const clusters: Buffer[] = [];
-  for (let sent = 0; sent < packets; ) {
+  for (let sent = 0; sent < packets;) {
     const n = Math.min(50, packets - sent);
     const blocks: Buffer[] = [];
-    for (let i = 0; i < n; i++) blocks.push(ebml([0xa3], Buffer.concat([Buffer.from([0x81, (i * 20) >> 8, (i * 20) & 0xff, 0x80]), opusPacket()])));
-    clusters.push(Buffer.concat([ebmlOpen([0x1f, 0x43, 0xb6, 0x75]), ebml([0xe7], [(sent * 20) >> 16, (sent * 20) >> 8, (sent * 20) & 0xff]), ...blocks]));
+    for (let i = 0; i < n; i++)
+      blocks.push(ebml([0xa3], Buffer.concat([Buffer.from([0x81, (i * 20) >> 8, (i * 20) & 0xff, 0x80]), opusPacket()])));
+    clusters.push(
+      Buffer.concat([
+        ebmlOpen([0x1f, 0x43, 0xb6, 0x75]),
+        ebml([0xe7], [(sent * 20) >> 16, (sent * 20) >> 8, (sent * 20) & 0xff]),
+        ...blocks,
+      ]),
+    );
     sent += n;
   }
   return Buffer.concat([header, ebmlOpen([0x18, 0x53, 0x80, 0x67]), info, tracks, ...clusters]);
@@ -266,7 +297,14 @@ export function m4a(seconds: number, lie?: Lie): Buffer {
     asc,
     Buffer.from([0x06, 0x01, 0x02]),
   );
-  const entry = Buffer.concat([Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(8), Buffer.from([0, 1, 0, 16]), Buffer.alloc(4), u32(rate * 65536)]);
+  const entry = Buffer.concat([
+    Buffer.alloc(6),
+    Buffer.from([0, 1]),
+    Buffer.alloc(8),
+    Buffer.from([0, 1, 0, 16]),
+    Buffer.alloc(4),
+    u32(rate * 65536),
+  ]);
   const mp4a = box("mp4a", entry, esds);
   const stsd = fullBox("stsd", u32(1), mp4a);
   const stts = fullBox("stts", u32(1), u32(samples), u32(lie ? Math.max(1, Math.floor(claimed / samples)) : 1024));

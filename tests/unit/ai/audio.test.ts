@@ -61,11 +61,15 @@ describe("audio length, measured from the data", () => {
     ["ogg: the granule positions claim 10 s", () => ogg(3600, { claims: 10 }), 3600],
     ["webm: the Segment's Duration claims 10 s", () => webm(3600, 10), 3600],
     ["m4a: the movie and media headers claim 10 s", () => m4a(3600, { claims: 10 }), 3600],
-  ])("%s: priced at what plays", async (label, make, seconds) => {
-    const bytes = make();
-    const length = await measureAudio(detectAudioFormat(bytes)!, bytes);
-    expect(length.seconds).toBeGreaterThanOrEqual(seconds - 0.1);
-  }, 30_000);
+  ])(
+    "%s: priced at what plays",
+    async (label, make, seconds) => {
+      const bytes = make();
+      const length = await measureAudio(detectAudioFormat(bytes)!, bytes);
+      expect(length.seconds).toBeGreaterThanOrEqual(seconds - 0.1);
+    },
+    30_000,
+  );
 
   it("prices what it cannot measure at the format's lowest bit rate (a compressed WAV, bytes between MP3 frames, an unknown codec)", async () => {
     const adpcm = wav(10, 8000, 1, 16);
@@ -77,7 +81,12 @@ describe("audio length, measured from the data", () => {
     const m = await measureAudio("mp3", junk);
     expect(m.unaccounted).toBe(10_000);
     expect(m.seconds).toBeCloseTo(m.measured + (10_000 * 8) / LOWEST_BITS_PER_SECOND.mp3, 3);
-    const headerOnly = Buffer.concat([Buffer.from("fLaC", "latin1"), Buffer.from([0x80, 0, 0, 34]), Buffer.alloc(34), Buffer.alloc(5000, 0x11)]);
+    const headerOnly = Buffer.concat([
+      Buffer.from("fLaC", "latin1"),
+      Buffer.from([0x80, 0, 0, 34]),
+      Buffer.alloc(34),
+      Buffer.alloc(5000, 0x11),
+    ]);
     expect((await measureAudio("flac", headerOnly)).seconds).toBeGreaterThanOrEqual((5000 * 8) / LOWEST_BITS_PER_SECOND.flac);
   });
 

@@ -11,7 +11,6 @@ type Tiered = number | { base: number; tiers: { start: number; price: number }[]
 const base = (p: Tiered) => (typeof p === "object" ? p.base : p);
 const above = (p: Tiered) => (typeof p === "object" ? p.tiers[0] : undefined);
 
-
 describe("model catalog", () => {
   it("dates its prices", () => {
     expect(PRICES_AS_OF).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -20,7 +19,9 @@ describe("model catalog", () => {
   it("matches the price database for every chat and embedding model it knows", () => {
     const unknown: string[] = [];
     for (const m of DEFAULT_MODELS.filter((x) => x.kind === "chat" || x.kind === "embedding")) {
-      const result = calcPrice({ input_tokens: 1000, output_tokens: 1000 }, m.id, { providerId: m.vendor === "gemini" ? "google" : m.vendor });
+      const result = calcPrice({ input_tokens: 1000, output_tokens: 1000 }, m.id, {
+        providerId: m.vendor === "gemini" ? "google" : m.vendor,
+      });
       if (!result) {
         unknown.push(m.id);
         continue;
@@ -32,7 +33,13 @@ describe("model catalog", () => {
         expect({ id: m.id, cached: base(price.cache_read_mtok) }).toEqual({ id: m.id, cached: m.perMillionTokens?.cachedInput });
       }
       const tier = above(price.input_mtok);
-      if (tier) expect({ id: m.id, above: tier.start, input: tier.price, output: above(price.output_mtok)?.price }).toEqual({ id: m.id, above: m.longContext?.above, input: m.longContext?.input, output: m.longContext?.output });
+      if (tier)
+        expect({ id: m.id, above: tier.start, input: tier.price, output: above(price.output_mtok)?.price }).toEqual({
+          id: m.id,
+          above: m.longContext?.above,
+          input: m.longContext?.input,
+          output: m.longContext?.output,
+        });
     }
     expect(unknown).toEqual([]);
   });
@@ -40,7 +47,10 @@ describe("model catalog", () => {
   it("matches the database's prompt prices of image models and whisper's price per minute", () => {
     for (const m of DEFAULT_MODELS.filter((x) => x.kind === "image")) {
       const result = calcPrice({ input_tokens: 1000 }, m.id, { providerId: "openai" });
-      expect({ id: m.id, input: (result?.model_price as Record<string, number>).input_mtok }).toEqual({ id: m.id, input: m.perMillionTokens?.input });
+      expect({ id: m.id, input: (result?.model_price as Record<string, number>).input_mtok }).toEqual({
+        id: m.id,
+        input: m.perMillionTokens?.input,
+      });
     }
     const whisper = calcPrice({ input_tokens: 0 }, "whisper-1", { providerId: "openai" });
     const perHour = (whisper?.model_price as Record<string, number>).audio_hours;
@@ -49,8 +59,15 @@ describe("model catalog", () => {
 
   it("prices every kind completely", () => {
     for (const m of DEFAULT_MODELS) {
-      if (m.kind === "chat") expect(m).toMatchObject({ contextWindow: expect.any(Number), maxOutputTokens: expect.any(Number), imageTokens: expect.any(Object), tokenizer: expect.any(String) });
-      if (m.kind === "image") for (const q of ["low", "medium", "high"] as const) expect(Object.keys(m.perImage?.[q] ?? {})).toHaveLength(3);
+      if (m.kind === "chat")
+        expect(m).toMatchObject({
+          contextWindow: expect.any(Number),
+          maxOutputTokens: expect.any(Number),
+          imageTokens: expect.any(Object),
+          tokenizer: expect.any(String),
+        });
+      if (m.kind === "image")
+        for (const q of ["low", "medium", "high"] as const) expect(Object.keys(m.perImage?.[q] ?? {})).toHaveLength(3);
       if (m.kind === "transcription") expect(m.perAudioMinute).toBeGreaterThan(0);
     }
   });

@@ -15,7 +15,9 @@ beforeAll(async () => {
     OPENAI_API_KEY: "sk-unit",
     OPENAI_BASE_URL: stub.url,
     AI_EMBEDDING_MODEL: "embed-small",
-    AI_MODELS: JSON.stringify({ "embed-small": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } } }),
+    AI_MODELS: JSON.stringify({
+      "embed-small": { kind: "embedding", vendor: "openai", contextWindow: 8191, perMillionTokens: { input: 0.02 } },
+    }),
   });
 });
 afterEach(() => stub.reset());
@@ -62,7 +64,10 @@ describe("OpenAI-compatible provider against the stub", () => {
     });
     // A 5xx leaves the only route unable to answer: the router's "unavailable" (503), with the cause's words.
     stub.next("embeddings", { kind: "error", status: 503 });
-    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({ code: "unavailable", message: "AI provider failed with status 503 (embedding)" });
+    await expect(aiProvider().embed(["x"])).rejects.toMatchObject({
+      code: "unavailable",
+      message: "AI provider failed with status 503 (embedding)",
+    });
   });
 
   it("chat: sends the SDK's request on a kept-alive connection and maps the same failures as the SDK path", async () => {
@@ -71,13 +76,23 @@ describe("OpenAI-compatible provider against the stub", () => {
     expect(stub.requests[0]).toMatchObject({
       path: "/v1/chat/completions",
       // Streamed with the usage chunk even for one JSON answer: a call cut short is billed for what was produced.
-      body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true }, temperature: 0.5, max_tokens: 20 },
+      body: {
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        stream_options: { include_usage: true },
+        temperature: 0.5,
+        max_tokens: 20,
+      },
     });
     expect(stub.requests[0].headers.authorization).toBe("Bearer sk-unit");
     stub.next("chat", { kind: "error", status: 429, code: "rate_limit_exceeded", retryAfter: "3" });
     await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "rate_limited", headers: { "retry-after": "3" } });
     stub.next("chat", { kind: "error", status: 401 });
-    await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "upstream_failed", message: "AI provider rejected the configured API key (chat completion)" });
+    await expect(aiProvider().chat(req)).rejects.toMatchObject({
+      code: "upstream_failed",
+      message: "AI provider rejected the configured API key (chat completion)",
+    });
     stub.next("chat", { kind: "error", status: 400, code: "content_policy_violation" });
     await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "content_policy" });
   });
@@ -95,7 +110,10 @@ describe("OpenAI-compatible provider against the stub", () => {
     );
     const restoreUrl = setEnv({ OPENAI_BASE_URL: `http://127.0.0.1:${closed}/v1` });
     try {
-      await expect(aiProvider().chat(req)).rejects.toMatchObject({ code: "unavailable", message: "AI provider could not be reached (chat completion)" });
+      await expect(aiProvider().chat(req)).rejects.toMatchObject({
+        code: "unavailable",
+        message: "AI provider could not be reached (chat completion)",
+      });
       const drain = async () => {
         for await (const part of aiProvider().streamChat(req)) void part;
       };
@@ -108,7 +126,14 @@ describe("OpenAI-compatible provider against the stub", () => {
   it("transcribes with verbose_json and converts the language name", async () => {
     stub.transcription = { text: "bonjour", language: "french", duration: 4.2 };
     const t = await aiProvider().transcribe({ audio: wav(1), filename: "a.wav", mimeType: "audio/wav" });
-    expect(t).toEqual({ text: "bonjour", language: "fr", duration: 4.2, model: "whisper-1", route: { provider: "openai", model: "whisper-1" }, spent: [] });
+    expect(t).toEqual({
+      text: "bonjour",
+      language: "fr",
+      duration: 4.2,
+      model: "whisper-1",
+      route: { provider: "openai", model: "whisper-1" },
+      spent: [],
+    });
   });
 
   it("aborts the upstream stream when the caller's signal aborts", async () => {

@@ -48,11 +48,27 @@ describe("PNG encoder", () => {
 
 describe("settings", () => {
   it("has documented defaults", () => {
-    undo = setEnv({ AI_CHAT_MODEL: undefined, AI_ALLOWED_MODELS: undefined, AI_IMAGE_MODEL_MAP: undefined, AI_TRANSCRIPTION_MODEL: undefined, AI_EMBEDDING_MODEL: undefined, AI_TIMEOUT_MS: undefined });
+    undo = setEnv({
+      AI_CHAT_MODEL: undefined,
+      AI_ALLOWED_MODELS: undefined,
+      AI_IMAGE_MODEL_MAP: undefined,
+      AI_TRANSCRIPTION_MODEL: undefined,
+      AI_EMBEDDING_MODEL: undefined,
+      AI_TIMEOUT_MS: undefined,
+    });
     expect(aiSettings()).toEqual({
       chatModel: "gpt-4o-mini",
       // Offline (no provider key): every chat model of the catalog is served.
-      allowedModels: ["gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-4.1", "claude-haiku-4-5", "claude-sonnet-4-5", "gemini-2.5-flash", "gemini-2.5-pro"],
+      allowedModels: [
+        "gpt-4o-mini",
+        "gpt-4o",
+        "gpt-4.1-mini",
+        "gpt-4.1",
+        "claude-haiku-4-5",
+        "claude-sonnet-4-5",
+        "gemini-2.5-flash",
+        "gemini-2.5-pro",
+      ],
       imageModels: { "image-model-1": "gpt-image-1", "image-model-1.5": "gpt-image-1.5", "image-model-1-mini": "gpt-image-1-mini" },
       transcriptionModel: "whisper-1",
       embeddingModel: "text-embedding-3-small",
@@ -62,7 +78,12 @@ describe("settings", () => {
   });
 
   it("reads overrides (JSON image map, allowed list always containing the default)", () => {
-    undo = setEnv({ AI_CHAT_MODEL: "llama3", AI_ALLOWED_MODELS: "mistral, qwen", AI_IMAGE_MODEL_MAP: '{"image-model-1":"sdxl"}', AI_TIMEOUT_MS: "90000" });
+    undo = setEnv({
+      AI_CHAT_MODEL: "llama3",
+      AI_ALLOWED_MODELS: "mistral, qwen",
+      AI_IMAGE_MODEL_MAP: '{"image-model-1":"sdxl"}',
+      AI_TIMEOUT_MS: "90000",
+    });
     const s = aiSettings();
     expect(s.allowedModels).toEqual(["llama3", "mistral", "qwen"]);
     expect(s.imageModels["image-model-1"]).toBe("sdxl");
@@ -76,12 +97,23 @@ describe("settings", () => {
 describe("credit allowance reset", () => {
   it("is the 1st of next month for free users and one month after the last reset for paid ones", () => {
     const now = new Date("2026-11-23T10:00:00Z");
-    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-01T00:00:00Z") }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
+    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-01T00:00:00Z") }, now).toISOString()).toBe(
+      "2026-12-01T00:00:00.000Z",
+    );
     // A free account that signed up mid-month still renews on the 1st (not sign-up plus a month).
-    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
-    expect(allocationPeriodEnd({ tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe("2026-12-15T08:00:00.000Z");
+    expect(allocationPeriodEnd({ tier: "free", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe(
+      "2026-12-01T00:00:00.000Z",
+    );
+    expect(allocationPeriodEnd({ tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z") }, now).toISOString()).toBe(
+      "2026-12-15T08:00:00.000Z",
+    );
     // The plan's own renewal wins when it is known (the period ends on the 28th, not the 1st).
-    expect(allocationPeriodEnd({ tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z"), renewsAt: new Date("2026-12-28T10:00:00Z") }, now).toISOString()).toBe("2026-12-28T10:00:00.000Z");
+    expect(
+      allocationPeriodEnd(
+        { tier: "pro", lastReset: new Date("2026-11-15T08:00:00Z"), renewsAt: new Date("2026-12-28T10:00:00Z") },
+        now,
+      ).toISOString(),
+    ).toBe("2026-12-28T10:00:00.000Z");
     expect(allocationPeriodEnd({ tier: "pro", lastReset: null }, now).toISOString()).toBe("2026-12-01T00:00:00.000Z");
   });
 });

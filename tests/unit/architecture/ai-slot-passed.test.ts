@@ -18,7 +18,12 @@ describe("charged AI routes pass their AI slot to the charge", () => {
 
   it("finds the AI routes", () => {
     expect(charged.map((f) => path.relative(process.cwd(), f)).sort()).toEqual(
-      expect.arrayContaining(["app/api/ai/chat/route.ts", "app/api/ai/stream/route.ts", "app/v1/chat/completions/route.ts", "app/api/ai/rag/ask/route.ts"]),
+      expect.arrayContaining([
+        "app/api/ai/chat/route.ts",
+        "app/api/ai/stream/route.ts",
+        "app/v1/chat/completions/route.ts",
+        "app/api/ai/rag/ask/route.ts",
+      ]),
     );
     expect(charged.length).toBeGreaterThanOrEqual(10);
   });

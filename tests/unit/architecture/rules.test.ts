@@ -19,11 +19,15 @@ interface Violation {
 }
 
 function cruise(cwd: string, targets: string[]): Violation[] {
-  const run = spawnSync(process.execPath, [bin, ...targets, "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "json"], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [bin, ...targets, "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "json"],
+    {
+      cwd,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (!run.stdout) throw new Error(`dependency-cruiser failed: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
@@ -63,7 +67,9 @@ describe("architecture rules (dependency-cruiser)", () => {
   });
 
   it("reports an import from a room to a room beside or above it", () => {
-    expect(found.filter((v) => v.startsWith("lib-room-order:"))).toEqual(["lib-room-order: lib/ai/providers/uses-chat.ts -> lib/ai/chat/run-thing.ts"]);
+    expect(found.filter((v) => v.startsWith("lib-room-order:"))).toEqual([
+      "lib-room-order: lib/ai/providers/uses-chat.ts -> lib/ai/chat/run-thing.ts",
+    ]);
   });
 
   it("reports an import up or sideways between lib folders, and a folder without a layer", () => {

@@ -10,7 +10,14 @@ const req = (headers: Record<string, string>) => new Request("http://localhost:3
 describe("getSessionUser (session from a plain Request)", () => {
   it("reads the next-auth session cookie", async () => {
     const jwt = await token({ sub: "u1", email: "a@example.com" });
-    expect(await getSessionUser(req({ cookie: `other=1; next-auth.session-token=${jwt}` }))).toEqual({ id: "u1", email: "a@example.com", authMethod: null, emailVerified: false, signedInAt: expect.any(Number), sessionId: null });
+    expect(await getSessionUser(req({ cookie: `other=1; next-auth.session-token=${jwt}` }))).toEqual({
+      id: "u1",
+      email: "a@example.com",
+      authMethod: null,
+      emailVerified: false,
+      signedInAt: expect.any(Number),
+      sessionId: null,
+    });
   });
 
   it("reads the __Secure- cookie used on https", async () => {
@@ -42,7 +49,14 @@ describe("getSessionUser (session from a plain Request)", () => {
   });
 
   it("is null, never an error, for a token whose claims have the wrong shape (signed with the real secret)", async () => {
-    for (const claims of [{ sub: { id: "u10" } }, { sub: ["u11"] }, { sub: "" }, { sub: "u12", email: { a: 1 } }, { sub: "u13", signedInAt: "yesterday" }, { sub: "x".repeat(500) }]) {
+    for (const claims of [
+      { sub: { id: "u10" } },
+      { sub: ["u11"] },
+      { sub: "" },
+      { sub: "u12", email: { a: 1 } },
+      { sub: "u13", signedInAt: "yesterday" },
+      { sub: "x".repeat(500) },
+    ]) {
       const jwt = await token(claims);
       expect(await getSessionUser(req({ cookie: `next-auth.session-token=${jwt}` }))).toBeNull();
     }
@@ -50,9 +64,19 @@ describe("getSessionUser (session from a plain Request)", () => {
 
   it("carries how the session signed in and whether the provider vouched for the email", async () => {
     const dev = await token({ sub: "u7", email: "e@example.com", authMethod: "dev", emailVerified: false });
-    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${dev}` }))).toEqual({ id: "u7", email: "e@example.com", authMethod: "dev", emailVerified: false, signedInAt: expect.any(Number), sessionId: null });
+    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${dev}` }))).toEqual({
+      id: "u7",
+      email: "e@example.com",
+      authMethod: "dev",
+      emailVerified: false,
+      signedInAt: expect.any(Number),
+      sessionId: null,
+    });
     const oidc = await token({ sub: "u8", email: "f@example.com", authMethod: "oidc", emailVerified: true });
-    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${oidc}` }))).toMatchObject({ authMethod: "oidc", emailVerified: true });
+    expect(await getSessionUser(req({ cookie: `next-auth.session-token=${oidc}` }))).toMatchObject({
+      authMethod: "oidc",
+      emailVerified: true,
+    });
   });
 
   it("never serves a remembered decode past the token's expiry or across a rotated secret", async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { SubscriptionStatus } from "@/lib/billing/payment-provider/provider-types";
-import { EMPTY_STATE, nextSubscriptionState, PAYMENT_EVENTS, type PaymentEventName, type SubscriptionState } from "@/lib/billing/subscriptions/subscription-state";
+import {
+  EMPTY_STATE,
+  nextSubscriptionState,
+  PAYMENT_EVENTS,
+  type PaymentEventName,
+  type SubscriptionState,
+} from "@/lib/billing/subscriptions/subscription-state";
 
 const T0 = new Date("2026-11-01T00:00:00Z");
 const BEFORE = new Date("2026-10-01T00:00:00Z");
@@ -13,7 +19,15 @@ const state = (status: SubscriptionState["status"], extra: Partial<SubscriptionS
   ...extra,
 });
 
-type Row = [label: string, from: SubscriptionState, event: PaymentEventName, at: Date, snapshot: SubscriptionStatus | undefined, to: Partial<SubscriptionState>, applied: boolean];
+type Row = [
+  label: string,
+  from: SubscriptionState,
+  event: PaymentEventName,
+  at: Date,
+  snapshot: SubscriptionStatus | undefined,
+  to: Partial<SubscriptionState>,
+  applied: boolean,
+];
 
 /** (state, event) → state: the state machine of docs/API-NOTES.md "Payments". */
 const TABLE: Row[] = [
@@ -38,15 +52,87 @@ const TABLE: Row[] = [
   ["unpause", state("paused"), "subscription_unpaused", AFTER, "active", { status: "active" }, true],
   ["unpause: older ignored", state("paused"), "subscription_unpaused", BEFORE, "active", { status: "paused" }, false],
   ["payment failed", state("active"), "subscription_payment_failed", AFTER, undefined, { status: "active", paymentFailedAt: AFTER }, true],
-  ["payment failed again, newer", state("past_due", { paymentFailedAt: T0 }), "subscription_payment_failed", AFTER, undefined, { paymentFailedAt: AFTER }, true],
-  ["payment failed, older than recorded failure", state("past_due", { paymentFailedAt: AFTER }), "subscription_payment_failed", T0, undefined, { paymentFailedAt: AFTER }, false],
-  ["payment failed, older than a success", state("active", { paymentOkAt: AFTER }), "subscription_payment_failed", T0, undefined, { paymentFailedAt: null }, false],
-  ["payment success clears failure", state("past_due", { paymentFailedAt: T0 }), "subscription_payment_success", AFTER, undefined, { status: "past_due", paymentFailedAt: null, paymentOkAt: AFTER }, true],
-  ["payment success older than failure keeps it", state("past_due", { paymentFailedAt: AFTER }), "subscription_payment_success", T0, undefined, { paymentFailedAt: AFTER, paymentOkAt: T0 }, true],
-  ["payment success without failure", state("active"), "subscription_payment_success", AFTER, undefined, { paymentFailedAt: null, paymentOkAt: AFTER }, true],
-  ["recovered clears failure", state("past_due", { paymentFailedAt: T0 }), "subscription_payment_recovered", AFTER, undefined, { paymentFailedAt: null }, true],
-  ["recovered without failure: no effect", state("active"), "subscription_payment_recovered", AFTER, undefined, { paymentFailedAt: null, status: "active" }, false],
-  ["recovered older than failure: no effect", state("past_due", { paymentFailedAt: AFTER }), "subscription_payment_recovered", T0, undefined, { paymentFailedAt: AFTER }, false],
+  [
+    "payment failed again, newer",
+    state("past_due", { paymentFailedAt: T0 }),
+    "subscription_payment_failed",
+    AFTER,
+    undefined,
+    { paymentFailedAt: AFTER },
+    true,
+  ],
+  [
+    "payment failed, older than recorded failure",
+    state("past_due", { paymentFailedAt: AFTER }),
+    "subscription_payment_failed",
+    T0,
+    undefined,
+    { paymentFailedAt: AFTER },
+    false,
+  ],
+  [
+    "payment failed, older than a success",
+    state("active", { paymentOkAt: AFTER }),
+    "subscription_payment_failed",
+    T0,
+    undefined,
+    { paymentFailedAt: null },
+    false,
+  ],
+  [
+    "payment success clears failure",
+    state("past_due", { paymentFailedAt: T0 }),
+    "subscription_payment_success",
+    AFTER,
+    undefined,
+    { status: "past_due", paymentFailedAt: null, paymentOkAt: AFTER },
+    true,
+  ],
+  [
+    "payment success older than failure keeps it",
+    state("past_due", { paymentFailedAt: AFTER }),
+    "subscription_payment_success",
+    T0,
+    undefined,
+    { paymentFailedAt: AFTER, paymentOkAt: T0 },
+    true,
+  ],
+  [
+    "payment success without failure",
+    state("active"),
+    "subscription_payment_success",
+    AFTER,
+    undefined,
+    { paymentFailedAt: null, paymentOkAt: AFTER },
+    true,
+  ],
+  [
+    "recovered clears failure",
+    state("past_due", { paymentFailedAt: T0 }),
+    "subscription_payment_recovered",
+    AFTER,
+    undefined,
+    { paymentFailedAt: null },
+    true,
+  ],
+  [
+    "recovered without failure: no effect",
+    state("active"),
+    "subscription_payment_recovered",
+    AFTER,
+    undefined,
+    { paymentFailedAt: null, status: "active" },
+    false,
+  ],
+  [
+    "recovered older than failure: no effect",
+    state("past_due", { paymentFailedAt: AFTER }),
+    "subscription_payment_recovered",
+    T0,
+    undefined,
+    { paymentFailedAt: AFTER },
+    false,
+  ],
   ["order on subscription: no effect", state("active"), "order_created", AFTER, undefined, { status: "active", updatedAt: T0 }, false],
 ];
 

@@ -21,20 +21,28 @@ describe("the one configuration check at start-up", () => {
   it("needs a payment provider in production unless payments are switched off: Lemon Squeezy, or the simulator with its secret", () => {
     const { PAYMENTS_ENABLED: _off, ...paymentsOn } = good;
     expect(configurationProblems(paymentsOn)).toEqual([
-      expect.stringMatching(/^Payments: production needs a payment provider\. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY .*LEMONSQUEEZY_STORE_ID \(e\.g\. 12345\) and PAYMENT_WEBHOOK_SECRET .*PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET.*PAYMENTS_ENABLED=false/),
+      expect.stringMatching(
+        /^Payments: production needs a payment provider\. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY .*LEMONSQUEEZY_STORE_ID \(e\.g\. 12345\) and PAYMENT_WEBHOOK_SECRET .*PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET.*PAYMENTS_ENABLED=false/,
+      ),
     ]);
-    expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true" })).toEqual([expect.stringMatching(/^PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator/)]);
+    expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true" })).toEqual([
+      expect.stringMatching(/^PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator/),
+    ]);
     expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true", PAYMENT_WEBHOOK_SECRET: "s" })).toEqual([]);
     // Outside production the simulator stands in: nothing to set.
     expect(configurationProblems({ ...paymentsOn, APP_ENV: "development" })).toEqual([]);
   });
 
   it("reports AI settings of the wrong shape at start, named after the setting and the field (their shapes live in lib/ai)", () => {
-    expect(configurationProblems({ ...good, AI_MODELS: JSON.stringify({ "my-model": { kind: "chat", perMillionTokens: { input: -1 } } }) })).toContainEqual(
-      expect.stringMatching(/^AI_MODELS: my-model\.perMillionTokens\.input: /),
+    expect(
+      configurationProblems({ ...good, AI_MODELS: JSON.stringify({ "my-model": { kind: "chat", perMillionTokens: { input: -1 } } }) }),
+    ).toContainEqual(expect.stringMatching(/^AI_MODELS: my-model\.perMillionTokens\.input: /));
+    expect(configurationProblems({ ...good, AI_ROUTES: JSON.stringify({ "gpt-4o": [] }) })).toContainEqual(
+      "AI_ROUTES: gpt-4o: needs at least one route",
     );
-    expect(configurationProblems({ ...good, AI_ROUTES: JSON.stringify({ "gpt-4o": [] }) })).toContainEqual("AI_ROUTES: gpt-4o: needs at least one route");
-    expect(configurationProblems({ ...good, AI_PROVIDERS: JSON.stringify({ "Bad Name": { type: "openai-compatible" } }) })).toContainEqual(expect.stringMatching(/^AI_PROVIDERS: /));
+    expect(configurationProblems({ ...good, AI_PROVIDERS: JSON.stringify({ "Bad Name": { type: "openai-compatible" } }) })).toContainEqual(
+      expect.stringMatching(/^AI_PROVIDERS: /),
+    );
     expect(configurationProblems({ ...good, AI_MODELS: "{not json" })).toContainEqual("AI_MODELS: is not valid JSON");
   });
 
@@ -46,7 +54,8 @@ describe("the one configuration check at start-up", () => {
 
   it("lists every problem of several at once: invalid values, production rules, pairs, the pricing catalog, AI and sign-in", () => {
     const problems = configurationProblems({
-      APP_ENV: "production", PAYMENTS_ENABLED: "false",
+      APP_ENV: "production",
+      PAYMENTS_ENABLED: "false",
       NEXTAUTH_SECRET: "n".repeat(40),
       ALLOW_EMBEDDED_DATABASE: "true",
       PRICING_CONFIG: '{"tiers":{"gold":{}}}',
@@ -78,7 +87,19 @@ describe("the one configuration check at start-up", () => {
   it("says in one start everything a bare production start lacks, each with an example, and the closed-demo and operator-link ways in", () => {
     const problems = configurationProblems({ APP_ENV: "production" });
     const text = problems.join("\n");
-    for (const name of ["NEXTAUTH_SECRET", "CRON_SECRET", "DATABASE_URL", "LEMONSQUEEZY_STORE_ID", "PAYMENT_WEBHOOK_SECRET", "PAYMENTS_ENABLED=false", "RESEND_API_KEY", "NEXTAUTH_URL", "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true", "admin:sign-in-link", "AI provider"]) {
+    for (const name of [
+      "NEXTAUTH_SECRET",
+      "CRON_SECRET",
+      "DATABASE_URL",
+      "LEMONSQUEEZY_STORE_ID",
+      "PAYMENT_WEBHOOK_SECRET",
+      "PAYMENTS_ENABLED=false",
+      "RESEND_API_KEY",
+      "NEXTAUTH_URL",
+      "AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION=true",
+      "admin:sign-in-link",
+      "AI provider",
+    ]) {
       expect(text, name).toContain(name);
     }
     // Every "required" line shows the value's shape.
@@ -87,11 +108,18 @@ describe("the one configuration check at start-up", () => {
 
   it("reads JSON settings at start: a PRICING_CONFIG that is not JSON, or of the wrong shape, stops the server", () => {
     expect(configurationProblems({ ...good, PRICING_CONFIG: "{bad" })).toEqual(["PRICING_CONFIG: is not valid JSON"]);
-    expect(configurationProblems({ ...good, PRICING_CONFIG: '{"tiers":{"pro":{"monthlyPrice":"cheap"}}}' }).join()).toContain("PRICING_CONFIG: tiers.pro.monthlyPrice");
+    expect(configurationProblems({ ...good, PRICING_CONFIG: '{"tiers":{"pro":{"monthlyPrice":"cheap"}}}' }).join()).toContain(
+      "PRICING_CONFIG: tiers.pro.monthlyPrice",
+    );
   });
 
   it("asks a real store for its own variant ids, and the development sign-in in production for its second switch", () => {
-    const ls = configurationProblems({ ...good, LEMONSQUEEZY_API_KEY: "ls", LEMONSQUEEZY_STORE_ID: "1", PAYMENT_WEBHOOK_SECRET: "p".repeat(20) });
+    const ls = configurationProblems({
+      ...good,
+      LEMONSQUEEZY_API_KEY: "ls",
+      LEMONSQUEEZY_STORE_ID: "1",
+      PAYMENT_WEBHOOK_SECRET: "p".repeat(20),
+    });
     expect(ls.join()).toContain("PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for tiers.basic.variants.monthly");
     expect(configurationProblems({ ...good, AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" })).toEqual([]);
     expect(configurationProblems({ ...good, RESEND_API_KEY: "", AUTH_GITHUB_ID: "id", AUTH_GITHUB_SECRET: "s" })).toEqual([]);

@@ -33,7 +33,13 @@ describe("env", () => {
   });
 
   it("derives production from NODE_ENV (as next start sets it); APP_ENV wins", () => {
-    const base = { NODE_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", ALLOW_EMBEDDED_DATABASE: "true" };
+    const base = {
+      NODE_ENV: "production",
+      PAYMENTS_ENABLED: "false",
+      NEXTAUTH_SECRET: "s",
+      CRON_SECRET: "c",
+      ALLOW_EMBEDDED_DATABASE: "true",
+    };
     expect(parseEnv(base)).toMatchObject({ appEnv: "production", isProduction: true, devLoginEnabled: false });
     expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true" }).devLoginEnabled).toBe(false);
     expect(parseEnv({ ...base, AUTH_DEV_LOGIN: "true", AUTH_DEV_LOGIN_UNSAFE_IN_PRODUCTION: "true" }).devLoginEnabled).toBe(true);
@@ -51,7 +57,14 @@ describe("env", () => {
       LOG_LEVEL: "loud",
     });
     expect(problems).toHaveLength(6);
-    for (const name of ["DATABASE_URL", "RATE_LIMIT_TIMEOUT_MS", "PUBLIC_PRICING_MODEL", "PUBLIC_AI_RAG_CHAT_ENABLED", "NEXTAUTH_URL", "LOG_LEVEL"]) {
+    for (const name of [
+      "DATABASE_URL",
+      "RATE_LIMIT_TIMEOUT_MS",
+      "PUBLIC_PRICING_MODEL",
+      "PUBLIC_AI_RAG_CHAT_ENABLED",
+      "NEXTAUTH_URL",
+      "LOG_LEVEL",
+    ]) {
       expect(problems.some((p) => p.startsWith(`${name}: `))).toBe(true);
     }
     expect(problems.join("\n")).not.toContain("topsecret");
@@ -65,11 +78,20 @@ describe("env", () => {
       "NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=<openssl rand -hex 32>)",
       "CRON_SECRET: required in production, the bearer token of the cron endpoints (e.g. CRON_SECRET=<openssl rand -hex 32>)",
     ]);
-    expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", NEXTAUTH_SECRET: "s", CRON_SECRET: "c", RATE_LIMIT_ENABLED: "false", ALLOW_EMBEDDED_DATABASE: "true" })).toEqual([
-      "RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)",
-    ]);
+    expect(
+      problemsOf({
+        APP_ENV: "production",
+        PAYMENTS_ENABLED: "false",
+        NEXTAUTH_SECRET: "s",
+        CRON_SECRET: "c",
+        RATE_LIMIT_ENABLED: "false",
+        ALLOW_EMBEDDED_DATABASE: "true",
+      }),
+    ).toEqual(["RATE_LIMIT_ENABLED: cannot be false in production (the rate limits are mandatory there)"]);
     // Invalid values and missing requirements are reported together, in one attempt.
-    expect(problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" })).toEqual([
+    expect(
+      problemsOf({ APP_ENV: "production", PAYMENTS_ENABLED: "false", DATABASE_URL: "mysql://x", UPSTASH_REDIS_REST_URL: "nope" }),
+    ).toEqual([
       "DATABASE_URL: must be a postgres:// or postgresql:// URL",
       "UPSTASH_REDIS_REST_URL: must be a URL",
       "NEXTAUTH_SECRET: required in production, a random secret of 32 characters or more (e.g. NEXTAUTH_SECRET=<openssl rand -hex 32>)",

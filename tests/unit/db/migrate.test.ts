@@ -47,9 +47,15 @@ describe("migration runner", () => {
       alreadyApplied: 0,
     });
     expect(applied).toEqual(["20260101000000_a", "20260101000001_b"]);
-    const rows = (await pg.query<{ migration_name: string; checksum: string; finished_at: Date; applied_steps_count: number; rolled_back_at: Date | null }>(
-      "SELECT * FROM _prisma_migrations ORDER BY migration_name",
-    )).rows;
+    const rows = (
+      await pg.query<{
+        migration_name: string;
+        checksum: string;
+        finished_at: Date;
+        applied_steps_count: number;
+        rolled_back_at: Date | null;
+      }>("SELECT * FROM _prisma_migrations ORDER BY migration_name")
+    ).rows;
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ migration_name: "20260101000000_a", applied_steps_count: 1, rolled_back_at: null });
     expect(rows[0].checksum).toBe(createHash("sha256").update(sqlA).digest("hex"));
@@ -69,7 +75,9 @@ describe("migration runner", () => {
     const { pg, runner } = await database();
     const dir = migrationsDir({ "1_ok": "CREATE TABLE ok (id text);", "2_bad": "CREATE TABLE half (id text); SELECT no_such_function();" });
     await expect(applyMigrations(runner, { dir })).rejects.toThrow(/^Migration 2_bad failed: /);
-    const tables = (await pg.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((r) => r.t);
+    const tables = (await pg.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map(
+      (r) => r.t,
+    );
     expect(tables).toEqual(["_prisma_migrations", "ok"]);
     writeFileSync(path.join(dir, "2_bad", "migration.sql"), "CREATE TABLE half (id text);");
     expect((await applyMigrations(runner, { dir })).applied).toEqual(["2_bad"]);

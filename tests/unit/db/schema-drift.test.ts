@@ -44,7 +44,11 @@ describe("schema.prisma vs migrations", () => {
   it("really compares something (every model is a table with columns, indexes and keys)", () => {
     expect(Object.keys(expected).length).toBeGreaterThanOrEqual(17);
     expect(expected.users.columns.tier).toEqual({ type: "text", nullable: false, default: "'free'" });
-    expect(migrated.users.columns.created_at).toEqual({ type: "timestamp(3) with time zone", nullable: false, default: "CURRENT_TIMESTAMP" });
+    expect(migrated.users.columns.created_at).toEqual({
+      type: "timestamp(3) with time zone",
+      nullable: false,
+      default: "CURRENT_TIMESTAMP",
+    });
     expect(migrated.credit_transactions.indexes.credit_transactions_user_id_created_at_idx.columns).toEqual(["user_id", "created_at DESC"]);
     expect(migrated.rag_chunks.indexes.rag_chunks_search_idx.method).toBe("gin");
     expect(migrated.rag_chunks.columns.search.type).toBe("tsvector");
@@ -103,10 +107,10 @@ describe("the drift check fails when one side changes", () => {
     `);
     const problems = diffShapes(expected, await shapeFromDatabase(runner));
     expect(problems).toEqual([
-      "files: column size differs: schema.prisma {\"type\":\"integer\",\"nullable\":false,\"default\":null} vs migrations {\"type\":\"bigint\",\"nullable\":false,\"default\":null}",
+      'files: column size differs: schema.prisma {"type":"integer","nullable":false,"default":null} vs migrations {"type":"bigint","nullable":false,"default":null}',
       "files: index files_user_id_sha256_key is in schema.prisma but not in the migrations",
       "table stray: in the migrations but not in schema.prisma",
-      "users: column name differs: schema.prisma {\"type\":\"text\",\"nullable\":true,\"default\":null} vs migrations {\"type\":\"text\",\"nullable\":false,\"default\":null}",
+      'users: column name differs: schema.prisma {"type":"text","nullable":true,"default":null} vs migrations {"type":"text","nullable":false,"default":null}',
     ]);
   });
 });

@@ -193,9 +193,7 @@ export async function shapeFromPrismaSchema(schemaText: string): Promise<SchemaS
       const bare = index.fields.map((f) => col(model.name, f.name));
       const primary = index.type === "id";
       const unique = primary || index.type === "unique";
-      const name =
-        (index as { dbName?: string }).dbName ??
-        (primary ? `${table}_pkey` : prismaName(table, bare, unique ? "key" : "idx"));
+      const name = (index as { dbName?: string }).dbName ?? (primary ? `${table}_pkey` : prismaName(table, bare, unique ? "key" : "idx"));
       t.indexes[name] = {
         columns,
         unique,
@@ -316,7 +314,13 @@ export async function shapeFromDatabase(runner: SqlRunner, schema = "public"): P
       method: i.method,
     };
   }
-  const arr = (v: string[] | string) => (Array.isArray(v) ? v : v.replace(/^\{|\}$/g, "").split(",").filter(Boolean));
+  const arr = (v: string[] | string) =>
+    Array.isArray(v)
+      ? v
+      : v
+          .replace(/^\{|\}$/g, "")
+          .split(",")
+          .filter(Boolean);
   for (const f of fks) {
     table(f.table).foreignKeys[f.name] = {
       columns: arr(f.columns),

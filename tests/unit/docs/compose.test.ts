@@ -9,20 +9,29 @@ import { parseEnv, settingNames } from "@/lib/config/env";
  * form a valid production configuration once the two required secrets are set, and point at the
  * services compose starts with the credentials those services are given.
  */
-type Service = { image?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: string[] };
+type Service = {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+};
 const compose = parse(readFileSync("compose.yaml", "utf8"), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 
 /** Compose's interpolation: ${NAME}, ${NAME:-default}, ${NAME:?message} and $$, from `vars` only. */
 function interpolate(value: string, vars: Record<string, string>): string {
-  return value.replace(/\$\$|\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (whole, name: string | undefined, kind: string | undefined, rest: string | undefined) => {
-    if (whole === "$$") return "$";
-    const set = vars[name!];
-    if (set) return set;
-    if (kind === "-") return rest ?? "";
-    if (kind === "?") throw new Error(`${name} is required: ${rest}`);
-    return "";
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g,
+    (whole, name: string | undefined, kind: string | undefined, rest: string | undefined) => {
+      if (whole === "$$") return "$";
+      const set = vars[name!];
+      if (set) return set;
+      if (kind === "-") return rest ?? "";
+      if (kind === "?") throw new Error(`${name} is required: ${rest}`);
+      return "";
+    },
+  );
 }
 
 const resolved = (service: string, vars: Record<string, string>) =>
@@ -57,7 +66,13 @@ describe("compose.yaml", () => {
     const postgres = resolved("postgres", SECRETS);
     const db = new URL(app.DATABASE_URL);
     expect(services.postgres.image).toMatch(/pgvector/);
-    expect([db.hostname, db.port, db.username, db.password, db.pathname.slice(1)]).toEqual(["postgres", "5432", postgres.POSTGRES_USER, postgres.POSTGRES_PASSWORD, postgres.POSTGRES_DB]);
+    expect([db.hostname, db.port, db.username, db.password, db.pathname.slice(1)]).toEqual([
+      "postgres",
+      "5432",
+      postgres.POSTGRES_USER,
+      postgres.POSTGRES_PASSWORD,
+      postgres.POSTGRES_DB,
+    ]);
 
     const redisHttp = resolved("redis-http", SECRETS);
     expect(new URL(app.UPSTASH_REDIS_REST_URL).hostname).toBe("redis-http");

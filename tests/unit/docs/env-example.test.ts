@@ -2,10 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { settingNames } from "@/lib/config/env";
 
-const documented = (file: string) =>
-  new Set(
-    [...readFileSync(file, "utf8").matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]),
-  );
+const documented = (file: string) => new Set([...readFileSync(file, "utf8").matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
 
 describe(".env.example and README", () => {
   const runtimeOnly = new Set(["NODE_ENV"]);

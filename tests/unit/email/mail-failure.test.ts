@@ -7,7 +7,11 @@ describe("why a mail did not go out, in an operator's terms", () => {
       [new MailerError("x", 403, "invalid_api_key"), "RESEND_API_KEY", false],
       [new MailerError("x", 401, "missing_api_key"), "RESEND_API_KEY", false],
       [new MailerError("x", 401, "restricted_api_key"), "RESEND_API_KEY", false],
-      [new MailerError("The example.com domain is not verified. Please, add and verify your domain", 403, "validation_error"), "EMAIL_FROM", false],
+      [
+        new MailerError("The example.com domain is not verified. Please, add and verify your domain", 403, "validation_error"),
+        "EMAIL_FROM",
+        false,
+      ],
       [new MailerError("You can only send testing emails to your own email address", 403, "validation_error"), "EMAIL_FROM", false],
       [new MailerError("Invalid `from` field", 422, "invalid_from_address"), "EMAIL_FROM", false],
       [new MailerError("Too many requests", 429, "rate_limit_exceeded"), null, true],

@@ -49,7 +49,18 @@ describe("client address for per-IP limits", () => {
   });
 
   it("knows the private ranges", () => {
-    for (const a of ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.0.1", "169.254.1.1", "100.64.0.1", "::1", "fd00::1", "fe80::1", "::ffff:10.0.0.1"]) {
+    for (const a of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.0.1",
+      "169.254.1.1",
+      "100.64.0.1",
+      "::1",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:10.0.0.1",
+    ]) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
     for (const a of ["8.8.8.8", "172.32.0.1", "203.0.113.5", "2001:db8::1"]) expect(isPrivateAddress(a), a).toBe(false);

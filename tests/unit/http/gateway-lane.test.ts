@@ -3,7 +3,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { createGatewayLane, gatewayLaneEnabled, LANE_ROUTES, type GatewayLaneOptions, type LaneRouteHandler } from "@/lib/server/gateway-lane";
+import {
+  createGatewayLane,
+  gatewayLaneEnabled,
+  LANE_ROUTES,
+  type GatewayLaneOptions,
+  type LaneRouteHandler,
+} from "@/lib/server/gateway-lane";
 
 /**
  * The gateway lane over real node:http: a server whose listener is the lane in front of a stand-in for
@@ -74,7 +80,20 @@ describe("gateway lane", () => {
       expect(await res.json(), path).toEqual({ laned: true });
     }
     // Next answers a trailing slash with its 308 redirect, never the route (nor a charge).
-    for (const [method, path] of [["POST", "/api/ai/chat/"], ["POST", "/api/ai/stream/"], ["POST", "/v1/chat/completions/"], ["POST", "/api/ai/chat/?x=1"], ["GET", "/api/ai/chat"], ["PUT", "/api/ai/chat"], ["POST", "/api/ai/chatty"], ["POST", "/api/ai/rag/ask"], ["POST", "/v1/embeddings"], ["POST", "//api/ai/chat"], ["POST", "/API/AI/CHAT"], ["POST", "/api/ai/cha%74"]]) {
+    for (const [method, path] of [
+      ["POST", "/api/ai/chat/"],
+      ["POST", "/api/ai/stream/"],
+      ["POST", "/v1/chat/completions/"],
+      ["POST", "/api/ai/chat/?x=1"],
+      ["GET", "/api/ai/chat"],
+      ["PUT", "/api/ai/chat"],
+      ["POST", "/api/ai/chatty"],
+      ["POST", "/api/ai/rag/ask"],
+      ["POST", "/v1/embeddings"],
+      ["POST", "//api/ai/chat"],
+      ["POST", "/API/AI/CHAT"],
+      ["POST", "/api/ai/cha%74"],
+    ]) {
       const res = await fetch(`${lane.url}${path}`, { method, body: method === "GET" ? undefined : "{}" });
       expect(await res.text(), `${method} ${path}`).toBe("next");
     }
@@ -86,7 +105,12 @@ describe("gateway lane", () => {
     // Already loaded: readiness was seen once, the lane stays on.
     expect(await (await fetch(`${lane.url}/api/ai/chat`, { method: "POST", body: "{}" })).json()).toEqual({ laned: true });
     let ready = false;
-    const cold = createGatewayLane({ loadHandler: handlerOf(() => Response.json({ laned: true })), ready: () => ready, hostname: "127.0.0.1", logLine: () => undefined });
+    const cold = createGatewayLane({
+      loadHandler: handlerOf(() => Response.json({ laned: true })),
+      ready: () => ready,
+      hostname: "127.0.0.1",
+      logLine: () => undefined,
+    });
     const server = http.createServer((req, res) => {
       if (!cold.serve(req, res)) res.end("next");
     });
@@ -112,7 +136,11 @@ describe("gateway lane", () => {
     );
     const port = new URL(lane.url).port;
     const body = JSON.stringify({ messages: [{ role: "user", content: "x".repeat(100_000) }] });
-    await fetch(`${lane.url}/api/ai/chat?trace=1`, { method: "POST", headers: { "content-type": "application/json", cookie: "a=1", "x-request-id": "lane-1" }, body });
+    await fetch(`${lane.url}/api/ai/chat?trace=1`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: "a=1", "x-request-id": "lane-1" },
+      body,
+    });
     expect(seen!.url).toBe(`http://127.0.0.1:${port}/api/ai/chat?trace=1`);
     expect(seen!.method).toBe("POST");
     expect(seen!.body).toBe(body);
@@ -126,8 +154,16 @@ describe("gateway lane", () => {
       "x-forwarded-for": "127.0.0.1",
     });
     // What a proxy in front said is kept as it came.
-    await fetch(`${lane.url}/api/ai/chat`, { method: "POST", headers: { "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com" }, body: "{}" });
-    expect(seen!.headers).toMatchObject({ "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com" });
+    await fetch(`${lane.url}/api/ai/chat`, {
+      method: "POST",
+      headers: { "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.example.com" },
+      body: "{}",
+    });
+    expect(seen!.headers).toMatchObject({
+      "x-forwarded-for": "203.0.113.9",
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "api.example.com",
+    });
     expect(seen!.url).toBe(`https://127.0.0.1:${port}/api/ai/chat`);
   });
 
@@ -136,7 +172,11 @@ describe("gateway lane", () => {
     const lane = await laneServer(
       handlerOf((req) => {
         const small = new URL(req.url).searchParams.has("small");
-        const headers = new Headers({ "content-type": "application/json; charset=utf-8", "x-cache": "MISS", "x-frame-options": "SAMEORIGIN" });
+        const headers = new Headers({
+          "content-type": "application/json; charset=utf-8",
+          "x-cache": "MISS",
+          "x-frame-options": "SAMEORIGIN",
+        });
         headers.append("set-cookie", "a=1; Path=/");
         headers.append("set-cookie", "b=2; Path=/");
         return new Response(JSON.stringify(small ? { ok: true } : big), { status: 201, headers });
@@ -195,11 +235,18 @@ describe("gateway lane", () => {
             cancelled = reason ?? true;
           },
         });
-        return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform" } });
+        return new Response(stream, {
+          headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform" },
+        });
       }),
     );
     const controller = new AbortController();
-    const res = await fetch(`${lane.url}/api/ai/stream`, { method: "POST", body: "{}", headers: { "accept-encoding": "gzip" }, signal: controller.signal });
+    const res = await fetch(`${lane.url}/api/ai/stream`, {
+      method: "POST",
+      body: "{}",
+      headers: { "accept-encoding": "gzip" },
+      signal: controller.signal,
+    });
     expect(res.headers.get("content-encoding")).toBeNull();
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const reader = res.body!.getReader();
@@ -231,11 +278,17 @@ describe("gateway lane", () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const send = (path: string, body: Buffer | null, extra: Record<string, string> = {}) =>
       new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; socket: unknown }>((resolve, reject) => {
-        const req = http.request(`${lane.url}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...extra } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString(), socket: req.socket }));
-        });
+        const req = http.request(
+          `${lane.url}${path}`,
+          { method: "POST", agent, headers: { "content-type": "application/json", ...extra } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () =>
+              resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString(), socket: req.socket }),
+            );
+          },
+        );
         req.on("error", reject);
         req.setTimeout(3000, () => req.destroy(new Error(`timed out: ${path}`)));
         // The body is written whatever the answer (as curl does): the server must read or close.
@@ -285,8 +338,17 @@ describe("gateway lane", () => {
   });
 
   it.each([
-    ["a module that does not load", (modulePath: string) => (modulePath.includes("stream") ? Promise.reject(new Error("Next.js internals changed: no compiled route module")) : handlerOf(() => Response.json({ laned: true }))())],
-    ["a module without a POST handler", (modulePath: string) => (modulePath.includes("v1") ? Promise.resolve(null) : handlerOf(() => Response.json({ laned: true }))())],
+    [
+      "a module that does not load",
+      (modulePath: string) =>
+        modulePath.includes("stream")
+          ? Promise.reject(new Error("Next.js internals changed: no compiled route module"))
+          : handlerOf(() => Response.json({ laned: true }))(),
+    ],
+    [
+      "a module without a POST handler",
+      (modulePath: string) => (modulePath.includes("v1") ? Promise.resolve(null) : handlerOf(() => Response.json({ laned: true }))()),
+    ],
   ])("turns itself off as a whole, with one error line, when a laned route is %s: Next answers every route", async (_what, load) => {
     const broken = await laneServer(load as GatewayLaneOptions["loadHandler"]);
     for (const path of ["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions"]) {

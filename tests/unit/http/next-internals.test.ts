@@ -37,7 +37,8 @@ describe("Next.js internals the standalone server relies on", () => {
 
   it("loads a route's POST handler as Next does, and refuses one that is not the route wrapper's", async () => {
     const dir = standalone({
-      ".next/server/app/good/route.js": "const post = async () => new Response('ok'); post.definition = { auth: 'session' };\nmodule.exports = { routeModule: { userland: undefined, async ensureUserland() { this.userland = { POST: post }; } } };",
+      ".next/server/app/good/route.js":
+        "const post = async () => new Response('ok'); post.definition = { auth: 'session' };\nmodule.exports = { routeModule: { userland: undefined, async ensureUserland() { this.userland = { POST: post }; } } };",
       ".next/server/app/plain/route.js": "module.exports = { routeModule: { userland: { POST: async () => new Response('ok') } } };",
       ".next/server/app/none/route.js": "module.exports = {};",
     });

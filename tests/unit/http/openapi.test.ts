@@ -13,15 +13,23 @@ describe("OpenAPI document", () => {
   it.each([
     ["public", "openapi.json"],
     ["admin", "openapi-admin.json"],
-  ] as const)("docs/%s document (%s) is up to date with the route declarations (run `npm run openapi` when this fails)", async (audience, file) => {
-    const { document, failures } = await buildOpenApiDocument(root, version, audience);
-    expect(failures).toEqual([]);
-    const current = readFileSync(path.join(root, "docs", file), "utf8");
-    expect(current === serializeOpenApi(document), `docs/${file} is stale: run \`npm run openapi\``).toBe(true);
-  }, 120_000);
+  ] as const)(
+    "docs/%s document (%s) is up to date with the route declarations (run `npm run openapi` when this fails)",
+    async (audience, file) => {
+      const { document, failures } = await buildOpenApiDocument(root, version, audience);
+      expect(failures).toEqual([]);
+      const current = readFileSync(path.join(root, "docs", file), "utf8");
+      expect(current === serializeOpenApi(document), `docs/${file} is stale: run \`npm run openapi\``).toBe(true);
+    },
+    120_000,
+  );
 
   it("docs/API-NOTES.md's rate-limit table is the one printed from the route declarations (run `npm run openapi` when this fails)", async () => {
-    const documents = await Promise.all((["public", "admin"] as const).map(async (audience) => (await buildOpenApiDocument(root, version, audience)).document as { paths: unknown }));
+    const documents = await Promise.all(
+      (["public", "admin"] as const).map(
+        async (audience) => (await buildOpenApiDocument(root, version, audience)).document as { paths: unknown },
+      ),
+    );
     const notes = readFileSync(path.join(root, "docs", "API-NOTES.md"), "utf8");
     const table = rateLimitTable(documents);
     expect(withRateLimitTable(notes, table) === notes, "docs/API-NOTES.md's rate-limit table is stale: run `npm run openapi`").toBe(true);
@@ -35,7 +43,9 @@ describe("OpenAPI document", () => {
 
   it("keeps the operator API out of the public document and alone in the admin one", async () => {
     const pub = (await buildOpenApiDocument(root, version, "public")).document as { paths: Record<string, unknown> };
-    const admin = (await buildOpenApiDocument(root, version, "admin")).document as { paths: Record<string, Record<string, Record<string, any>>> };
+    const admin = (await buildOpenApiDocument(root, version, "admin")).document as {
+      paths: Record<string, Record<string, Record<string, any>>>;
+    };
     expect(Object.keys(pub.paths).filter((p) => p.startsWith("/api/admin"))).toEqual([]);
     expect(Object.keys(admin.paths).every((p) => p.startsWith("/api/admin/"))).toBe(true);
     expect(Object.keys(admin.paths)).toHaveLength(20);
@@ -65,19 +75,26 @@ describe("OpenAPI document", () => {
     expect(openApiPath(app, path.join(app, "api/(group)/x/[...slug]/route.ts"))).toEqual({ path: "/api/x/{slug}", params: ["slug"] });
   });
 
-  it.each(["openapi.json", "openapi-admin.json"])("docs/%s is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async (file) => {
-    const validator = new Validator();
-    const result = await validator.validate(JSON.parse(readFileSync(path.join(root, "docs", file), "utf8")));
-    expect(result.errors ?? []).toEqual([]);
-    expect(result.valid).toBe(true);
-    expect(validator.version).toBe("3.1");
-  });
+  it.each(["openapi.json", "openapi-admin.json"])(
+    "docs/%s is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)",
+    async (file) => {
+      const validator = new Validator();
+      const result = await validator.validate(JSON.parse(readFileSync(path.join(root, "docs", file), "utf8")));
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe("3.1");
+    },
+  );
 
   it("documents redirects, alternative media types and the statuses the wrapper answers by itself", () => {
     const redirect = operationFor("GET", "/api/go", [], { auth: "none", summary: "Go", successStatus: 302 }) as Record<string, any>;
     expect(Object.keys(redirect.responses)).toEqual(["302", "400", "405", "500"]);
     expect(redirect.responses["302"].headers.Location).toBeDefined();
-    const both = operationFor("POST", "/api/ask", [], { auth: "session", summary: "Ask", produces: ["application/json", "text/event-stream"] }) as Record<string, any>;
+    const both = operationFor("POST", "/api/ask", [], {
+      auth: "session",
+      summary: "Ask",
+      produces: ["application/json", "text/event-stream"],
+    }) as Record<string, any>;
     expect(Object.keys(both.responses["200"].content)).toEqual(["application/json", "text/event-stream"]);
   });
 
@@ -109,7 +126,11 @@ describe("OpenAPI document", () => {
     const { document } = await buildOpenApiDocument(root, version);
     const paths = (document as { paths: Record<string, Record<string, Record<string, any>>> }).paths;
     expect(Object.keys(paths["/api/files/{id}/content"].get.responses)).toContain("206");
-    for (const [p, m] of [["/api/ai/chat", "post"], ["/api/email/send", "post"], ["/api/credits/preferences", "patch"]]) {
+    for (const [p, m] of [
+      ["/api/ai/chat", "post"],
+      ["/api/email/send", "post"],
+      ["/api/credits/preferences", "patch"],
+    ]) {
       expect(Object.keys(paths[p][m].responses), p).toEqual(expect.arrayContaining(["413", "415"]));
     }
     expect(paths["/api/ai/rag/ask"].post.responses["200"].headers["Cache-Control"].schema.enum).toContain("no-cache, no-transform");

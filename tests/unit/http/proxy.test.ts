@@ -53,7 +53,13 @@ describe("proxy", () => {
   it("limits where a page's forms may lead: this site, and the configured sign-in and checkout providers", async () => {
     const plain = await proxy(request("http://localhost:3000/signin"));
     expect(plain.headers.get("content-security-policy")).toContain("form-action 'self'");
-    const undo = setEnv({ AUTH_OIDC_ISSUER: "https://sso.example.com/realm", AUTH_OIDC_ID: "x", AUTH_OIDC_SECRET: "y", AUTH_GITHUB_ID: "gh", AUTH_GITHUB_SECRET: "s" });
+    const undo = setEnv({
+      AUTH_OIDC_ISSUER: "https://sso.example.com/realm",
+      AUTH_OIDC_ID: "x",
+      AUTH_OIDC_SECRET: "y",
+      AUTH_GITHUB_ID: "gh",
+      AUTH_GITHUB_SECRET: "s",
+    });
     try {
       const csp = (await proxy(request("http://localhost:3000/signin"))).headers.get("content-security-policy") ?? "";
       expect(csp).toMatch(/form-action 'self' https:\/\/github\.com https:\/\/sso\.example\.com(;|$)/);
@@ -64,13 +70,16 @@ describe("proxy", () => {
 });
 
 describe("proxy: malformed API paths", () => {
-  it.each(["/api/files/%ff", "/api/files/%E0%A4%A", "/api/files/%c0%af", "/api/ai/rag/conversations/%ff"])("answers %s with a JSON 404, not Next's plain-text 500", async (p) => {
-    const res = await proxy(request(`http://localhost:3000${p}`));
-    expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Not found: the path is not validly encoded", code: "not_found" });
-    expect(res.headers.get("x-request-id")).toBeTruthy();
-    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-  });
+  it.each(["/api/files/%ff", "/api/files/%E0%A4%A", "/api/files/%c0%af", "/api/ai/rag/conversations/%ff"])(
+    "answers %s with a JSON 404, not Next's plain-text 500",
+    async (p) => {
+      const res = await proxy(request(`http://localhost:3000${p}`));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: "Not found: the path is not validly encoded", code: "not_found" });
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    },
+  );
 
   it("lets well-formed escapes through", async () => {
     const res = await proxy(request("http://localhost:3000/api/files/a%20b"));

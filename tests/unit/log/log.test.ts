@@ -6,7 +6,11 @@ afterEach(() => vi.restoreAllMocks());
 
 function capture() {
   const lines: string[] = [];
-  return { lines, stream: { write: (line: string) => void lines.push(line) }, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, any>) };
+  return {
+    lines,
+    stream: { write: (line: string) => void lines.push(line) },
+    parsed: () => lines.map((l) => JSON.parse(l) as Record<string, any>),
+  };
 }
 
 describe("logs (pino)", () => {
@@ -15,7 +19,11 @@ describe("logs (pino)", () => {
     const log = createLoggerTo(out.stream);
     const secrets = {
       authorization: "Bearer sk-live-AUTHZ-0001",
-      headers: { authorization: "Bearer hdr-AUTHZ-0002", cookie: "next-auth.session-token=COOKIE-0003", "set-cookie": "sid=SETCOOKIE-0004" },
+      headers: {
+        authorization: "Bearer hdr-AUTHZ-0002",
+        cookie: "next-auth.session-token=COOKIE-0003",
+        "set-cookie": "sid=SETCOOKIE-0004",
+      },
       provider: { apiKey: "sk-APIKEY-0005", secret: "whsec_SECRET-0006", password: "PASSWORD-0007", token: "TOKEN-0008" },
       email: { to: "someone@example.com", subject: "Your receipt", html: "<p>HTML-BODY-0009</p>", text: "TEXT-BODY-0010" },
       req: { headers: { authorization: "Bearer REQ-0011", cookie: "c=REQCOOKIE-0012" } },
@@ -23,11 +31,29 @@ describe("logs (pino)", () => {
     log.info("a line full of secrets", secrets);
     log.error("and as an error", { upstream: { apiKey: "sk-APIKEY-0013" }, error: new Error("boom") });
     const text = out.lines.join("\n");
-    for (const value of ["AUTHZ-0001", "AUTHZ-0002", "COOKIE-0003", "SETCOOKIE-0004", "APIKEY-0005", "SECRET-0006", "PASSWORD-0007", "TOKEN-0008", "HTML-BODY-0009", "TEXT-BODY-0010", "REQ-0011", "REQCOOKIE-0012", "APIKEY-0013"]) {
+    for (const value of [
+      "AUTHZ-0001",
+      "AUTHZ-0002",
+      "COOKIE-0003",
+      "SETCOOKIE-0004",
+      "APIKEY-0005",
+      "SECRET-0006",
+      "PASSWORD-0007",
+      "TOKEN-0008",
+      "HTML-BODY-0009",
+      "TEXT-BODY-0010",
+      "REQ-0011",
+      "REQCOOKIE-0012",
+      "APIKEY-0013",
+    ]) {
       expect(text).not.toContain(value);
     }
     const [first, second] = out.parsed();
-    expect(first).toMatchObject({ level: "info", msg: "a line full of secrets", email: { to: "someone@example.com", subject: "Your receipt", html: "[redacted]" } });
+    expect(first).toMatchObject({
+      level: "info",
+      msg: "a line full of secrets",
+      email: { to: "someone@example.com", subject: "Your receipt", html: "[redacted]" },
+    });
     expect(second.error).toMatchObject({ name: "Error", message: "boom" });
     expect(typeof first.time).toBe("string");
   });

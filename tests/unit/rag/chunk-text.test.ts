@@ -34,7 +34,16 @@ describe("chunkText", () => {
   });
 
   it("starts every chunk with its heading path and never spans two sections", () => {
-    const md = ["# Guide", "Intro text.", "## Plans", "The Pro plan has 5,000 credits.", "### Pro", "Details about Pro.", "## Files", "Upload limit is 50 MB."].join("\n\n");
+    const md = [
+      "# Guide",
+      "Intro text.",
+      "## Plans",
+      "The Pro plan has 5,000 credits.",
+      "### Pro",
+      "Details about Pro.",
+      "## Files",
+      "Upload limit is 50 MB.",
+    ].join("\n\n");
     const chunks = chunkText(md);
     expect(chunks.map((c) => c.content)).toEqual([
       "Guide\n\nIntro text.",
@@ -62,6 +71,7 @@ describe("chunkText", () => {
   it("keeps table and list lines whole when a block is too large", () => {
     const rows = Array.from({ length: 80 }, (_, i) => `| tier-${i} | ${i * 100} credits | $${i}.99 |`).join("\n");
     const chunks = chunkText(`# Table\n\n${rows}`, { maxTokens: 120 });
-    for (const c of chunks) for (const line of c.content.split("\n").slice(2)) expect(line).toMatch(/^\| tier-\d+ \| \d+ credits \| \$\d+\.99 \|$/);
+    for (const c of chunks)
+      for (const line of c.content.split("\n").slice(2)) expect(line).toMatch(/^\| tier-\d+ \| \d+ credits \| \$\d+\.99 \|$/);
   });
 });

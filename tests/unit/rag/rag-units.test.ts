@@ -29,14 +29,37 @@ describe("resolveQuestion", () => {
   });
 
   it("takes the last user message: string content, content parts, UI parts", () => {
-    expect(resolveQuestion({ messages: [{ role: "user", content: "first" }, { role: "assistant", content: "x" }, { role: "user", content: "second" }] })).toBe("second");
-    expect(resolveQuestion({ messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] }] })).toBe("a\nb");
-    expect(resolveQuestion({ messages: [{ role: "user", parts: [{ type: "step-start" }, { type: "text", text: "from parts" }] }] })).toBe("from parts");
-    expect(resolveQuestion({ messages: [{ role: "user", content: "" , parts: [{ type: "text", text: "parts win when content is empty" }] }] })).toBe("parts win when content is empty");
+    expect(
+      resolveQuestion({
+        messages: [
+          { role: "user", content: "first" },
+          { role: "assistant", content: "x" },
+          { role: "user", content: "second" },
+        ],
+      }),
+    ).toBe("second");
+    expect(
+      resolveQuestion({
+        messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] }],
+      }),
+    ).toBe("a\nb");
+    expect(resolveQuestion({ messages: [{ role: "user", parts: [{ type: "step-start" }, { type: "text", text: "from parts" }] }] })).toBe(
+      "from parts",
+    );
+    expect(
+      resolveQuestion({ messages: [{ role: "user", content: "", parts: [{ type: "text", text: "parts win when content is empty" }] }] }),
+    ).toBe("parts win when content is empty");
   });
 
   it("throws validation_failed 'Missing question' when there is no text", () => {
-    for (const body of [undefined, {}, { question: "" }, { messages: [] }, { messages: [{ role: "system", content: "x" }] }, { messages: [{ role: "user", content: [{ type: "image" }] }] }]) {
+    for (const body of [
+      undefined,
+      {},
+      { question: "" },
+      { messages: [] },
+      { messages: [{ role: "system", content: "x" }] },
+      { messages: [{ role: "user", content: [{ type: "image" }] }] },
+    ]) {
       try {
         resolveQuestion(body as never);
         expect.unreachable();
@@ -50,10 +73,28 @@ describe("resolveQuestion", () => {
 });
 
 describe("fuseByRank", () => {
-  const chunk = (id: string): RetrievedChunk => ({ id, documentId: "d", ordinal: 0, content: id, tokens: 1, title: "t", path: "p", fileId: null, source: "knowledge", score: 0 });
+  const chunk = (id: string): RetrievedChunk => ({
+    id,
+    documentId: "d",
+    ordinal: 0,
+    content: id,
+    tokens: 1,
+    title: "t",
+    path: "p",
+    fileId: null,
+    source: "knowledge",
+    score: 0,
+  });
 
   it("sums 1/(k + rank) over the rankings and keeps the best", () => {
-    const fused = fuseByRank([[chunk("a"), chunk("b"), chunk("c")], [chunk("c"), chunk("d"), chunk("a")]], 3, 60);
+    const fused = fuseByRank(
+      [
+        [chunk("a"), chunk("b"), chunk("c")],
+        [chunk("c"), chunk("d"), chunk("a")],
+      ],
+      3,
+      60,
+    );
     expect(fused.map((c) => c.id)).toEqual(["a", "c", "b"]);
     expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 63, 10);
     expect(fused[1].score).toBeCloseTo(1 / 63 + 1 / 61, 10);
@@ -67,7 +108,9 @@ describe("fuseByRank", () => {
 
 describe("extractText", () => {
   it("indexes only text-like types", () => {
-    expect(["text/plain", "text/markdown; charset=utf-8", "TEXT/CSV", "application/json", "application/pdf"].every(isIndexableType)).toBe(true);
+    expect(["text/plain", "text/markdown; charset=utf-8", "TEXT/CSV", "application/json", "application/pdf"].every(isIndexableType)).toBe(
+      true,
+    );
     expect(["image/png", "audio/wav", "application/octet-stream"].some(isIndexableType)).toBe(false);
   });
 
@@ -75,7 +118,9 @@ describe("extractText", () => {
     expect(await extractText(Buffer.from("\uFEFFGrüße"), "text/plain")).toBe("Grüße");
     expect(await extractText(Buffer.from('{"mascot":"Percival"}'), "application/json")).toBe('{\n "mascot": "Percival"\n}');
     expect(await extractText(Buffer.from("{broken"), "application/json")).toBe("{broken");
-    expect(await extractText(pdfWithText("Heliotrope (toaster) lasts 7 years"), "application/pdf")).toContain("Heliotrope (toaster) lasts 7 years");
+    expect(await extractText(pdfWithText("Heliotrope (toaster) lasts 7 years"), "application/pdf")).toContain(
+      "Heliotrope (toaster) lasts 7 years",
+    );
     expect(await extractText(Buffer.from([1, 2, 3]), "image/png")).toBeNull();
   });
 

@@ -14,7 +14,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1" };
 
 function devRefused(env: Record<string, string | undefined>) {
-  const run = spawnSync("npm", ["run", "--silent", "dev"], { env: { ...baseEnv, ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync("npm", ["run", "--silent", "dev"], {
+    env: { ...baseEnv, ...env } as unknown as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 

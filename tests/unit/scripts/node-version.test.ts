@@ -12,9 +12,12 @@ describe("the supported Node.js versions (scripts/node-version.cjs)", () => {
   it("refuses older versions in one line naming the needed and the running version, and what to do", () => {
     for (const version of ["20.19.0", "v18.20.4", "22.12.0", "22.0.0"]) {
       const message = unsupportedNodeMessage(version);
-      expect(message, version).toMatch(/^This app needs Node\.js 22\.13 or newer, and this is Node\.js \d+\.\d+\.\d+: install Node\.js 24 LTS/);
+      expect(message, version).toMatch(
+        /^This app needs Node\.js 22\.13 or newer, and this is Node\.js \d+\.\d+\.\d+: install Node\.js 24 LTS/,
+      );
       expect(message!.split("\n")).toHaveLength(1);
     }
-    for (const version of ["22.13.0", "22.20.1", "24.0.0", "v24.11.1", "25.1.0"]) expect(unsupportedNodeMessage(version), version).toBeNull();
+    for (const version of ["22.13.0", "22.20.1", "24.0.0", "v24.11.1", "25.1.0"])
+      expect(unsupportedNodeMessage(version), version).toBeNull();
   });
 });

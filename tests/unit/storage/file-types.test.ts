@@ -51,7 +51,10 @@ describe("normalizeDeclaredType", () => {
     expect(normalizeDeclaredType(declared)).toBe(canonical);
   });
 
-  it.each(["text/html", "image/svg+xml", "application/zip", "video/mp4", "", "application/octet-stream"])("%s is not allowed", (declared) => {
-    expect(normalizeDeclaredType(declared)).toBeNull();
-  });
+  it.each(["text/html", "image/svg+xml", "application/zip", "video/mp4", "", "application/octet-stream"])(
+    "%s is not allowed",
+    (declared) => {
+      expect(normalizeDeclaredType(declared)).toBeNull();
+    },
+  );
 });

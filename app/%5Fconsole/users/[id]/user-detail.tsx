@@ -60,8 +60,16 @@ export function UserDetail({ id }: { id: string }) {
         <section className="card lg:col-span-2" aria-labelledby="credits-title">
           <h2 id="credits-title">Credits</h2>
           <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
-            <Stat label="Subscription credits" value={n(data.credits.balances.subscription)} hint={`allocation ${n(data.credits.subscription.monthlyAllocation)}`} />
-            <Stat label="Bonus credits" value={n(data.credits.balances.bonus)} hint={u.bonusCreditsAutoUse ? "auto-use on" : "auto-use off"} />
+            <Stat
+              label="Subscription credits"
+              value={n(data.credits.balances.subscription)}
+              hint={`allocation ${n(data.credits.subscription.monthlyAllocation)}`}
+            />
+            <Stat
+              label="Bonus credits"
+              value={n(data.credits.balances.bonus)}
+              hint={u.bonusCreditsAutoUse ? "auto-use on" : "auto-use off"}
+            />
             <Stat label="Tier" value={<span className="capitalize">{u.tier}</span>} hint={u.billingPeriod} />
             <Stat label="Last reset" value={formatDate(data.credits.subscription.resetAt)} />
           </dl>
@@ -94,7 +102,14 @@ export function UserDetail({ id }: { id: string }) {
             rows={org.members}
             rowKey={(m) => m.userId}
             columns={[
-              { header: "Member", cell: (m) => <Link className="link" href={`/admin/users/${m.userId}`}>{m.email ?? m.userId}</Link> },
+              {
+                header: "Member",
+                cell: (m) => (
+                  <Link className="link" href={`/admin/users/${m.userId}`}>
+                    {m.email ?? m.userId}
+                  </Link>
+                ),
+              },
               { header: "Role", cell: (m) => m.role, cellClass: () => "capitalize" },
               { header: "Daily cap", align: "right", cell: (m) => (m.dailyCap === null ? "—" : n(m.dailyCap)) },
               { header: "Monthly cap", align: "right", cell: (m) => (m.monthlyCap === null ? "—" : n(m.monthlyCap)) },
@@ -119,13 +134,22 @@ export function UserDetail({ id }: { id: string }) {
               { header: "When", cell: (row) => formatDate(row.createdAt, true) },
               { header: "Type", cell: (row) => row.type },
               { header: "Operation", cell: (row) => row.operation },
-              { header: "Amount", align: "right", cellClass: (row) => (row.amount < 0 ? "text-red-700" : "text-emerald-700"), cell: (row) => (row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)) },
+              {
+                header: "Amount",
+                align: "right",
+                cellClass: (row) => (row.amount < 0 ? "text-red-700" : "text-emerald-700"),
+                cell: (row) => (row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)),
+              },
               { header: "Balance after", align: "right", cell: (row) => n(row.balanceAfter) },
               {
                 header: "Note",
                 cellClass: () => "text-slate-600",
                 cell: (row) =>
-                  typeof row.metadata?.reason === "string" ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})` : typeof row.metadata?.model === "string" ? row.metadata.model : "",
+                  typeof row.metadata?.reason === "string"
+                    ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})`
+                    : typeof row.metadata?.model === "string"
+                      ? row.metadata.model
+                      : "",
               },
             ]}
           />
@@ -176,7 +200,13 @@ export function UserDetail({ id }: { id: string }) {
                 <Link className="link" href={`/admin/webhooks/${d.id}`}>
                   {d.eventType}
                 </Link>{" "}
-                <span className={d.status === "failed" ? "font-medium text-red-700" : d.status === "pending" ? "text-amber-700" : "text-slate-600"}>{d.status}</span>{" "}
+                <span
+                  className={
+                    d.status === "failed" ? "font-medium text-red-700" : d.status === "pending" ? "text-amber-700" : "text-slate-600"
+                  }
+                >
+                  {d.status}
+                </span>{" "}
                 <span className="text-xs text-slate-500">{formatDate(d.receivedAt, true)}</span>
                 {d.error ? <div className="text-xs text-red-700">{d.error}</div> : null}
               </li>
@@ -230,12 +260,23 @@ function LockForm({ user, onDone }: { user: AdminUser; onDone: () => Promise<voi
   return (
     <ConfirmForm
       title={`${u.lockedAt ? "Unlock" : "Lock"} this ${org ? "organisation" : "account"}`}
-      summary={u.lockedAt ? `Unlock ${who}: ${org ? "its members can spend from its wallet again" : "they can sign in and use the service again"}.` : `Lock ${who}: ${lockEffect}`}
+      summary={
+        u.lockedAt
+          ? `Unlock ${who}: ${org ? "its members can spend from its wallet again" : "they can sign in and use the service again"}.`
+          : `Lock ${who}: ${lockEffect}`
+      }
       confirmLabel={u.lockedAt ? "Confirm unlock" : "Confirm lock"}
       danger={!u.lockedAt}
       run={async (reason) => {
-        const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, { method: "POST", json: { reason } });
-        return r.changed ? (r.locked ? "Locked." : "Unlocked.") : `Nothing changed: the ${org ? "organisation" : "account"} was already in that state.`;
+        const r = await apiJson<AdminLock>(`/api/admin/users/${u.id}/${u.lockedAt ? "unlock" : "lock"}`, {
+          method: "POST",
+          json: { reason },
+        });
+        return r.changed
+          ? r.locked
+            ? "Locked."
+            : "Unlocked."
+          : `Nothing changed: the ${org ? "organisation" : "account"} was already in that state.`;
       }}
       onDone={onDone}
     />
@@ -278,7 +319,10 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
               confirmLabel="Confirm unlink"
               danger
               run={async (reason) => {
-                const r = await apiJson<AdminUnlink>(`/api/admin/users/${user.user.id}/identities/${selected?.id}/unlink`, { method: "POST", json: { reason } });
+                const r = await apiJson<AdminUnlink>(`/api/admin/users/${user.user.id}/identities/${selected?.id}/unlink`, {
+                  method: "POST",
+                  json: { reason },
+                });
                 return `Unlinked ${r.provider}; sessions signed in before ${formatDate(r.sessionsRevokedAt, true)} have ended; ${r.apiKeysRevoked} API key${r.apiKeysRevoked === 1 ? "" : "s"} revoked.`;
               }}
               onDone={onDone}
@@ -304,7 +348,8 @@ function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<
         <ul className="mt-2 space-y-1">
           {user.apiKeys.map((k) => (
             <li key={k.id}>
-              <span className="font-medium">{k.name}</span> <code className="text-xs">{k.display}</code> · {k.status} · spent {n(k.totalSpent)} credits
+              <span className="font-medium">{k.name}</span> <code className="text-xs">{k.display}</code> · {k.status} · spent{" "}
+              {n(k.totalSpent)} credits
               {k.budget ? ` · budget ${n(k.budget.spent)}/${n(k.budget.credits)} ${k.budget.period}` : ""}{" "}
               <span className="text-xs text-slate-500">
                 created {formatDate(k.createdAt, true)}, last used {k.lastUsedAt ? formatDate(k.lastUsedAt, true) : "never"}
@@ -318,13 +363,22 @@ function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<
           <ConfirmForm
             title="Revoke a key"
             fields={
-              <SelectField id="revoke-key" label="Key" value={selected.id} onChange={setChosen} options={active.map((k) => ({ value: k.id, label: `${k.name} · ${k.display}` }))} />
+              <SelectField
+                id="revoke-key"
+                label="Key"
+                value={selected.id}
+                onChange={setChosen}
+                options={active.map((k) => ({ value: k.id, label: `${k.name} · ${k.display}` }))}
+              />
             }
             summary={`Revoke ${selected.name} (${selected.display}) of ${user.user.email ?? user.user.id}: calls with it stop within 5 seconds, for good.`}
             confirmLabel="Confirm revoke"
             danger
             run={async (reason) => {
-              const r = await apiJson<AdminRevokeKey>(`/api/admin/users/${user.user.id}/keys/${selected.id}/revoke`, { method: "POST", json: { reason } });
+              const r = await apiJson<AdminRevokeKey>(`/api/admin/users/${user.user.id}/keys/${selected.id}/revoke`, {
+                method: "POST",
+                json: { reason },
+              });
               return r.changed ? `Revoked ${r.key.display}.` : "Nothing changed: the key was already revoked.";
             }}
             onDone={onDone}
@@ -350,7 +404,14 @@ function AdjustCredits({ userId, email, onDone }: { userId: string; email: strin
       fields={
         <div className="grid gap-3 xl:grid-cols-2">
           <Field id="adjust-amount" label="Amount (negative removes)">
-            <input id="adjust-amount" className="input" inputMode="numeric" value={amount} onChange={(e) => setAmount(e.target.value)} placeholder="e.g. 500 or -100" />
+            <input
+              id="adjust-amount"
+              className="input"
+              inputMode="numeric"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+              placeholder="e.g. 500 or -100"
+            />
           </Field>
           <SelectField
             id="adjust-bucket"
@@ -364,10 +425,17 @@ function AdjustCredits({ userId, email, onDone }: { userId: string; email: strin
           />
         </div>
       }
-      summary={valid ? `${value > 0 ? "Add" : "Remove"} ${n(Math.abs(value))} ${bucket} credits ${value > 0 ? "to" : "from"} ${email ?? userId}.` : ""}
+      summary={
+        valid
+          ? `${value > 0 ? "Add" : "Remove"} ${n(Math.abs(value))} ${bucket} credits ${value > 0 ? "to" : "from"} ${email ?? userId}.`
+          : ""
+      }
       confirmLabel="Confirm adjustment"
       run={async (reason) => {
-        const r = await apiJson<AdminAdjustment>(`/api/admin/users/${userId}/credits`, { method: "POST", json: { amount: value, bucket, reason, idempotencyKey: key } });
+        const r = await apiJson<AdminAdjustment>(`/api/admin/users/${userId}/credits`, {
+          method: "POST",
+          json: { amount: value, bucket, reason, idempotencyKey: key },
+        });
         return r.applied
           ? `Adjusted: subscription ${n(r.balances.subscription)}, bonus ${n(r.balances.bonus)}.`
           : "This adjustment was already applied; nothing changed.";

@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
-    { rateLimit: null,
+    {
+      rateLimit: null,
       account: "member",
       summary: "The account this session acts for: your own, or an organisation's",
       description: "403 when the session names an organisation you no longer belong to (switch with PUT).",
@@ -18,7 +19,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     ({ account }) => describeAccount(account),
   ),
   PUT: orgRoute(
-    { rateLimit: null,
+    {
+      rateLimit: null,
       body: activeAccountBody,
       summary: "Switch the account this session acts for (the dashboard's account switcher)",
       description:
@@ -27,7 +29,14 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ user, body, req, setHeader }) => {
       const answer = await describeAccount({ userId: user.id, wanted: body.accountId });
-      setHeader("set-cookie", activeAccountCookie(user.id, answer.account.kind === "organisation" ? answer.account.id : null, env().isProduction || new URL(req.url).protocol === "https:"));
+      setHeader(
+        "set-cookie",
+        activeAccountCookie(
+          user.id,
+          answer.account.kind === "organisation" ? answer.account.id : null,
+          env().isProduction || new URL(req.url).protocol === "https:",
+        ),
+      );
       return answer;
     },
   ),

@@ -9,7 +9,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       query: usersQuery,
       summary: "Find users: email prefix, user id, identity-provider id, Lemon Squeezy customer or subscription id",
-      description: "Without q: every user, newest first. Each row has the tier, the current subscription's status and both credit balances; pages by nextCursor.",
+      description:
+        "Without q: every user, newest first. Each row has the tier, the current subscription's status and both credit balances; pages by nextCursor.",
       response: usersListResponse,
     },
     ({ query }) => searchUsers(query),

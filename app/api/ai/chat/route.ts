@@ -5,7 +5,6 @@ import { aiRoute, methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: aiRoute(
     {

@@ -12,7 +12,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: "aiContent",
       body: contentBodySchema,
       summary: "Template-based content generation, streamed (25 credits)",
-      description: "Templates email, product_description, blog_outline, social_media, marketing_copy; required fields per template in API-NOTES.md.",
+      description:
+        "Templates email, product_description, blog_outline, social_media, marketing_copy; required fields per template in API-NOTES.md.",
       produces: "text/event-stream",
     },
     async (ctx) => sse(await generateContent(streamedAiInput(ctx))),

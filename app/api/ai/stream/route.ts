@@ -14,7 +14,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       maxBodyBytes: STREAM_MAX_BODY_BYTES,
       maxTextBytes: chatTextLimitBytes,
       summary: "Streaming chat with text and image input (20 credits, 30 with an image part)",
-      description: "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
+      description:
+        "SSE: text chunks, then `event: meta` {creditsUsed, creditsRemaining}, then [DONE]. X-RateLimit-* describe the credit allowance.",
       produces: "text/event-stream",
     },
     async (ctx) => {

@@ -4,7 +4,6 @@ import { aiUsageResponse } from "@/lib/credits/schemas";
 
 export const dynamic = "force-dynamic";
 
-
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {

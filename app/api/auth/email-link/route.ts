@@ -8,7 +8,11 @@ export const dynamic = "force-dynamic";
 
 const body = z.object({
   email: z.email({ error: "must be an email address" }).max(320),
-  callbackUrl: z.string().max(2000).optional().meta({ description: "where to go after signing in (a path of this site; anything else becomes /dashboard)" }),
+  callbackUrl: z
+    .string()
+    .max(2000)
+    .optional()
+    .meta({ description: "where to go after signing in (a path of this site; anything else becomes /dashboard)" }),
 });
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
@@ -28,7 +32,10 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ body }) => {
       await requestEmailLink({ email: body.email, callbackUrl: body.callbackUrl, baseUrl: mailedLinkBase() });
-      return { sent: true as const, message: "If this address can receive email, a sign-in link is on its way. It works once, for 15 minutes." };
+      return {
+        sent: true as const,
+        message: "If this address can receive email, a sign-in link is on its way. It works once, for 15 minutes.",
+      };
     },
   ),
 });

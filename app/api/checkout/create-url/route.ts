@@ -14,6 +14,13 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400],
     },
-    ({ user, account, body, req }) => createPlanCheckout({ userId: account.id, buyerEmail: user.email, variantId: body.variantId, tier: body.tier, requestUrl: publicRequestUrl(req) }),
+    ({ user, account, body, req }) =>
+      createPlanCheckout({
+        userId: account.id,
+        buyerEmail: user.email,
+        variantId: body.variantId,
+        tier: body.tier,
+        requestUrl: publicRequestUrl(req),
+      }),
   ),
 });

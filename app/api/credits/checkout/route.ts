@@ -17,6 +17,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: checkoutUrlResponse,
       errors: [400, 403],
     },
-    ({ user, account, body, req }) => createBonusCheckout({ userId: account.id, buyerEmail: user.email, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),
+    ({ user, account, body, req }) =>
+      createBonusCheckout({ userId: account.id, buyerEmail: user.email, variantId: body.variantId, requestUrl: publicRequestUrl(req) }),
   ),
 });

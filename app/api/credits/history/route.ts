@@ -16,7 +16,10 @@ const intParam = (min: number, max: () => number, fallback: () => number, doc: s
       const hi = max();
       const n = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
       if (!Number.isSafeInteger(n) || n < min || n > hi) {
-        ctx.addIssue({ code: "custom", message: hi === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${hi}` });
+        ctx.addIssue({
+          code: "custom",
+          message: hi === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${hi}`,
+        });
         return z.NEVER;
       }
       return n;
@@ -25,12 +28,24 @@ const intParam = (min: number, max: () => number, fallback: () => number, doc: s
 const thisYear = () => new Date().getUTCFullYear();
 
 const query = z.object({
-  limit: intParam(1, () => 100, () => 50, "1 to 100, default 50"),
-  offset: intParam(0, () => Number.MAX_SAFE_INTEGER, () => 0, ">= 0, default 0"),
+  limit: intParam(
+    1,
+    () => 100,
+    () => 50,
+    "1 to 100, default 50",
+  ),
+  offset: intParam(
+    0,
+    () => Number.MAX_SAFE_INTEGER,
+    () => 0,
+    ">= 0, default 0",
+  ),
   year: intParam(2000, () => thisYear() + 1, thisYear, "2000 to the current year + 1, default the current year"),
-  format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json").meta({ description: "csv: the whole year as a CSV file (limit and offset ignored)" }),
+  format: z
+    .enum(["json", "csv"], { error: "must be json or csv" })
+    .default("json")
+    .meta({ description: "csv: the whole year as a CSV file (limit and offset ignored)" }),
 });
-
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(

@@ -8,10 +8,12 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: orgRoute(
-    { rateLimit: "tokens",
+    {
+      rateLimit: "tokens",
       body: acceptInviteBody,
       summary: "Accept an invitation (the token of the emailed link): you join the organisation",
-      description: "Needs a session whose verified email is the invited address (403 otherwise; the invitation stays usable). 404 when the invitation was used, withdrawn, replaced or expired.",
+      description:
+        "Needs a session whose verified email is the invited address (403 otherwise; the invitation stays usable). 404 when the invitation was used, withdrawn, replaced or expired.",
       response: organisationResponse,
     },
     ({ user, body }) =>

@@ -13,7 +13,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       rateLimit: "writes",
       body: updateKeyBody,
       summary: "Rename an API key or change its limits",
-      description: "Owner only (another account's key answers 404; acting as an organisation: its owner and admins any of its keys, a member the keys they made). A revoked key cannot be changed (409). Changes apply on every instance within 5 seconds.",
+      description:
+        "Owner only (another account's key answers 404; acting as an organisation: its owner and admins any of its keys, a member the keys they made). A revoked key cannot be changed (409). Changes apply on every instance within 5 seconds.",
       tags: ["keys"],
       errors: [409],
       response: keyResponse,
@@ -27,7 +28,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       account: "member",
       rateLimit: "writes",
       summary: "Revoke an API key (for good; it stops working on every instance within 5 seconds)",
-      description: "Owner only (another account's key answers 404; acting as an organisation: its owner and admins any of its keys, a member the keys they made). Revoking a revoked key answers it unchanged.",
+      description:
+        "Owner only (another account's key answers 404; acting as an organisation: its owner and admins any of its keys, a member the keys they made). Revoking a revoked key answers it unchanged.",
       tags: ["keys"],
       response: keyResponse,
     },

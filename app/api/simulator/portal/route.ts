@@ -19,7 +19,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       body: actionBody,
       summary: "Local billing portal: cancel, resume, change plan, simulate renewal / failed / recovered payment",
-      description: "Form (from /simulator/portal) or JSON { token, action, variantId? }; the signed portal token authorizes. Form posts answer 303 back to the portal page.",
+      description:
+        "Form (from /simulator/portal) or JSON { token, action, variantId? }; the signed portal token authorizes. Form posts answer 303 back to the portal page.",
       response: simulatedPortalResponse,
       formPost: {
         next: (result, body) => `${portalPage(body.token)}&message=${encodeURIComponent(result.message)}`,
@@ -29,7 +30,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       },
     },
     async ({ req, body }) => ({
-      message: await runSimulatedPortalAction({ token: body.token, action: body.action, variantId: body.variantId || undefined, requestUrl: publicRequestUrl(req) }),
+      message: await runSimulatedPortalAction({
+        token: body.token,
+        action: body.action,
+        variantId: body.variantId || undefined,
+        requestUrl: publicRequestUrl(req),
+      }),
     }),
   ),
 });

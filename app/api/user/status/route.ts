@@ -4,7 +4,6 @@ import { userStatusResponse } from "@/lib/users/schemas";
 
 export const dynamic = "force-dynamic";
 
-
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: route(
     {

@@ -10,7 +10,13 @@ const tags = ["webhook-endpoints"];
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   PATCH: accountAdminRoute(
-    { rateLimit: "writes", tags, body: updateEndpointBody, summary: "Change an endpoint's URL, events or description, or enable / disable it (enabling sends what waited)", response: endpointResponse },
+    {
+      rateLimit: "writes",
+      tags,
+      body: updateEndpointBody,
+      summary: "Change an endpoint's URL, events or description, or enable / disable it (enabling sends what waited)",
+      response: endpointResponse,
+    },
     ({ account, params, body }) => updateEndpoint(account.id, params.id, body),
   ),
   DELETE: accountAdminRoute(

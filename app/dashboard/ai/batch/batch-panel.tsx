@@ -123,11 +123,25 @@ export function BatchPanel({
             <legend className="field-label">Mode</legend>
             <div className="flex flex-wrap gap-4 text-sm">
               <label className="inline-flex items-center gap-2">
-                <input type="radio" name="chat-mode" value="single" checked={mode === "single"} onChange={() => setMode("single")} className="accent-brand-600" />
+                <input
+                  type="radio"
+                  name="chat-mode"
+                  value="single"
+                  checked={mode === "single"}
+                  onChange={() => setMode("single")}
+                  className="accent-brand-600"
+                />
                 Single request
               </label>
               <label className="inline-flex items-center gap-2">
-                <input type="radio" name="chat-mode" value="batch" checked={mode === "batch"} onChange={() => setMode("batch")} className="accent-brand-600" />
+                <input
+                  type="radio"
+                  name="chat-mode"
+                  value="batch"
+                  checked={mode === "batch"}
+                  onChange={() => setMode("batch")}
+                  className="accent-brand-600"
+                />
                 Batch of prompts (up to {maxBatch})
               </label>
             </div>
@@ -138,7 +152,13 @@ export function BatchPanel({
                 <label htmlFor="single-prompt" className="field-label">
                   Prompt
                 </label>
-                <textarea id="single-prompt" className="input min-h-24" value={prompt} onChange={(e) => setPrompt(e.target.value)} placeholder="Ask anything…" />
+                <textarea
+                  id="single-prompt"
+                  className="input min-h-24"
+                  value={prompt}
+                  onChange={(e) => setPrompt(e.target.value)}
+                  placeholder="Ask anything…"
+                />
               </div>
             ) : (
               <>
@@ -177,7 +197,9 @@ export function BatchPanel({
             )}
             <div className="flex flex-wrap items-center justify-between gap-2">
               <p className="text-xs text-slate-500">
-                {mode === "batch" && filled.length > 0 && typeof price === "number" ? `Up to ${filled.length * price} credits for ${filled.length} prompt${filled.length === 1 ? "" : "s"}; empty prompts are not sent.` : null}
+                {mode === "batch" && filled.length > 0 && typeof price === "number"
+                  ? `Up to ${filled.length * price} credits for ${filled.length} prompt${filled.length === 1 ? "" : "s"}; empty prompts are not sent.`
+                  : null}
               </p>
               <button type="submit" className="btn-primary" disabled={!canSend}>
                 {mode === "single" ? "Send" : "Send batch"}
@@ -212,7 +234,13 @@ export function BatchPanel({
                 </div>
                 <div>
                   <dt className="text-xs text-slate-500">From the cache</dt>
-                  <dd data-testid="single-cache">{single.cache === null ? "Cache not used" : single.cache === "HIT" ? "Yes (cached answer)" : "No (new answer, now cached)"}</dd>
+                  <dd data-testid="single-cache">
+                    {single.cache === null
+                      ? "Cache not used"
+                      : single.cache === "HIT"
+                        ? "Yes (cached answer)"
+                        : "No (new answer, now cached)"}
+                  </dd>
                 </div>
               </dl>
             </section>
@@ -235,7 +263,10 @@ export function BatchPanel({
                       </p>
                     ) : (
                       <>
-                        <div className="mt-2 whitespace-pre-wrap rounded-2xl bg-slate-100 px-4 py-2.5 text-sm text-slate-900" data-testid="batch-answer">
+                        <div
+                          className="mt-2 whitespace-pre-wrap rounded-2xl bg-slate-100 px-4 py-2.5 text-sm text-slate-900"
+                          data-testid="batch-answer"
+                        >
                           {r.text}
                         </div>
                         <p className="mt-1 text-xs text-slate-500">
@@ -256,7 +287,9 @@ export function BatchPanel({
               <input type="checkbox" checked={cache} onChange={(e) => setCache(e.target.checked)} className="accent-brand-600" />
               Use the answer cache
             </label>
-            <p className="text-xs text-slate-500">The same request again within the cache lifetime is answered from your own cache, without asking the AI again.</p>
+            <p className="text-xs text-slate-500">
+              The same request again within the cache lifetime is answered from your own cache, without asking the AI again.
+            </p>
             {cache ? (
               <div>
                 <label htmlFor="batch-cache-ttl" className="field-label">

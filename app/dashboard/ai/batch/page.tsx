@@ -10,5 +10,13 @@ export const metadata: Metadata = { title: "Single / batch chat" };
 export default function BatchChatPage() {
   const f = dashboardFeatures();
   if (!f.aiChat) notFound();
-  return <BatchPanel {...chatModels()} price={callPrice("chat")} maxBatch={MAX_BATCH} defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS} maxCacheTtl={MAX_CACHE_TTL_SECONDS} />;
+  return (
+    <BatchPanel
+      {...chatModels()}
+      price={callPrice("chat")}
+      maxBatch={MAX_BATCH}
+      defaultCacheTtl={DEFAULT_CACHE_TTL_SECONDS}
+      maxCacheTtl={MAX_CACHE_TTL_SECONDS}
+    />
+  );
 }

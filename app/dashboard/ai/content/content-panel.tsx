@@ -27,7 +27,11 @@ export function ContentPanel({ price, options }: { price: CallPrice; options: Co
 
   async function generate(event: React.FormEvent) {
     event.preventDefault();
-    const fields = Object.fromEntries(Object.entries(current).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
+    const fields = Object.fromEntries(
+      Object.entries(current)
+        .map(([k, v]) => [k, v.trim()])
+        .filter(([, v]) => v),
+    );
     setOutput("");
     setCopied(false);
     await run((signal) =>
@@ -48,7 +52,13 @@ export function ContentPanel({ price, options }: { price: CallPrice; options: Co
       />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
-          <SelectField id="content-template" label="Template" value={templateKey} onChange={setTemplateKey} options={TEMPLATES.map((t) => ({ value: t.key, label: t.label }))} />
+          <SelectField
+            id="content-template"
+            label="Template"
+            value={templateKey}
+            onChange={setTemplateKey}
+            options={TEMPLATES.map((t) => ({ value: t.key, label: t.label }))}
+          />
           {template.fields.map((f) => {
             const id = `content-${template.key}-${f.key}`;
             const props = {
@@ -84,7 +94,12 @@ export function ContentPanel({ price, options }: { price: CallPrice; options: Co
           <ErrorNotice error={error} onDismiss={() => setError(null)} />
           {output ? (
             <>
-              <div className="whitespace-pre-wrap text-sm leading-relaxed" aria-live="polite" aria-busy={streaming} data-testid="content-output">
+              <div
+                className="whitespace-pre-wrap text-sm leading-relaxed"
+                aria-live="polite"
+                aria-busy={streaming}
+                data-testid="content-output"
+              >
                 {output}
               </div>
               <div className="mt-4 flex flex-wrap items-center gap-3 border-t border-slate-100 pt-3 text-sm">
@@ -92,7 +107,12 @@ export function ContentPanel({ price, options }: { price: CallPrice; options: Co
                   type="button"
                   className="btn-secondary"
                   disabled={streaming}
-                  onClick={() => navigator.clipboard?.writeText(output).then(() => setCopied(true), () => setCopied(false))}
+                  onClick={() =>
+                    navigator.clipboard?.writeText(output).then(
+                      () => setCopied(true),
+                      () => setCopied(false),
+                    )
+                  }
                 >
                   {copied ? "Copied" : "Copy"}
                 </button>

@@ -53,10 +53,7 @@ export function ImagePanel({ price }: { price: CallPrice }) {
 
   return (
     <>
-      <PageHeader
-        title="Image generation"
-        description={`${priceSentence(price, "image")} Generation can take up to a minute.`.trim()}
-      />
+      <PageHeader title="Image generation" description={`${priceSentence(price, "image")} Generation can take up to a minute.`.trim()} />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
           <div>
@@ -77,18 +74,37 @@ export function ImagePanel({ price }: { price: CallPrice }) {
               {prompt.length} / 4000 characters
             </p>
           </div>
-          <SelectField id="image-model" label="Model" value={model} onChange={setModel} options={MODELS.map((m) => ({ value: m, label: m }))} />
+          <SelectField
+            id="image-model"
+            label="Model"
+            value={model}
+            onChange={setModel}
+            options={MODELS.map((m) => ({ value: m, label: m }))}
+          />
           <SelectField id="image-size" label="Size" value={size} onChange={setSize} options={SIZES} />
           <div className="grid grid-cols-2 gap-3">
             <SelectField id="image-quality" label="Quality" value={quality} onChange={setQuality} options={plain(QUALITIES)} />
-            <SelectField id="image-format" label="Format" value={format} onChange={setFormat} options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} />
+            <SelectField
+              id="image-format"
+              label="Format"
+              value={format}
+              onChange={setFormat}
+              options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))}
+            />
           </div>
           <fieldset>
             <legend className="field-label">Background</legend>
             <div className="flex gap-4 text-sm">
               {["opaque", "transparent"].map((b) => (
                 <label key={b} className="inline-flex items-center gap-2">
-                  <input type="radio" name="background" value={b} checked={background === b} onChange={() => setBackground(b)} className="accent-brand-600" />
+                  <input
+                    type="radio"
+                    name="background"
+                    value={b}
+                    checked={background === b}
+                    onChange={() => setBackground(b)}
+                    className="accent-brand-600"
+                  />
                   {b[0].toUpperCase() + b.slice(1)}
                 </label>
               ))}
@@ -112,14 +128,21 @@ export function ImagePanel({ price }: { price: CallPrice }) {
           ) : result ? (
             <figure>
               {/* eslint-disable-next-line @next/next/no-img-element */}
-              <img src={result.image} alt={result.revised_prompt} className="mx-auto max-h-[32rem] rounded-lg border border-slate-200 bg-[repeating-conic-gradient(#f1f5f9_0_25%,#fff_0_50%)] bg-[length:20px_20px]" data-testid="generated-image" />
+              <img
+                src={result.image}
+                alt={result.revised_prompt}
+                className="mx-auto max-h-[32rem] rounded-lg border border-slate-200 bg-[repeating-conic-gradient(#f1f5f9_0_25%,#fff_0_50%)] bg-[length:20px_20px]"
+                data-testid="generated-image"
+              />
               <figcaption className="mt-3 space-y-1 text-sm text-slate-600">
                 <p>
                   <span className="font-medium text-slate-800">Prompt used:</span> {result.revised_prompt}
                 </p>
                 <p>
                   {result.model} · {result.size} · {result.quality} quality · {result.format.toUpperCase()}
-                  {price !== null ? ` · ${result.credits_used} credits used, ${result.credits_remaining.toLocaleString("en")} remaining` : ""}
+                  {price !== null
+                    ? ` · ${result.credits_used} credits used, ${result.credits_remaining.toLocaleString("en")} remaining`
+                    : ""}
                 </p>
                 <a className="link" href={result.image} download={`image.${result.format}`}>
                   Download

@@ -30,10 +30,13 @@ export function SpeechPanel({ price, languages }: { price: CallPrice; languages:
   // The server renders "cannot record"; the browser's answer replaces it after hydration (no mismatch).
   const canRecord = useSyncExternalStore(noSubscription, browserCanRecord, () => false);
 
-  useEffect(() => () => {
-    if (timerRef.current) clearInterval(timerRef.current);
-    recorderRef.current?.stream.getTracks().forEach((t) => t.stop());
-  }, []);
+  useEffect(
+    () => () => {
+      if (timerRef.current) clearInterval(timerRef.current);
+      recorderRef.current?.stream.getTracks().forEach((t) => t.stop());
+    },
+    [],
+  );
 
   function choose(blob: Blob, name: string) {
     if (audio) URL.revokeObjectURL(audio.url);
@@ -123,7 +126,11 @@ export function SpeechPanel({ price, languages }: { price: CallPrice; languages:
             ) : (
               <p className="mt-2 text-sm text-slate-600">This browser cannot record audio; upload a file instead.</p>
             )}
-            {micError ? <p role="alert" className="mt-2 text-sm text-red-700">{micError}</p> : null}
+            {micError ? (
+              <p role="alert" className="mt-2 text-sm text-red-700">
+                {micError}
+              </p>
+            ) : null}
           </div>
           <div>
             <label htmlFor="speech-file" className="text-base font-semibold">
@@ -144,7 +151,11 @@ export function SpeechPanel({ price, languages }: { price: CallPrice; languages:
             <div className="rounded-md border border-slate-200 bg-slate-50 p-3">
               <p className="mb-2 truncate text-sm font-medium">{audio.name}</p>
               <audio controls src={audio.url} className="w-full" />
-              {tooLarge ? <p role="alert" className="mt-2 text-sm text-red-700">This file is larger than 25 MB.</p> : null}
+              {tooLarge ? (
+                <p role="alert" className="mt-2 text-sm text-red-700">
+                  This file is larger than 25 MB.
+                </p>
+              ) : null}
             </div>
           ) : null}
           <SelectField id="speech-language" label="Spoken language" value={language} onChange={setLanguage} options={languages} />

@@ -14,7 +14,13 @@ function safeDecode(value: string): string {
 }
 
 /** The local checkout simulator's checkout page (stands in for Lemon Squeezy's hosted checkout). */
-export default async function SimulatedCheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ error?: string }> }) {
+export default async function SimulatedCheckoutPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ error?: string }>;
+}) {
   const { id } = await params;
   const { error } = await searchParams;
   const view = simulatorEnabled() ? await describeSimulatedCheckout(safeDecode(id)) : null;

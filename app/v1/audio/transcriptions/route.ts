@@ -13,12 +13,17 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       keyKind: "transcription",
       feature: "aiAudio",
       summary: "Speech to text, OpenAI-compatible",
-      description: "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
+      description:
+        "multipart/form-data with the recording in `file` (WebM, WAV, MP3, M4A, OGG or FLAC, checked by content, at most 25 MB). Flat: 20 credits; metered: the duration's cost.",
       consumes: "multipart/form-data",
       bodyDoc: z.object({
         file: z.string().meta({ format: "binary", description: "the recording" }),
         model: z.string().optional(),
-        language: z.string().regex(/^[a-z]{2}$/).optional().meta({ description: "ISO 639-1 hint" }),
+        language: z
+          .string()
+          .regex(/^[a-z]{2}$/)
+          .optional()
+          .meta({ description: "ISO 639-1 hint" }),
         response_format: z.enum(["json", "text", "verbose_json"]).optional(),
         prompt: z.string().optional().meta({ description: "accepted, not used" }),
         temperature: z.number().optional().meta({ description: "accepted, not used" }),

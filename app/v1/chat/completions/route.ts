@@ -25,11 +25,27 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ apiKey, aiSlot, body, req, log }) => {
       if (body.stream) {
-        const { body: stream, reservation } = await streamChatCompletion({ key: apiKey, slot: aiSlot, body, signal: req.signal, log, tags: requestTags(req, body) });
+        const { body: stream, reservation } = await streamChatCompletion({
+          key: apiKey,
+          slot: aiSlot,
+          body,
+          signal: req.signal,
+          log,
+          tags: requestTags(req, body),
+        });
         // The final charge is in the closing usage chunk; the headers say what was reserved.
-        return sse(stream, { "X-Credits-Reserved": String(reservation.charged ? reservation.amount : 0), "X-Credits-Remaining": String(reservation.remaining) });
+        return sse(stream, {
+          "X-Credits-Reserved": String(reservation.charged ? reservation.amount : 0),
+          "X-Credits-Remaining": String(reservation.remaining),
+        });
       }
-      const { completion, credits } = await createChatCompletion({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) });
+      const { completion, credits } = await createChatCompletion({
+        key: apiKey,
+        slot: aiSlot,
+        body,
+        signal: req.signal,
+        tags: requestTags(req, body),
+      });
       return charged({ answer: completion, credits });
     },
   ),

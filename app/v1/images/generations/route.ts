@@ -13,9 +13,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       feature: "aiImage",
       body: imagesBody,
       summary: "Image generation, OpenAI-compatible (GPT Image, b64_json)",
-      description: "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
+      description:
+        "One image per call, returned as base64. Flat: 80 credits (a quality or size 80 credits do not pay for is refused); metered: what was rendered.",
       response: imagesResponse,
     },
-    async ({ apiKey, aiSlot, body, req }) => charged(await createImage({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) })),
+    async ({ apiKey, aiSlot, body, req }) =>
+      charged(await createImage({ key: apiKey, slot: aiSlot, body, signal: req.signal, tags: requestTags(req, body) })),
   ),
 });

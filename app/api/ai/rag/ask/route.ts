@@ -28,7 +28,15 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       response: askResponseSchema,
     },
     async ({ user, account, aiSlot, body, req, log }) => {
-      const input = { userId: user.id, account, slot: aiSlot, question: resolveQuestion(body), conversationId: body?.conversationId, signal: req.signal, log };
+      const input = {
+        userId: user.id,
+        account,
+        slot: aiSlot,
+        question: resolveQuestion(body),
+        conversationId: body?.conversationId,
+        signal: req.signal,
+        log,
+      };
       if (!body?.stream) return askQuestion(input);
       const result = await streamQuestion(input, SSE_FRAMING);
       return sse(result.body, {

@@ -19,7 +19,12 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     async ({ params, req }) => {
       const url = new URL(req.url);
-      const file = await openFileContent(params.id, url.searchParams.get("expires"), url.searchParams.get("token"), req.headers.get("range"));
+      const file = await openFileContent(
+        params.id,
+        url.searchParams.get("expires"),
+        url.searchParams.get("token"),
+        req.headers.get("range"),
+      );
       const { range } = file;
       return new Response(Readable.toWeb(file.stream) as ReadableStream<Uint8Array>, {
         status: range ? 206 : 200,

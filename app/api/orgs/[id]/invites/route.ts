@@ -6,9 +6,13 @@ import { methods } from "@/lib/http/route";
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
-  GET: orgRoute({ rateLimit: null, summary: "An organisation's invitations, newest first (owner and admins)", response: invitesResponse }, ({ user, params }) => listInvites(params.id, user.id)),
+  GET: orgRoute(
+    { rateLimit: null, summary: "An organisation's invitations, newest first (owner and admins)", response: invitesResponse },
+    ({ user, params }) => listInvites(params.id, user.id),
+  ),
   POST: orgRoute(
-    { rateLimit: "writes",
+    {
+      rateLimit: "writes",
       body: createInviteBody,
       summary: "Invite an address by email (owner and admins): a link that works once, for 7 days, for that address only",
       description:

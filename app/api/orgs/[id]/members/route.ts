@@ -7,7 +7,8 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
-    { rateLimit: null,
+    {
+      rateLimit: null,
       summary: "An organisation's members (any member; caps and spend shown to the owner and admins, and to each member for themselves)",
       response: membersResponse,
     },

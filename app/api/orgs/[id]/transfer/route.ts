@@ -7,7 +7,8 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: orgRoute(
-    { rateLimit: "writes",
+    {
+      rateLimit: "writes",
       body: transferBody,
       summary: "Transfer ownership to another member (owner only); you stay as an admin",
       response: memberResponse,

@@ -10,14 +10,16 @@ const date = z.string().max(40).optional();
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
-    { rateLimit: "reports",
+    {
+      rateLimit: "reports",
       query: z.object({
         from: date.meta({ description: "ISO 8601 date or date-time (UTC), inclusive; default the start of this month" }),
         to: date.meta({ description: "ISO 8601, exclusive; default the start of next month; at most 366 days after from" }),
         format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json"),
       }),
       summary: "Spend of an organisation's wallet by member, by key and by model for a period (JSON or CSV)",
-      description: "Every charge (settled, and reserved ones in flight) with what it cost upstream. The owner and admins see every member's spend (scope organisation); a member sees their own (scope member).",
+      description:
+        "Every charge (settled, and reserved ones in flight) with what it cost upstream. The owner and admins see every member's spend (scope organisation); a member sees their own (scope member).",
       produces: ["application/json", "text/csv"],
       response: organisationUsageResponse,
     },
@@ -25,7 +27,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       const usage = await getOrganisationUsage(params.id, user.id, query);
       if (query.format !== "csv") return usage;
       return new Response(usageCsv(usage), {
-        headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="organisation-usage-${usage.from.slice(0, 10)}.csv"`, "cache-control": "no-store" },
+        headers: {
+          "content-type": "text/csv; charset=utf-8",
+          "content-disposition": `attachment; filename="organisation-usage-${usage.from.slice(0, 10)}.csv"`,
+          "cache-control": "no-store",
+        },
       });
     },
   ),

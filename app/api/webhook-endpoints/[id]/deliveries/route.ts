@@ -8,7 +8,8 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: accountAdminRoute(
-    { rateLimit: null,
+    {
+      rateLimit: null,
       tags: ["webhook-endpoints"],
       query: z.object({ status: z.enum(["pending", "delivered", "failed"], { error: "must be pending, delivered or failed" }).optional() }),
       summary: "An endpoint's delivery log, newest first (at most 100): status, attempts, the receiver's last answer, the payload",

@@ -7,7 +7,12 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: accountAdminRoute(
-    { rateLimit: "outbound", tags: ["webhook-endpoints"], summary: "Send a webhook.test event to this endpoint (it goes out at once; its delivery is answered pending)", response: deliveryResponse },
+    {
+      rateLimit: "outbound",
+      tags: ["webhook-endpoints"],
+      summary: "Send a webhook.test event to this endpoint (it goes out at once; its delivery is answered pending)",
+      response: deliveryResponse,
+    },
     ({ account, params }) => sendTestEvent(account.id, params.id),
   ),
 });

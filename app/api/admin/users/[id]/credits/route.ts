@@ -9,7 +9,8 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       body: adjustCreditsBody,
       summary: "Adjust a user's credits (±, subscription or bonus bucket) with a reason; the same idempotencyKey applies once",
-      description: "An `adjustment` ledger row with the operator and reason, the balance change and the audit row in one transaction. 400 when a bucket would go below zero; 409 when the key was used for a different adjustment.",
+      description:
+        "An `adjustment` ledger row with the operator and reason, the balance change and the audit row in one transaction. 400 when a bucket would go below zero; 409 when the key was used for a different adjustment.",
       errors: [409],
       response: adjustCreditsResponse,
     },

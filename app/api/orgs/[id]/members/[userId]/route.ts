@@ -8,7 +8,8 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   PATCH: orgRoute(
-    { rateLimit: "writes",
+    {
+      rateLimit: "writes",
       body: updateMemberBody,
       summary: "Change a member's role (admin or member) or their daily and monthly caps (owner and admins)",
       description:
@@ -19,9 +20,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     ({ user, params, body }) => updateMember(params.id, user.id, params.userId, body),
   ),
   DELETE: orgRoute(
-    { rateLimit: "writes",
+    {
+      rateLimit: "writes",
       summary: "Remove a member (owner and admins; never the owner), or leave (your own user id)",
-      description: "The keys the person made for the organisation are revoked with it; their sessions lose the organisation within 5 seconds on every instance. The owner leaves only after a transfer (409).",
+      description:
+        "The keys the person made for the organisation are revoked with it; their sessions lose the organisation within 5 seconds on every instance. The owner leaves only after a transfer (409).",
       errors: [409],
       response: z.object({ removed: z.literal(true) }),
     },

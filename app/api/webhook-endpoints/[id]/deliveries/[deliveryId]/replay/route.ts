@@ -7,7 +7,13 @@ export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   POST: accountAdminRoute(
-    { rateLimit: "outbound", tags: ["webhook-endpoints"], summary: "Send a delivery again (a failed one, or one the receiver lost); 409 while the endpoint is disabled", errors: [409], response: deliveryResponse },
+    {
+      rateLimit: "outbound",
+      tags: ["webhook-endpoints"],
+      summary: "Send a delivery again (a failed one, or one the receiver lost); 409 while the endpoint is disabled",
+      errors: [409],
+      response: deliveryResponse,
+    },
     ({ account, params }) => replayDelivery(account.id, params.id, params.deliveryId),
   ),
 });

@@ -12,6 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       errors: [404],
       response: revokeKeyResponse,
     },
-    ({ operator, params, body, requestId }) => revokeUserKey({ operator, userId: params.id, keyId: params.keyId, reason: body.reason, requestId }),
+    ({ operator, params, body, requestId }) =>
+      revokeUserKey({ operator, userId: params.id, keyId: params.keyId, reason: body.reason, requestId }),
   ),
 });
