@@ -3,9 +3,12 @@
 import { useState, type ReactNode } from "react";
 import { DataTable, type Column } from "./data-table";
 import { ErrorNotice } from "./error-notice";
-import { Spinner } from "./ui";
+import { ActionButton, PageHeader, Spinner } from "./ui";
 import type { ApiError } from "./api";
 import { useApi, type ApiResource } from "./use-api";
+
+/** How many rows a dashboard list shows a page (files, credit history). */
+export const LIST_PAGE_SIZE = 20;
 
 /** A cursor-paged list of the operator API: the resource, and where the pager stands. */
 export interface CursorList<R> extends ApiResource<R> {
@@ -39,8 +42,8 @@ export function useCursorList<R extends { nextCursor: string | null }>(
 }
 
 /** The fields of a page answer that hold its rows. */
-type RowsKey<R> = { [K in keyof R]: R[K] extends readonly unknown[] ? K : never }[keyof R];
-type RowOf<R, K extends keyof R> = R[K] extends readonly (infer T)[] ? T : never;
+export type RowsKey<R> = { [K in keyof R]: R[K] extends readonly unknown[] ? K : never }[keyof R];
+export type RowOf<R, K extends keyof R> = R[K] extends readonly (infer T)[] ? T : never;
 
 /**
  * A paged list shown as a table: its error, loading and empty states, the rows (the answer's field
@@ -122,5 +125,63 @@ export function RefreshButton({ onRefresh }: { onRefresh: () => Promise<void> | 
     <button type="button" className="btn-secondary" onClick={() => void onRefresh()}>
       Refresh
     </button>
+  );
+}
+
+/**
+ * A page of one API resource: its header, the resource's loading state (its error explained, or a
+ * spinner until the first answer), then its content once there is data.
+ */
+export function ResourcePage<T>({
+  path,
+  title,
+  description,
+  refreshable,
+  children,
+}: {
+  path: string;
+  title: string;
+  description: string;
+  /** A Refresh button in the header. */
+  refreshable?: boolean;
+  children: (data: T, reload: () => Promise<void>) => ReactNode;
+}) {
+  const { data, error, loading, reload } = useApi<T>(path);
+  return (
+    <>
+      <PageHeader title={title} description={description} actions={refreshable ? <RefreshButton onRefresh={reload} /> : undefined} />
+      <LoadState error={error} loading={loading && !data} />
+      {data ? children(data, reload) : null}
+    </>
+  );
+}
+
+/** An offset-paged list's pager: Previous, where the page stands, Next (shown only when there is more than a page). */
+export function OffsetPager({
+  offset,
+  total,
+  onChange,
+  label,
+  position,
+  busy = false,
+}: {
+  offset: number;
+  total: number;
+  onChange: (offset: number) => void;
+  label: string;
+  position: ReactNode;
+  busy?: boolean;
+}) {
+  if (total <= LIST_PAGE_SIZE) return null;
+  return (
+    <nav className="mt-4 flex items-center justify-between text-sm" aria-label={label}>
+      <ActionButton disabled={offset === 0 || busy} onClick={() => onChange(Math.max(0, offset - LIST_PAGE_SIZE))}>
+        Previous
+      </ActionButton>
+      <span className="text-slate-600">{position}</span>
+      <ActionButton disabled={offset + LIST_PAGE_SIZE >= total || busy} onClick={() => onChange(offset + LIST_PAGE_SIZE)}>
+        Next
+      </ActionButton>
+    </nav>
   );
 }

@@ -86,3 +86,30 @@ export function Stat({ label, value, hint }: { label: string; value: ReactNode; 
     </div>
   );
 }
+
+/** A row's or a card's action button (not a form's submit): secondary, primary for the main one, danger for what removes. */
+export function ActionButton(props: {
+  onClick: () => void;
+  primary?: boolean;
+  danger?: boolean;
+  disabled?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
+  const kind = props.danger ? "btn-danger" : props.primary ? "btn-primary" : "btn-secondary";
+  return (
+    <button type="button" className={`${kind} ${props.className ?? ""}`.trim()} disabled={props.disabled} onClick={props.onClick}>
+      {props.children}
+    </button>
+  );
+}
+
+/** A card with its heading, which names it for assistive technology (`id` makes the heading's id). */
+export function Card({ id, title, className, children }: { id: string; title: ReactNode; className?: string; children: ReactNode }) {
+  return (
+    <section className={`card ${className ?? ""}`.trim()} aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      {children}
+    </section>
+  );
+}

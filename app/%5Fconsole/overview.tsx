@@ -4,24 +4,21 @@ import Link from "next/link";
 import type { AdminSummary } from "@/components/admin-types";
 import { DataTable } from "@/components/data-table";
 import { formatDate } from "@/components/api";
-import { PageHeader, Stat } from "@/components/ui";
-import { useApi } from "@/components/use-api";
-import { LoadState, RefreshButton } from "@/components/paged-list";
+import { Stat } from "@/components/ui";
+import { ResourcePage } from "@/components/paged-list";
 
 const n = (v: number) => v.toLocaleString("en-US");
 
 /** What an operator looks at first (GET /api/admin/metrics/summary). */
 export function AdminOverview() {
-  const { data, error, loading, reload } = useApi<AdminSummary>("/api/admin/metrics/summary");
   return (
-    <>
-      <PageHeader
-        title="Overview"
-        description="Users, subscriptions and credits from the database; failures that need a look link to their lists."
-        actions={<RefreshButton onRefresh={reload} />}
-      />
-      <LoadState error={error} loading={loading && !data} />
-      {data ? (
+    <ResourcePage<AdminSummary>
+      path="/api/admin/metrics/summary"
+      title="Overview"
+      description="Users, subscriptions and credits from the database; failures that need a look link to their lists."
+      refreshable
+    >
+      {(data) => (
         <div className="grid gap-4 md:grid-cols-2">
           <section className="card" aria-labelledby="ov-users">
             <h2 id="ov-users">Users</h2>
@@ -96,7 +93,7 @@ export function AdminOverview() {
             <p className="mt-3 text-xs text-slate-500">As of {formatDate(data.generatedAt, true)}</p>
           </section>
         </div>
-      ) : null}
-    </>
+      )}
+    </ResourcePage>
   );
 }

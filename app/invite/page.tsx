@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { SignInShell } from "../signin/sign-in-shell";
 import { AcceptInvite } from "./accept-invite";
 
 export const metadata: Metadata = { title: "Invitation", robots: { index: false }, referrer: "no-referrer" };
@@ -10,16 +10,8 @@ export const metadata: Metadata = { title: "Invitation", robots: { index: false 
  */
 export default function InvitePage() {
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center px-4 py-12">
-      <div className="w-full max-w-md">
-        <Link href="/" className="text-sm font-semibold uppercase tracking-wider text-brand-600">
-          Subscription AI Service
-        </Link>
-        <div className="card mt-3">
-          <h1>Invitation</h1>
-          <AcceptInvite />
-        </div>
-      </div>
-    </main>
+    <SignInShell title="Invitation" wide>
+      <AcceptInvite />
+    </SignInShell>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { Field } from "@/components/form-field";
+import { TextField } from "@/components/form-field";
 
 interface Provider {
   id: string;
@@ -40,11 +40,10 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
     setBusy("dev");
     setError(null);
     try {
-      const res = await fetch("/api/auth/callback/dev", {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ csrfToken: await csrfToken(), email: email.trim(), callbackUrl, json: "true" }),
-      });
+      const res = await post(
+        "/api/auth/callback/dev",
+        new URLSearchParams({ csrfToken: await csrfToken(), email: email.trim(), callbackUrl, json: "true" }),
+      );
       const session = (await (await fetch("/api/auth/session")).json()) as { user?: { id?: string } } | null;
       if (!res.ok || !session?.user?.id) throw new Error("sign-in refused");
       window.location.assign(callbackUrl);
@@ -59,11 +58,7 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
     setBusy("email-link");
     setError(null);
     try {
-      const res = await fetch("/api/auth/email-link", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: linkEmail.trim(), callbackUrl }),
-      });
+      const res = await post("/api/auth/email-link", { email: linkEmail.trim(), callbackUrl });
       const body = (await res.json()) as { message?: string; error?: string };
       if (!res.ok) throw new Error(body.error ?? "The link could not be sent");
       setLinkSent(body.message ?? "A sign-in link is on its way.");
@@ -191,20 +186,28 @@ export function SignInForm({ callbackUrl, localMailbox }: { callbackUrl: string;
   );
 }
 
+/** A POST of a form (URLSearchParams) or of JSON. */
+function post(url: string, body: URLSearchParams | Record<string, string>): Promise<Response> {
+  const form = body instanceof URLSearchParams;
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": form ? "application/x-www-form-urlencoded" : "application/json" },
+    body: form ? body : JSON.stringify(body),
+  });
+}
+
 function EmailField({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (value: string) => void }) {
   return (
-    <Field id={id} label={label}>
-      <input
-        id={id}
-        name="email"
-        type="email"
-        required
-        className="input"
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        autoComplete="email"
-        placeholder="you@example.com"
-      />
-    </Field>
+    <TextField
+      id={id}
+      label={label}
+      name="email"
+      type="email"
+      required
+      value={value}
+      onChange={onChange}
+      autoComplete="email"
+      placeholder="you@example.com"
+    />
   );
 }

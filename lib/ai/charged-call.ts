@@ -1,6 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { isAbortError } from "./providers/abort";
-import { refundCharge, settleCharge, type AiCharge, type CallOutcome, type SettledCharge } from "./pricing/ai-charge";
+import { refundCharge, settleCharge, type AiCharge, type CallOutcome, type SettledCharge, type UsagePrice } from "./pricing/ai-charge";
 import { billOneShot, ChatMeter } from "./pricing/meter";
 import type { Quote } from "./pricing/quote-call";
 import { attemptsOfError } from "./providers/router";
@@ -23,8 +23,11 @@ export interface ChargedCallInput<T> {
   answered: (value: T) => CallOutcome;
   /** What a failed call is billed for (lib/ai/pricing/meter.ts), or null when the provider billed nothing. */
   failed: (error: unknown) => CallOutcome | null;
-  /** Settlement options: ledger metadata, the model the provider named, and whether the answer waits for the statement. */
-  settle?: (value: T) => { metadata?: Record<string, unknown>; model?: string; background?: boolean };
+  /**
+   * Settlement options: ledger metadata, the model the provider named, whether the answer waits for the
+   * statement, and a price of its own (a batch: the sum of its items', each priced by its own quote).
+   */
+  settle?: (value: T) => { metadata?: Record<string, unknown>; model?: string; background?: boolean; price?: UsagePrice };
 }
 
 /**
@@ -57,6 +60,20 @@ export async function runChargedCall<T>(input: ChargedCallInput<T>): Promise<{ v
   }
   const settled = await settleCharge(charge, input.answered(value), { background: true, ...input.settle?.(value) });
   return { value, settled };
+}
+
+/**
+ * A step a charged call takes after its charge is reserved and before its provider call (a RAG
+ * question's retrieval, which may embed the question): when it fails, the charge is refunded in full
+ * (nothing was answered) and the error thrown on.
+ */
+export async function beforeChargedCall<T>(charge: AiCharge, reason: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await refundCharge(charge, reason);
+    throw error;
+  }
 }
 
 /**

@@ -26,9 +26,10 @@ export interface Settlement {
   charged: number;
   /** Usable credits after the settlement. */
   remaining: number;
-  /** The account's subscription credits after it (absent when nothing was settled). */
-  subscriptionCredits?: number;
 }
+
+/** A settlement as the statement reported it: with the subscription credits after it, for the charge's observers. */
+type Written = Settlement & { subscriptionCredits?: number };
 
 interface SettleRow {
   item: number;
@@ -44,7 +45,7 @@ interface Waiting {
   input: SettleInput;
   /** Settled at the amount reserved, and nobody reads the balance it leaves: settle_exact_charges. */
   exact: boolean;
-  resolve: (s: Settlement) => void;
+  resolve: (s: Written) => void;
   reject: (error: unknown) => void;
 }
 
@@ -82,10 +83,12 @@ function settle(reservation: Reservation, input: SettleInput, background: boolea
     // In the background at the amount reserved (a flat price): nothing moves between buckets and the
     // remaining balance is read by nobody, so the lighter statement does (settle_exact_charges).
     const exact = background && (input.amount === undefined || input.amount === reservation.amount);
-    const settled = new Promise<Settlement>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject })).then((s) => {
-      if (s.settled) tellSettled(reservation, s);
-      return s;
-    });
+    const settled = new Promise<Written>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject })).then(
+      ({ subscriptionCredits, ...s }): Settlement => {
+        if (s.settled) tellSettled(reservation, s, subscriptionCredits);
+        return s;
+      },
+    );
     if (!writing) {
       writing = true;
       current = new Promise<void>((started) => setImmediate(started)).then(writeWaiting);
@@ -230,14 +233,14 @@ function deliver(batch: Waiting[], rows: SettleRow[]): void {
 }
 
 /** What a settled charge did, for its observers (lib/credits/charge-observers.ts): the buckets and the key's window after it. */
-function tellSettled(reservation: Reservation, s: Settlement): void {
+function tellSettled(reservation: Reservation, s: Settlement, subscriptionCredits: number | undefined): void {
   if (!reservation.allowance) return;
   const key = reservation.key ? { ...reservation.key, spent: reservation.key.spent - reservation.amount + s.charged } : undefined;
   chargeSettled({
     accountId: reservation.userId,
     operation: reservation.operation,
     charged: s.charged,
-    subscriptionCredits: s.subscriptionCredits ?? s.remaining - reservation.allowance.usableBonusCredits,
+    subscriptionCredits: subscriptionCredits ?? s.remaining - reservation.allowance.usableBonusCredits,
     remaining: s.remaining,
     allowance: reservation.allowance,
     key,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChargeSlot } from "@/lib/db/ai-slots";
-import { openCharge, refundCharge, type AiCharge, type ChargeAccount } from "@/lib/ai/pricing/ai-charge";
+import { beforeChargedCall } from "@/lib/ai/charged-call";
+import { openCharge, type AiCharge, type ChargeAccount } from "@/lib/ai/pricing/ai-charge";
 import { pricedModel } from "@/lib/ai/catalog/models";
 import { aiProvider, type AiProvider, type ChatMessage } from "@/lib/ai/providers/provider";
 import { creditsForCost } from "@/lib/ai/pricing/price-call";
@@ -147,12 +148,9 @@ export async function prepareAsk(input: AskInput): Promise<PreparedAsk> {
   if (await retrievalUsesEmbeddings()) {
     const ceiling = await ceilingQuote(input.question, history, quoteEmbedding(embedding, [input.question]).micros);
     charge = await openCharge({ userId: input.userId, account: input.account, slot: input.slot, operation, quote: ceiling, metadata });
-    try {
-      retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
-    } catch (error) {
-      await refundCharge(charge, "retrieval_failed");
-      throw error;
-    }
+    retrieval = await beforeChargedCall(charge, "retrieval_failed", () =>
+      retrieveChunks(input.question, { userId: input.userId, signal: input.signal }),
+    );
   } else {
     retrieval = await retrieveChunks(input.question, { userId: input.userId, signal: input.signal });
   }

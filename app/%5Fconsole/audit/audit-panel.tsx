@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { AdminAudit } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
-import { SelectField } from "@/components/form-field";
+import { ListFilter } from "@/components/form-field";
 import { PagedTable, useCursorList } from "@/components/paged-list";
 import { EmptyState, PageHeader } from "@/components/ui";
 
@@ -23,15 +23,7 @@ export function AuditPanel({ targetId }: { targetId: string }) {
   return (
     <>
       <PageHeader title="Audit log" description={targetId ? `Operator actions on ${targetId}.` : "Every operator action, newest first."} />
-      <SelectField
-        id="audit-action"
-        label="Action"
-        className="mb-4 max-w-xs"
-        value={action}
-        onChange={setAction}
-        options={ACTIONS}
-        any="Any"
-      />
+      <ListFilter id="audit-action" label="Action" value={action} onChange={setAction} options={ACTIONS} />
       <PagedTable
         list={list}
         rows="actions"

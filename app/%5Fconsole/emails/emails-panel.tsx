@@ -3,7 +3,7 @@
 import { useState } from "react";
 import type { AdminEmails } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
-import { SelectField } from "@/components/form-field";
+import { ListFilter } from "@/components/form-field";
 import { PagedTable, useCursorList } from "@/components/paged-list";
 import { EmptyState, PageHeader } from "@/components/ui";
 
@@ -17,15 +17,7 @@ export function EmailsPanel({ initialStatus = "" }: { initialStatus?: string }) 
   return (
     <>
       <PageHeader title="Emails" description="Every email the service sent, with the delivery events its provider reported." />
-      <SelectField
-        id="email-status"
-        label="Status"
-        className="mb-4 max-w-xs"
-        value={status}
-        onChange={setStatus}
-        options={STATUSES}
-        any="Any"
-      />
+      <ListFilter id="email-status" label="Status" value={status} onChange={setStatus} options={STATUSES} />
       <PagedTable
         list={list}
         rows="emails"

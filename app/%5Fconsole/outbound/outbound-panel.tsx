@@ -7,7 +7,7 @@ import type { AdminOutbound } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
 import { PagedTable, useCursorList } from "@/components/paged-list";
 import { EmptyState, PageHeader } from "@/components/ui";
-import { SelectField } from "@/components/form-field";
+import { ListFilter } from "@/components/form-field";
 
 /** Every outbound webhook delivery and alert email: its target, status, attempts and last answer; replay one (audited). */
 export function OutboundPanel() {
@@ -20,16 +20,7 @@ export function OutboundPanel() {
         title="Outbound webhooks"
         description="Deliveries of account events to their webhook endpoints, and alert emails: retried with backoff for 24 hours, in order per endpoint."
       />
-      <div className="mb-4 max-w-xs">
-        <SelectField
-          id="outbound-status"
-          label="Status"
-          value={status}
-          onChange={setStatus}
-          any="any"
-          options={["pending", "delivered", "failed"]}
-        />
-      </div>
+      <ListFilter id="outbound-status" label="Status" value={status} onChange={setStatus} options={["pending", "delivered", "failed"]} />
       <PagedTable
         list={list}
         rows="deliveries"

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import type { AdminDeliveries } from "@/components/admin-types";
 import { formatDate } from "@/components/api";
-import { Field, SelectField } from "@/components/form-field";
+import { ListFilter, SubmitButton, TextField } from "@/components/form-field";
 import { PagedTable, useCursorList } from "@/components/paged-list";
 import { EmptyState, PageHeader } from "@/components/ui";
 
@@ -18,8 +18,12 @@ const STATUS_TONE: Record<string, string> = {
 };
 
 /** Webhook deliveries with filters; each links to its payload and replay. */
+const SOURCES = ["payment", "identity", "email"];
+const STATUSES = ["failed", "pending", "processed", "ignored", "received"];
+
 export function WebhooksPanel({ initial }: { initial: Filters }) {
   const [form, setForm] = useState<Filters>(initial);
+  const set = (field: keyof typeof form) => (value: string) => setForm({ ...form, [field]: value });
   const [filters, setFilters] = useState<Filters>(initial);
   const list = useCursorList<AdminDeliveries>("/api/admin/webhooks", filters);
 
@@ -35,45 +39,13 @@ export function WebhooksPanel({ initial }: { initial: Filters }) {
         description="Every delivery the identity, payment and email providers sent, as received. A failed or pending one can be replayed after its cause is fixed."
       />
       <form className="card mb-4 grid gap-3 sm:grid-cols-5" onSubmit={apply} aria-label="Filter deliveries">
-        <SelectField
-          id="wh-source"
-          label="Source"
-          value={form.source}
-          onChange={(source) => setForm({ ...form, source })}
-          options={["payment", "identity", "email"]}
-          any="Any"
-        />
-        <SelectField
-          id="wh-status"
-          label="Status"
-          value={form.status}
-          onChange={(status) => setForm({ ...form, status })}
-          options={["failed", "pending", "processed", "ignored", "received"]}
-          any="Any"
-        />
-        <Field id="wh-type" label="Event type">
-          <input
-            id="wh-type"
-            className="input"
-            value={form.type}
-            onChange={(e) => setForm({ ...form, type: e.target.value })}
-            placeholder="order_created"
-          />
-        </Field>
-        <Field id="wh-q" label="Email or id">
-          <input
-            id="wh-q"
-            className="input"
-            value={form.q}
-            onChange={(e) => setForm({ ...form, q: e.target.value })}
-            placeholder="buyer@example.com"
-          />
-        </Field>
-        <div className="flex items-end">
-          <button type="submit" className="btn-primary w-full">
-            Filter
-          </button>
-        </div>
+        <ListFilter id="wh-source" label="Source" className="" value={form.source} onChange={set("source")} options={SOURCES} />
+        <ListFilter id="wh-status" label="Status" className="" value={form.status} onChange={set("status")} options={STATUSES} />
+        <TextField id="wh-type" label="Event type" value={form.type} onChange={set("type")} placeholder="order_created" />
+        <TextField id="wh-q" label="Email or id" value={form.q} onChange={set("q")} placeholder="buyer@example.com" />
+        <SubmitButton pending={false} pendingLabel="" className="btn-primary mt-auto w-full self-end">
+          Filter
+        </SubmitButton>
       </form>
       <PagedTable
         list={list}

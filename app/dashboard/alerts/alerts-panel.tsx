@@ -2,12 +2,12 @@
 
 import { useState, type FormEvent } from "react";
 import { apiJson, formatDate, toApiError, type ApiError } from "@/components/api";
-import { DataTable } from "@/components/data-table";
+import { DataTable, type Column } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
-import { Field } from "@/components/form-field";
+import { Field, TextField } from "@/components/form-field";
 import type { Alerts, WebhookDeliveries, WebhookEndpointCreated, WebhookEndpoints } from "@/components/types";
 import { Pending } from "@/components/paged-list";
-import { Banner, EmptyState, PageHeader } from "@/components/ui";
+import { Banner, Card, EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
 /**
@@ -57,9 +57,12 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
       onError(toApiError(e));
     }
   }
+  const firedColumns: Column<Alerts["fired"][number]>[] = [
+    { header: "Alert", cell: (f) => f.alert },
+    { header: "When", cell: (f) => formatDate(f.createdAt, true) },
+  ];
   return (
-    <section className="card" aria-labelledby="alerts-title">
-      <h2 id="alerts-title">Spend alerts</h2>
+    <Card id="alerts" title="Spend alerts">
       <form className="mt-3 grid gap-3 sm:grid-cols-3" onSubmit={save}>
         <Field id="alert-thresholds" label="Percentages of the monthly credits" hint="comma-separated, e.g. 80, 100">
           <input
@@ -102,13 +105,10 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
           testId="alerts-fired"
           rows={alerts.data.fired}
           rowKey={(f) => `${f.alert}|${f.period}`}
-          columns={[
-            { header: "Alert", cell: (f) => f.alert },
-            { header: "When", cell: (f) => formatDate(f.createdAt, true) },
-          ]}
+          columns={firedColumns}
         />
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -136,9 +136,45 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
       setUrl("");
     });
   }
+  const endpointColumns: Column<WebhookEndpoints["endpoints"][number]>[] = [
+    { header: "URL", cell: (e) => <span className="break-words">{e.url}</span> },
+    { header: "Events", cell: (e) => e.events.join(", ") },
+    { header: "Status", cell: (e) => (e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`) },
+    {
+      header: "",
+      align: "right",
+      cell: (e) => (
+        <span className="flex flex-wrap justify-end gap-1">
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}/test`, { method: "POST" }))}
+          >
+            Send test
+          </button>
+          <button type="button" className="btn-secondary" onClick={() => setOpen(open === e.id ? null : e.id)}>
+            {open === e.id ? "Hide deliveries" : "Deliveries"}
+          </button>
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "PATCH", json: { enabled: !e.enabled } }))}
+          >
+            {e.enabled ? "Disable" : "Enable"}
+          </button>
+          <button
+            type="button"
+            className="btn-danger"
+            onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "DELETE" }))}
+          >
+            Delete
+          </button>
+        </span>
+      ),
+    },
+  ];
   return (
-    <section className="card mt-4 overflow-x-auto" aria-labelledby="endpoints-title">
-      <h2 id="endpoints-title">Webhook endpoints</h2>
+    <Card id="endpoints" title="Webhook endpoints" className="mt-4 overflow-x-auto">
       <p className="mt-1 text-sm text-slate-600">
         Deliveries are JSON, signed by the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), retried with
         backoff for 24 hours.
@@ -151,16 +187,7 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
         </Banner>
       ) : null}
       <form className="mt-3 space-y-2" onSubmit={create}>
-        <Field id="endpoint-url" label="URL">
-          <input
-            id="endpoint-url"
-            className="input"
-            required
-            placeholder="https://example.com/webhooks"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-          />
-        </Field>
+        <TextField id="endpoint-url" label="URL" required placeholder="https://example.com/webhooks" value={url} onChange={setUrl} />
         <fieldset className="flex flex-wrap gap-3 text-sm">
           <legend className="field-label">Events</legend>
           {events.map((e) => (
@@ -183,60 +210,42 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
       ) : list.data.endpoints.length === 0 ? (
         <EmptyState title="No endpoints yet" />
       ) : (
-        <DataTable
-          inline
-          testId="endpoints"
-          rows={list.data.endpoints}
-          rowKey={(e) => e.id}
-          columns={[
-            { header: "URL", cell: (e) => <span className="break-words">{e.url}</span> },
-            { header: "Events", cell: (e) => e.events.join(", ") },
-            { header: "Status", cell: (e) => (e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`) },
-            {
-              header: "",
-              align: "right",
-              cell: (e) => (
-                <span className="flex flex-wrap justify-end gap-1">
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}/test`, { method: "POST" }))}
-                  >
-                    Send test
-                  </button>
-                  <button type="button" className="btn-secondary" onClick={() => setOpen(open === e.id ? null : e.id)}>
-                    {open === e.id ? "Hide deliveries" : "Deliveries"}
-                  </button>
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() =>
-                      void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "PATCH", json: { enabled: !e.enabled } }))
-                    }
-                  >
-                    {e.enabled ? "Disable" : "Enable"}
-                  </button>
-                  <button
-                    type="button"
-                    className="btn-danger"
-                    onClick={() => void run(() => apiJson(`/api/webhook-endpoints/${e.id}`, { method: "DELETE" }))}
-                  >
-                    Delete
-                  </button>
-                </span>
-              ),
-            },
-          ]}
-        />
+        <DataTable inline testId="endpoints" rows={list.data.endpoints} rowKey={(e) => e.id} columns={endpointColumns} />
       )}
       {open ? <Deliveries endpointId={open} onError={onError} /> : null}
-    </section>
+    </Card>
   );
 }
 
 function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: ApiError | null) => void }) {
   const log = useApi<WebhookDeliveries>(`/api/webhook-endpoints/${endpointId}/deliveries`);
   if (!log.data) return <Pending resource={log} />;
+  const deliveryColumns: Column<WebhookDeliveries["deliveries"][number]>[] = [
+    { header: "Event", cell: (d) => d.type },
+    { header: "Status", cell: (d) => d.status },
+    { header: "Attempts", align: "right", cell: (d) => d.attempts },
+    { header: "Last answer", cell: (d) => d.lastError ?? (d.lastStatus ? String(d.lastStatus) : "—") },
+    { header: "Created", cell: (d) => formatDate(d.createdAt, true) },
+    {
+      header: "",
+      align: "right",
+      cell: (d) =>
+        d.status === "pending" ? null : (
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() =>
+              void apiJson(`/api/webhook-endpoints/${endpointId}/deliveries/${d.id}/replay`, { method: "POST" }).then(
+                () => log.reload(),
+                (e: unknown) => onError(toApiError(e)),
+              )
+            }
+          >
+            Replay
+          </button>
+        ),
+    },
+  ];
   return (
     <div className="mt-3">
       <button type="button" className="btn-secondary" onClick={() => void log.reload()}>
@@ -248,32 +257,7 @@ function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: 
         testId="deliveries"
         rows={log.data.deliveries}
         rowKey={(d) => d.id}
-        columns={[
-          { header: "Event", cell: (d) => d.type },
-          { header: "Status", cell: (d) => d.status },
-          { header: "Attempts", align: "right", cell: (d) => d.attempts },
-          { header: "Last answer", cell: (d) => d.lastError ?? (d.lastStatus ? String(d.lastStatus) : "—") },
-          { header: "Created", cell: (d) => formatDate(d.createdAt, true) },
-          {
-            header: "",
-            align: "right",
-            cell: (d) =>
-              d.status === "pending" ? null : (
-                <button
-                  type="button"
-                  className="btn-secondary"
-                  onClick={() =>
-                    void apiJson(`/api/webhook-endpoints/${endpointId}/deliveries/${d.id}/replay`, { method: "POST" }).then(
-                      () => log.reload(),
-                      (e: unknown) => onError(toApiError(e)),
-                    )
-                  }
-                >
-                  Replay
-                </button>
-              ),
-          },
-        ]}
+        columns={deliveryColumns}
       />
     </div>
   );

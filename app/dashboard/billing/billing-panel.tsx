@@ -4,7 +4,7 @@ import { useState } from "react";
 import { apiJson, formatDate, formatMoney, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
 import type { CheckoutUrl, PlanChanged, PlanOption, PortalSession, SubscriptionCancelled, SubscriptionDetails } from "@/components/types";
-import { Banner, PageHeader, Spinner } from "@/components/ui";
+import { ActionButton, Banner, PageHeader, Spinner } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
 type Period = "monthly" | "yearly";
@@ -225,23 +225,13 @@ export function BillingPanel({ plans, currency, creditBased, trialDays, checkout
                         Your current plan
                       </span>
                     ) : running ? (
-                      <button
-                        type="button"
-                        className="btn-secondary w-full"
-                        disabled={busy !== null || !variantId}
-                        onClick={() => changePlan(variantId)}
-                      >
+                      <ActionButton className="w-full" disabled={busy !== null || !variantId} onClick={() => changePlan(variantId)}>
                         {busy === `change:${variantId}` ? "Switching…" : `Switch to ${plan.name}`}
-                      </button>
+                      </ActionButton>
                     ) : (
-                      <button
-                        type="button"
-                        className="btn-primary w-full"
-                        disabled={busy !== null || !variantId}
-                        onClick={() => subscribe(variantId)}
-                      >
+                      <ActionButton primary className="w-full" disabled={busy !== null || !variantId} onClick={() => subscribe(variantId)}>
                         {busy === `checkout:${variantId}` ? "Opening checkout…" : `Subscribe to ${plan.name}`}
-                      </button>
+                      </ActionButton>
                     )}
                   </div>
                 </li>

@@ -16,9 +16,8 @@ import type {
   Usage,
 } from "@/components/types";
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
+import { LIST_PAGE_SIZE, OffsetPager } from "@/components/paged-list";
 import { useApi } from "@/components/use-api";
-
-const PAGE_SIZE = 20;
 
 const TYPE_LABEL: Record<string, string> = {
   usage: "Usage",
@@ -279,12 +278,12 @@ function HistorySection() {
   const thisYear = new Date().getUTCFullYear();
   const [year, setYear] = useState(thisYear);
   const [offset, setOffset] = useState(0);
-  const { data, error, loading } = useApi<CreditHistory>(`/api/credits/history?year=${year}&limit=${PAGE_SIZE}&offset=${offset}`);
+  const { data, error, loading } = useApi<CreditHistory>(`/api/credits/history?year=${year}&limit=${LIST_PAGE_SIZE}&offset=${offset}`);
   const years = [...new Set([thisYear, year, ...(data?.availableYears ?? [])])].sort((a, b) => b - a);
 
   const total = data?.totalCount ?? 0;
-  const page = Math.floor(offset / PAGE_SIZE) + 1;
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = Math.floor(offset / LIST_PAGE_SIZE) + 1;
+  const pages = Math.max(1, Math.ceil(total / LIST_PAGE_SIZE));
 
   return (
     <section className="card mt-6" aria-labelledby="history-heading">
@@ -349,28 +348,15 @@ function HistorySection() {
           />
         ) : null}
       </div>
-      {data && total > PAGE_SIZE ? (
-        <nav className="mt-4 flex items-center justify-between text-sm" aria-label="History pages">
-          <button
-            type="button"
-            className="btn-secondary"
-            disabled={offset === 0 || loading}
-            onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-          >
-            Previous
-          </button>
-          <span className="text-slate-600">
-            Page {page} of {pages} ({total} transactions)
-          </span>
-          <button
-            type="button"
-            className="btn-secondary"
-            disabled={offset + PAGE_SIZE >= total || loading}
-            onClick={() => setOffset(offset + PAGE_SIZE)}
-          >
-            Next
-          </button>
-        </nav>
+      {data ? (
+        <OffsetPager
+          offset={offset}
+          total={total}
+          onChange={setOffset}
+          busy={loading}
+          label="History pages"
+          position={`Page ${page} of ${pages} (${total} transactions)`}
+        />
       ) : null}
     </section>
   );

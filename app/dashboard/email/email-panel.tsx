@@ -6,7 +6,7 @@ import { ErrorNotice } from "@/components/error-notice";
 import type { EmailSent, TestEmailSent } from "@/components/types";
 import { Banner, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
-import { SelectField } from "@/components/form-field";
+import { RadioGroup, SelectField, TextAreaField, TextField } from "@/components/form-field";
 
 const typeLabel = (t: string) => t[0].toUpperCase() + t.slice(1).replace(/_/g, " ");
 
@@ -28,6 +28,11 @@ function SentDetails({ sent, testid, stacked = false }: { sent: EmailSent; testi
 }
 
 /** POST /api/email/send (recipient policy explained), and outside production POST /api/email/test and the local mailbox. */
+const FORMATS = [
+  { value: "text", label: "Plain text" },
+  { value: "html", label: "HTML" },
+] as const;
+
 export function EmailPanel({
   types,
   allowedDomains,
@@ -114,20 +119,7 @@ export function EmailPanel({
         <section className="card" aria-label="New email">
           <form onSubmit={send} className="space-y-4">
             <div className="grid gap-4 sm:grid-cols-2">
-              <div>
-                <label htmlFor="email-to" className="field-label">
-                  To
-                </label>
-                <input
-                  id="email-to"
-                  type="email"
-                  required
-                  className="input"
-                  value={to}
-                  onChange={(e) => setToInput(e.target.value)}
-                  autoComplete="email"
-                />
-              </div>
+              <TextField id="email-to" label="To" type="email" required value={to} onChange={setToInput} autoComplete="email" />
               <SelectField
                 id="email-type"
                 label="Type"
@@ -136,56 +128,23 @@ export function EmailPanel({
                 options={types.map((t) => ({ value: t, label: typeLabel(t) }))}
               />
             </div>
-            <div>
-              <label htmlFor="email-subject" className="field-label">
-                Subject
-              </label>
-              <input
-                id="email-subject"
-                required
-                maxLength={998}
-                className="input"
-                value={subject}
-                onChange={(e) => setSubject(e.target.value.replace(/[\r\n]/g, " "))}
-              />
-            </div>
-            <fieldset>
-              <legend className="field-label">Format</legend>
-              <div className="flex gap-4 text-sm">
-                <label className="inline-flex items-center gap-2">
-                  <input
-                    type="radio"
-                    name="email-format"
-                    checked={format === "text"}
-                    onChange={() => setFormat("text")}
-                    className="accent-brand-600"
-                  />
-                  Plain text
-                </label>
-                <label className="inline-flex items-center gap-2">
-                  <input
-                    type="radio"
-                    name="email-format"
-                    checked={format === "html"}
-                    onChange={() => setFormat("html")}
-                    className="accent-brand-600"
-                  />
-                  HTML
-                </label>
-              </div>
-            </fieldset>
-            <div>
-              <label htmlFor="email-body" className="field-label">
-                {format === "html" ? "HTML body" : "Message"}
-              </label>
-              <textarea
-                id="email-body"
-                className={`input min-h-40 ${format === "html" ? "font-mono" : ""}`}
-                value={body}
-                onChange={(e) => setBody(e.target.value)}
-                placeholder={format === "html" ? "<p>Hello!</p>" : "Hello!"}
-              />
-            </div>
+            <TextField
+              id="email-subject"
+              label="Subject"
+              required
+              maxLength={998}
+              value={subject}
+              onChange={(v) => setSubject(v.replace(/[\r\n]/g, " "))}
+            />
+            <RadioGroup legend="Format" name="email-format" value={format} onChange={setFormat} options={FORMATS} />
+            <TextAreaField
+              id="email-body"
+              label={format === "html" ? "HTML body" : "Message"}
+              inputClassName={`min-h-40 ${format === "html" ? "font-mono" : ""}`}
+              value={body}
+              onChange={setBody}
+              placeholder={format === "html" ? "<p>Hello!</p>" : "Hello!"}
+            />
             <div className="flex justify-end">
               <button type="submit" className="btn-primary" disabled={busy !== null || !to.trim() || !subject.trim() || !body.trim()}>
                 {busy === "send" ? "Sending…" : "Send email"}

@@ -7,9 +7,8 @@ import { ConfirmButtons } from "@/components/confirm-buttons";
 import { ErrorNotice } from "@/components/error-notice";
 import type { FileList, FileRecord } from "@/components/types";
 import { Banner, EmptyState, PageHeader, Spinner } from "@/components/ui";
+import { LIST_PAGE_SIZE, OffsetPager } from "@/components/paged-list";
 import { useApi } from "@/components/use-api";
-
-const PAGE_SIZE = 20;
 
 /** Browsers leave `type` empty for some text formats: derive it from the extension. */
 const BY_EXTENSION: Record<string, string> = {
@@ -86,7 +85,7 @@ function uploadFile(
 
 export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedTypes: string[]; maxBytes: number; ragEnabled: boolean }) {
   const [offset, setOffset] = useState(0);
-  const list = useApi<FileList>(`/api/files?limit=${PAGE_SIZE}&offset=${offset}`);
+  const list = useApi<FileList>(`/api/files?limit=${LIST_PAGE_SIZE}&offset=${offset}`);
   const files = list.data?.files ?? (list.error ? [] : null);
   const total = list.data?.pagination.total ?? 0;
   const [actionError, setError] = useState<ApiError | null>(null);
@@ -140,7 +139,7 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
     setNotice(null);
     try {
       await apiJson(`/api/files/${encodeURIComponent(file.id)}`, { method: "DELETE" });
-      await showPage(files && files.length === 1 && offset > 0 ? offset - PAGE_SIZE : offset);
+      await showPage(files && files.length === 1 && offset > 0 ? offset - LIST_PAGE_SIZE : offset);
       setNotice(`Deleted ${file.originalName}.`);
     } catch (e) {
       setError(toApiError(e));
@@ -267,29 +266,13 @@ export function FilesPanel({ allowedTypes, maxBytes, ragEnabled }: { allowedType
             </ul>
           ) : null}
         </div>
-        {total > PAGE_SIZE ? (
-          <nav className="mt-4 flex items-center justify-between text-sm" aria-label="File pages">
-            <button
-              type="button"
-              className="btn-secondary"
-              disabled={offset === 0}
-              onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-            >
-              Previous
-            </button>
-            <span className="text-slate-600">
-              {offset + 1}–{Math.min(offset + PAGE_SIZE, total)} of {total}
-            </span>
-            <button
-              type="button"
-              className="btn-secondary"
-              disabled={offset + PAGE_SIZE >= total}
-              onClick={() => setOffset(offset + PAGE_SIZE)}
-            >
-              Next
-            </button>
-          </nav>
-        ) : null}
+        <OffsetPager
+          offset={offset}
+          total={total}
+          onChange={setOffset}
+          label="File pages"
+          position={`${offset + 1}–${Math.min(offset + LIST_PAGE_SIZE, total)} of ${total}`}
+        />
       </section>
     </>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { TextField } from "@/components/form-field";
 import { useState } from "react";
 import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ConfirmButtons } from "@/components/confirm-buttons";
@@ -121,20 +122,7 @@ function CreateKeyForm({
     <section className="card" aria-label="New API key">
       <h2 className="mb-3 text-base">New key</h2>
       <form onSubmit={submit} className="space-y-4">
-        <div>
-          <label htmlFor="key-name" className="field-label">
-            Name
-          </label>
-          <input
-            id="key-name"
-            required
-            maxLength={100}
-            className="input"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="e.g. mobile app"
-          />
-        </div>
+        <TextField id="key-name" label="Name" required maxLength={100} value={name} onChange={setName} placeholder="e.g. mobile app" />
         <fieldset>
           <legend className="field-label">Call kinds (none checked: all)</legend>
           <div className="flex flex-wrap gap-4 text-sm">

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { apiJson, countOf, formatDate, formatProviderCost, toApiError, type ApiError } from "@/components/api";
-import { DataTable } from "@/components/data-table";
+import { DataTable, type Column } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import { Pending } from "@/components/paged-list";
 import { Field } from "@/components/form-field";
@@ -15,7 +15,7 @@ import type {
   Organisations,
   OrganisationUsage,
 } from "@/components/types";
-import { Banner, EmptyState, PageHeader, Stat } from "@/components/ui";
+import { ActionButton, Banner, Card, EmptyState, PageHeader, Stat } from "@/components/ui";
 import { useApi, type ApiResource } from "@/components/use-api";
 
 const n = (value: number) => value.toLocaleString("en-US");
@@ -88,8 +88,7 @@ function YourOrganisations({
   }
   return (
     <div className="grid gap-4 lg:grid-cols-3">
-      <section className="card lg:col-span-2" aria-labelledby="orgs-title">
-        <h2 id="orgs-title">Your organisations</h2>
+      <Card id="orgs" title="Your organisations" className="lg:col-span-2">
         {!list ? (
           <Pending resource={resource} />
         ) : list.organisations.length === 0 ? (
@@ -125,9 +124,8 @@ function YourOrganisations({
             Back to your personal account
           </button>
         ) : null}
-      </section>
-      <section className="card" aria-labelledby="create-org-title">
-        <h2 id="create-org-title">Create an organisation</h2>
+      </Card>
+      <Card id="create-org" title="Create an organisation">
         <form className="mt-3 space-y-3" onSubmit={create}>
           <Field id="org-name" label="Name">
             <input id="org-name" className="input" value={name} maxLength={80} required onChange={(e) => setName(e.target.value)} />
@@ -136,7 +134,7 @@ function YourOrganisations({
             {busy ? "Creating…" : "Create"}
           </button>
         </form>
-      </section>
+      </Card>
     </div>
   );
 }
@@ -217,6 +215,20 @@ function Members({
       onError(toApiError(e));
     }
   }
+  const startEditing = (m: OrganisationMember) => {
+    setEditing(m.userId);
+    setDaily(m.caps?.dailyCap?.toString() ?? "");
+    setMonthly(m.caps?.monthlyCap?.toString() ?? "");
+  };
+  const memberPath = (userId: string) => `/api/orgs/${orgId}/members/${userId}`;
+  const setRole = (userId: string, role: "member" | "admin") => run(() => apiJson(memberPath(userId), { method: "PATCH", json: { role } }));
+  const transferTo = (userId: string) => run(() => apiJson(`/api/orgs/${orgId}/transfer`, { method: "POST", json: { userId } }));
+  const remove = (userId: string) => run(() => apiJson(memberPath(userId), { method: "DELETE" }));
+  const leave = () =>
+    run(async () => {
+      await apiJson(memberPath(me), { method: "DELETE" });
+      await switchTo(null);
+    });
   const saveCaps = (userId: string) =>
     run(async () => {
       await apiJson(`/api/orgs/${orgId}/members/${userId}`, {
@@ -226,8 +238,7 @@ function Members({
       setEditing(null);
     });
   return (
-    <section className="card mt-4 overflow-x-auto" aria-labelledby="members-title">
-      <h2 id="members-title">Members</h2>
+    <Card id="members" title="Members" className="mt-4 overflow-x-auto">
       <DataTable
         inline
         testId="members"
@@ -241,22 +252,22 @@ function Members({
             cell: (m) =>
               editing === m.userId ? (
                 <span className="flex flex-wrap items-center gap-1">
-                  <input
-                    aria-label="Daily cap"
-                    className="input w-24 py-1"
-                    inputMode="numeric"
-                    value={daily}
-                    placeholder="none"
-                    onChange={(e) => setDaily(e.target.value)}
-                  />
-                  <input
-                    aria-label="Monthly cap"
-                    className="input w-24 py-1"
-                    inputMode="numeric"
-                    value={monthly}
-                    placeholder="none"
-                    onChange={(e) => setMonthly(e.target.value)}
-                  />
+                  {(
+                    [
+                      ["Daily cap", daily, setDaily],
+                      ["Monthly cap", monthly, setMonthly],
+                    ] as const
+                  ).map(([label, value, set]) => (
+                    <input
+                      key={label}
+                      aria-label={label}
+                      className="input w-24 py-1"
+                      inputMode="numeric"
+                      value={value}
+                      placeholder="none"
+                      onChange={(e) => set(e.target.value)}
+                    />
+                  ))}
                   <button type="button" className="btn-primary" onClick={() => void saveCaps(m.userId)}>
                     Save caps
                   </button>
@@ -274,51 +285,20 @@ function Members({
             cell: (m) => (
               <span className="flex flex-wrap justify-end gap-1">
                 {admin && editing !== m.userId && (m.role !== "owner" || you === "owner") ? (
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() => {
-                      setEditing(m.userId);
-                      setDaily(m.caps?.dailyCap?.toString() ?? "");
-                      setMonthly(m.caps?.monthlyCap?.toString() ?? "");
-                    }}
-                  >
-                    Set caps
-                  </button>
+                  <ActionButton onClick={() => startEditing(m)}>Set caps</ActionButton>
                 ) : null}
                 {admin && m.role !== "owner" ? (
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() =>
-                      void run(() =>
-                        apiJson(`/api/orgs/${orgId}/members/${m.userId}`, {
-                          method: "PATCH",
-                          json: { role: m.role === "admin" ? "member" : "admin" },
-                        }),
-                      )
-                    }
-                  >
+                  <ActionButton onClick={() => void setRole(m.userId, m.role === "admin" ? "member" : "admin")}>
                     Make {m.role === "admin" ? "member" : "admin"}
-                  </button>
+                  </ActionButton>
                 ) : null}
                 {you === "owner" && m.role !== "owner" ? (
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/transfer`, { method: "POST", json: { userId: m.userId } }))}
-                  >
-                    Make owner
-                  </button>
+                  <ActionButton onClick={() => void transferTo(m.userId)}>Make owner</ActionButton>
                 ) : null}
                 {admin && m.role !== "owner" ? (
-                  <button
-                    type="button"
-                    className="btn-danger"
-                    onClick={() => void run(() => apiJson(`/api/orgs/${orgId}/members/${m.userId}`, { method: "DELETE" }))}
-                  >
+                  <ActionButton danger onClick={() => void remove(m.userId)}>
                     Remove
-                  </button>
+                  </ActionButton>
                 ) : null}
               </span>
             ),
@@ -326,20 +306,11 @@ function Members({
         ]}
       />
       {you !== "owner" ? (
-        <button
-          type="button"
-          className="btn-secondary mt-3"
-          onClick={() =>
-            void run(async () => {
-              await apiJson(`/api/orgs/${orgId}/members/${me}`, { method: "DELETE" });
-              await switchTo(null);
-            })
-          }
-        >
+        <ActionButton className="mt-3" onClick={() => void leave()}>
           Leave this organisation
-        </button>
+        </ActionButton>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -361,9 +332,33 @@ function Invites({ orgId, onError }: { orgId: string; onError: (e: ApiError | nu
       onError(toApiError(e));
     }
   }
+  const inviteColumns: Column<OrganisationInvites["invites"][number]>[] = [
+    { header: "Email", cell: (i) => i.email },
+    { header: "Role", cell: (i) => i.role, cellClass: () => "capitalize" },
+    { header: "Status", cell: (i) => i.status },
+    { header: "Expires", cell: (i) => formatDate(i.expiresAt, true) },
+    {
+      header: "",
+      align: "right",
+      cell: (i) =>
+        i.status === "pending" ? (
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() =>
+              void apiJson(`/api/orgs/${orgId}/invites/${i.id}`, { method: "DELETE" }).then(
+                () => invites.reload(),
+                (e: unknown) => onError(toApiError(e)),
+              )
+            }
+          >
+            Withdraw
+          </button>
+        ) : null,
+    },
+  ];
   return (
-    <section className="card mt-4 overflow-x-auto" aria-labelledby="invites-title">
-      <h2 id="invites-title">Invitations</h2>
+    <Card id="invites" title="Invitations" className="mt-4 overflow-x-auto">
       <form className="mt-3 flex flex-wrap items-end gap-2" onSubmit={send}>
         <Field id="invite-email" label="Email">
           <input id="invite-email" type="email" className="input" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -385,39 +380,9 @@ function Invites({ orgId, onError }: { orgId: string; onError: (e: ApiError | nu
       ) : null}
       {!invites.data ? <Pending resource={invites} /> : null}
       {invites.data?.invites.length ? (
-        <DataTable
-          inline
-          testId="invites"
-          rows={invites.data.invites}
-          rowKey={(i) => i.id}
-          columns={[
-            { header: "Email", cell: (i) => i.email },
-            { header: "Role", cell: (i) => i.role, cellClass: () => "capitalize" },
-            { header: "Status", cell: (i) => i.status },
-            { header: "Expires", cell: (i) => formatDate(i.expiresAt, true) },
-            {
-              header: "",
-              align: "right",
-              cell: (i) =>
-                i.status === "pending" ? (
-                  <button
-                    type="button"
-                    className="btn-secondary"
-                    onClick={() =>
-                      void apiJson(`/api/orgs/${orgId}/invites/${i.id}`, { method: "DELETE" }).then(
-                        () => invites.reload(),
-                        (e: unknown) => onError(toApiError(e)),
-                      )
-                    }
-                  >
-                    Withdraw
-                  </button>
-                ) : null,
-            },
-          ]}
-        />
+        <DataTable inline testId="invites" rows={invites.data.invites} rowKey={(i) => i.id} columns={inviteColumns} />
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -433,8 +398,7 @@ function Usage({ orgId }: { orgId: string }) {
   const usage = useApi<OrganisationUsage>(`/api/orgs/${orgId}/usage?${query}`);
   const u = usage.data;
   return (
-    <section className="card mt-4 overflow-x-auto" aria-labelledby="org-usage-title">
-      <h2 id="org-usage-title">Spend</h2>
+    <Card id="org-usage" title="Spend" className="mt-4 overflow-x-auto">
       <div className="mt-3 flex flex-wrap items-end gap-2">
         <Field id="usage-from" label="From">
           <input id="usage-from" type="date" className="input" value={from} onChange={(e) => setFrom(e.target.value)} />
@@ -454,47 +418,44 @@ function Usage({ orgId }: { orgId: string }) {
             {formatProviderCost(u.total.costUsd)} paid to AI providers)
           </p>
           <div className="grid gap-4 lg:grid-cols-3">
-            <DataTable
-              inline
-              caption="By member"
-              testId="usage-by-member"
-              rows={u.byMember}
-              rowKey={(m) => m.userId}
-              columns={[
-                { header: "Member", cell: (m) => m.email ?? m.userId },
-                { header: "Credits", align: "right", cell: (m) => n(m.credits) },
-                { header: "Calls", align: "right", cell: (m) => n(m.calls) },
-              ]}
-            />
-            <DataTable
-              inline
+            <Breakdown caption="By member" header="Member" rows={u.byMember} rowKey={(m) => m.userId} label={(m) => m.email ?? m.userId} />
+            <Breakdown
               caption="By key"
-              testId="usage-by-key"
+              header="Key"
               rows={u.byKey}
               rowKey={(k) => k.keyId ?? "session"}
-              columns={[
-                { header: "Key", cell: (k) => k.name ?? (k.keyId ? k.keyId : "dashboard / session") },
-                { header: "Credits", align: "right", cell: (k) => n(k.credits) },
-                { header: "Calls", align: "right", cell: (k) => n(k.calls) },
-              ]}
+              label={(k) => k.name ?? k.keyId ?? "dashboard / session"}
             />
-            <DataTable
-              inline
-              caption="By model"
-              testId="usage-by-model"
-              rows={u.byModel}
-              rowKey={(m) => m.model ?? "none"}
-              columns={[
-                { header: "Model", cell: (m) => m.model ?? "—" },
-                { header: "Credits", align: "right", cell: (m) => n(m.credits) },
-                { header: "Calls", align: "right", cell: (m) => n(m.calls) },
-              ]}
-            />
+            <Breakdown caption="By model" header="Model" rows={u.byModel} rowKey={(m) => m.model ?? "none"} label={(m) => m.model ?? "—"} />
           </div>
         </>
       ) : (
         <Pending resource={usage} />
       )}
-    </section>
+    </Card>
+  );
+}
+
+/** One way of splitting the spend: a row per member, key or model, with its credits and calls. */
+function Breakdown<T extends { credits: number; calls: number }>(props: {
+  caption: string;
+  header: string;
+  rows: T[];
+  rowKey: (row: T) => string;
+  label: (row: T) => string;
+}) {
+  return (
+    <DataTable
+      inline
+      caption={props.caption}
+      testId={`usage-by-${props.header.toLowerCase()}`}
+      rows={props.rows}
+      rowKey={props.rowKey}
+      columns={[
+        { header: props.header, cell: props.label },
+        { header: "Credits", align: "right", cell: (r) => n(r.credits) },
+        { header: "Calls", align: "right", cell: (r) => n(r.calls) },
+      ]}
+    />
   );
 }

@@ -2,15 +2,7 @@ import { isAppError, type ErrorCode } from "@/lib/errors";
 import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { log } from "@/lib/log";
 import { isAbortError } from "../providers/abort";
-import {
-  openCharge,
-  priceOutcome,
-  refundCharge,
-  settleCharge,
-  type AiCharge,
-  type CallOutcome,
-  type ChargeAccount,
-} from "../pricing/ai-charge";
+import { openCharge, priceOutcome, type AiCharge, type CallOutcome, type ChargeAccount } from "../pricing/ai-charge";
 import { chatFailure, clientGone, meterResult, runChargedCall } from "../charged-call";
 import { chatCacheKey, readCachedChat, writeCachedChat } from "./chat-cache";
 import { ChatMeter } from "../pricing/meter";
@@ -146,44 +138,63 @@ export async function runChatBatch(input: {
     quote: batchQuote,
     metadata: { items: prepared.length, provider: provider.name },
   });
-  if (input.signal?.aborted) {
-    await refundCharge(charge, "client_gone");
-    throw clientGone();
-  }
   const meters = prepared.map((p) => new ChatMeter(p.quote));
-  const outcomes = await Promise.allSettled(
-    prepared.map(({ body, req, quote }, i) => answer(provider, input.userId, body, req, quote, meters[i], input.signal)),
-  );
-  // Each item priced by its own quote: answered, cut after the provider had it, or nothing.
-  const priced = outcomes.map((o, i) => {
-    const item = { ...charge, quote: prepared[i].quote };
-    if (o.status === "fulfilled") return priceOutcome(item, o.value.outcome);
-    const cut = chatFailure(meters[i], o.reason);
-    return cut ? priceOutcome(item, cut) : null;
+  // The charged-call engine: a client gone refunds all; items that all failed with nothing billed
+  // refund all (thrown as BatchFailed); otherwise the batch settles at the sum of its items' prices.
+  const { value: batch } = await runChargedCall({
+    charge,
+    signal: input.signal,
+    call: async (signal) => {
+      const outcomes = await Promise.allSettled(
+        prepared.map(({ body, req, quote }, i) => answer(provider, input.userId, body, req, quote, meters[i], signal)),
+      );
+      // Each item priced by its own quote: answered, cut after the provider had it, or nothing.
+      const priced = outcomes.map((o, i) => {
+        const item = { ...charge, quote: prepared[i].quote };
+        if (o.status === "fulfilled") return priceOutcome(item, o.value.outcome);
+        const cut = chatFailure(meters[i], o.reason);
+        return cut ? priceOutcome(item, cut) : null;
+      });
+      if (priced.every((p) => p === null)) throw new BatchFailed(outcomes.map((o) => (o.status === "rejected" ? o.reason : null)));
+      return { outcomes, priced };
+    },
+    answered: ({ outcomes }) => {
+      const usage = outcomes.reduce(
+        (u, o) =>
+          o.status === "fulfilled"
+            ? {
+                promptTokens: u.promptTokens + o.value.result.usage.promptTokens,
+                completionTokens: u.completionTokens + o.value.result.usage.completionTokens,
+              }
+            : u,
+        { promptTokens: 0, completionTokens: 0 },
+      );
+      const last = meters.flatMap((m) => m.bill(true)).slice(-1)[0];
+      return { attempts: last ? [{ ...last, usage }] : [], complete: outcomes.every((o) => o.status === "fulfilled") };
+    },
+    failed: () => null,
+    settle: ({ outcomes, priced }) => ({
+      price: {
+        credits: priced.reduce((sum, p) => sum + (p?.credits ?? 0), 0),
+        micros: priced.reduce((sum, p) => sum + (p?.micros ?? 0), 0),
+      },
+      metadata: { items: prepared.length, failed: outcomes.filter((o) => o.status === "rejected").length },
+    }),
+  }).catch((error: unknown) => {
+    // Every item failed: answered item by item, as before; the charge was refunded.
+    if (error instanceof BatchFailed)
+      return {
+        value: {
+          outcomes: error.reasons.map((reason) => ({ status: "rejected" as const, reason })),
+          priced: error.reasons.map(() => null),
+        },
+      };
+    throw error;
   });
+  const { outcomes, priced } = batch;
   const credits = priced.reduce((sum, p) => sum + (p?.credits ?? 0), 0);
-  const micros = priced.reduce((sum, p) => sum + (p?.micros ?? 0), 0);
   const answered = outcomes.filter((o) => o.status === "fulfilled").length;
   const charged = charge.reservation.charged;
-  if (priced.every((p) => p === null)) await refundCharge(charge, "batch_failed");
-  else {
-    const usage = outcomes.reduce(
-      (u, o) =>
-        o.status === "fulfilled"
-          ? {
-              promptTokens: u.promptTokens + o.value.result.usage.promptTokens,
-              completionTokens: u.completionTokens + o.value.result.usage.completionTokens,
-            }
-          : u,
-      { promptTokens: 0, completionTokens: 0 },
-    );
-    const last = meters.flatMap((m) => m.bill(true)).slice(-1)[0];
-    await settleCharge(
-      charge,
-      { attempts: last ? [{ ...last, usage }] : [], complete: answered === prepared.length },
-      { price: { credits, micros }, metadata: { items: prepared.length, failed: prepared.length - answered }, background: true },
-    );
-  }
   if (answered === 0 && input.signal?.aborted) throw clientGone();
   const results: BatchItem[] = outcomes.map((o, i) =>
     o.status === "fulfilled"
@@ -213,4 +224,11 @@ function itemError(error: unknown): string {
   if (isAbortError(error)) return clientGone().message;
   if (isAppError(error) && error.code !== "internal") return error.message;
   return "Internal server error";
+}
+
+/** A batch whose items all failed with nothing billed: its charge is refunded, each item answers its error. */
+class BatchFailed extends Error {
+  constructor(readonly reasons: unknown[]) {
+    super("every item of the batch failed");
+  }
 }

@@ -1,5 +1,4 @@
-import { AppError } from "@/lib/errors";
-import { imageSizeOf, imageTokens } from "./image-tokens";
+import { countPromptTokens, invalidField } from "./count-prompt";
 import { IMAGE_QUALITIES, IMAGE_SIZES, type ImagePixelSize, type ImageQualityTier, type ModelSpec } from "../catalog/model-catalog";
 import { costBudgetMicros, costMicros, creditsForCost, maxPromptTokensWithin, outputTokenMicros, type CallUsage } from "./price-call";
 import { pricingSettings, type PricingSettings } from "./pricing-settings";
@@ -38,81 +37,6 @@ export interface Quote {
 const fmt = (n: number) => n.toLocaleString("en-US");
 const usd = (micros: number) => `$${(micros / 1e6).toFixed(micros < 1_000_000 ? 4 : 2)}`;
 
-function invalid(param: string, message: string): AppError {
-  return new AppError("validation_failed", `Invalid body: ${param}: ${message}`, { param });
-}
-
-/** OpenAI's chat framing: 3 tokens per message, 1 for its role, 1 more for a name, 3 to prime the reply. */
-const PER_MESSAGE = 4;
-const PER_NAME = 1;
-const REPLY_PRIMING = 3;
-
-/** The text of a chat request, piece by piece, and its images. */
-function promptParts(messages: ChatMessage[]): { texts: string[]; images: string[] } {
-  const texts: string[] = [];
-  const images: string[] = [];
-  for (const m of messages) {
-    if (m.name) texts.push(m.name);
-    if (typeof m.content === "string") texts.push(m.content);
-    else
-      for (const part of m.content) {
-        if (part.type === "text") texts.push(part.text);
-        else images.push(part.image);
-      }
-  }
-  return { texts, images };
-}
-
-export interface PromptCount {
-  /** An upper bound of what the vendor bills for the prompt (its tokenizer or UTF-8 length, framing, images), at most the context window. */
-  bound: number;
-  /** The best estimate of its length, for the context-window check (exact for OpenAI's models). */
-  estimate: number;
-  images: number;
-}
-
-/** Tokens of one input image for a model: its vendor's rule over the image's real size. */
-function inputImageTokens(model: ModelSpec, image: string, field: string): number {
-  if (!model.imageTokens) throw invalid(field, `${model.id} does not accept images`);
-  const size = imageSizeOf(image);
-  if (!size) throw invalid(field, "the image's width and height cannot be read (a PNG, JPEG, GIF or WebP file is expected)");
-  return imageTokens(model.imageTokens, size);
-}
-
-/**
- * The prompt of a chat request as the vendor bills it. Counting gives way to other requests every
- * 32 KB, and stops once the text is too long for the model anyway.
- */
-export async function countPromptTokens(model: ModelSpec, messages: ChatMessage[], field = "messages"): Promise<PromptCount> {
-  const { texts, images } = promptParts(messages);
-  const framing = REPLY_PRIMING + messages.length * PER_MESSAGE + messages.filter((m) => m.name).length * PER_NAME;
-  const context = model.contextWindow ?? Infinity;
-  const imageCost = images.reduce((sum, image) => sum + inputImageTokens(model, image, field), 0);
-  const bytes = texts.reduce((sum, t) => sum + utf8Bytes(t), 0);
-  let estimate: number;
-  let text: number;
-  if (model.tokenizer === "bytes") {
-    text = bytes;
-    // Bytes bound the tokens: a text of fewer bytes than the context fits; otherwise count it (o200k).
-    estimate = bytes + framing + imageCost < context ? bytes : await countAll(texts, "o200k", context);
-  } else {
-    // The exact count, which cannot exceed the bytes: stop once the context is passed.
-    text = await countAll(texts, model.tokenizer, context);
-    estimate = text;
-  }
-  const bound = Math.min(text + framing + imageCost, Number.isFinite(context) ? context : Infinity);
-  return { bound, estimate: estimate + framing + imageCost, images: images.length };
-}
-
-async function countAll(texts: string[], tokenizer: "o200k" | "cl100k", limit: number): Promise<number> {
-  let total = 0;
-  for (const t of texts) {
-    total += t.length > 32 * 1024 ? await countTokensYielding(t, tokenizer, limit - total) : countTokens(t, tokenizer);
-    if (total > limit) break;
-  }
-  return total;
-}
-
 function quoteFrom(model: ModelSpec, worst: CallUsage, flatCredits: number | null, s: PricingSettings, extra: Partial<Quote> = {}): Quote {
   const worstMicros = costMicros(model, worst);
   return {
@@ -149,9 +73,9 @@ export async function quoteChat(input: {
   const context = model.contextWindow ?? Infinity;
   const modelMax = model.maxOutputTokens ?? 4096;
   if (prompt.estimate >= context)
-    throw invalid(field, `the input is about ${fmt(prompt.estimate)} tokens; ${model.id} accepts at most ${fmt(context)}`);
+    throw invalidField(field, `the input is about ${fmt(prompt.estimate)} tokens; ${model.id} accepts at most ${fmt(context)}`);
   if (input.maxTokens !== undefined && input.maxTokens > modelMax)
-    throw invalid(maxTokensField, `at most ${fmt(modelMax)} for ${model.id}`);
+    throw invalidField(maxTokensField, `at most ${fmt(modelMax)} for ${model.id}`);
   const room = Math.min(modelMax, context - prompt.estimate);
   let cap = Math.min(input.maxTokens ?? room, room);
   if (s.mode === "flat") {
@@ -163,13 +87,13 @@ export async function quoteChat(input: {
       const maxPrompt = maxPromptTokensWithin(model, budget);
       const unit = model.tokenizer === "bytes" ? "bytes of text" : "tokens";
       const size = model.tokenizer === "bytes" ? `${fmt(prompt.bound)} bytes of text` : `about ${fmt(prompt.bound)} tokens`;
-      throw invalid(
+      throw invalidField(
         field,
         `the input is ${size}; at the flat price of ${input.flat} credits (${usd(budget)} of ${model.id} usage) it may be at most about ${fmt(maxPrompt)} ${unit}`,
       );
     }
     if (input.maxTokens !== undefined && input.maxTokens > affordable) {
-      throw invalid(
+      throw invalidField(
         maxTokensField,
         `at most ${fmt(affordable)} for ${model.id} with this input at the flat price of ${input.flat} credits (${usd(budget)} of usage)`,
       );
@@ -222,7 +146,7 @@ export function quoteImage(input: {
   const budget = costBudgetMicros(input.flat, s) / attempts;
   if (s.mode === "flat" && quote.worstMicros > budget) {
     const param = input.quality === "auto" || input.quality === "high" ? "quality" : "size";
-    throw invalid(
+    throw invalidField(
       param,
       `a ${quality}-quality ${size} image from ${model.id} costs up to ${usd(quote.worstMicros)}, more than the flat price of ${input.flat} credits pays for (${usd(budget)}); choose a lower quality or a smaller size`,
     );
@@ -250,7 +174,7 @@ export function quoteTranscription(input: { model: ModelSpec; seconds: number; f
   if (s.mode === "flat" && quote.worstMicros > budget) {
     const perMinute = (input.model.perAudioMinute ?? 0) * 1e6;
     const maxMinutes = perMinute > 0 ? budget / perMinute : Infinity;
-    throw invalid(
+    throw invalidField(
       "audio",
       `the recording is ${(input.seconds / 60).toFixed(1)} minutes long; at the flat price of ${input.flat} credits it may be at most ${maxMinutes.toFixed(1)} minutes`,
     );
@@ -295,12 +219,13 @@ export async function quoteEmbeddings(input: {
       // Bytes bound the bill; the context check needs an estimate only when the bytes exceed it.
       const bytes = utf8Bytes(text);
       const estimate = bytes < context ? bytes : await countTokensYielding(text, "o200k", context);
-      if (estimate > context) throw invalid(name, `about ${fmt(estimate)} tokens; ${model.id} accepts at most ${fmt(context)} per input`);
+      if (estimate > context)
+        throw invalidField(name, `about ${fmt(estimate)} tokens; ${model.id} accepts at most ${fmt(context)} per input`);
       n = Math.min(bytes, context);
     } else {
       n = text.length > 32 * 1024 ? await countTokensYielding(text, model.tokenizer, context) : countTokens(text, model.tokenizer);
       if (n > context)
-        throw invalid(
+        throw invalidField(
           name,
           `${n > context + 1000 ? "more than " : ""}${fmt(n)} tokens (${model.tokenizer}); ${model.id} accepts at most ${fmt(context)} per input`,
         );
@@ -312,7 +237,7 @@ export async function quoteEmbeddings(input: {
   if (s.mode === "flat" && quote.worstMicros > budget) {
     const perToken = costMicros(model, { promptTokens: 1_000_000 }) / 1_000_000;
     const fits = perToken > 0 ? Math.floor(budget / perToken) : tokens;
-    throw invalid(
+    throw invalidField(
       field,
       `about ${fmt(tokens)} tokens in all; at the flat price of ${input.flat} credit${input.flat === 1 ? "" : "s"} a call may embed at most about ${fmt(fits)} tokens of ${model.id}`,
     );

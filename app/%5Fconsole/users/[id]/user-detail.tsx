@@ -6,14 +6,60 @@ import { ConfirmForm } from "@/components/admin/confirm-form";
 import type { AdminAdjustment, AdminLock, AdminRevokeKey, AdminUnlink, AdminUser } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import { Banner, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
+import { Banner, Card, EmptyState, PageHeader, Spinner, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 import { Field, SelectField } from "@/components/form-field";
-import { DataTable } from "@/components/data-table";
+import { DataTable, type Column } from "@/components/data-table";
 
 const n = (v: number) => v.toLocaleString("en-US");
 
 /** One user as an operator sees them, with the credit adjustment and lock forms. */
+const BONUS_COLUMNS: Column<AdminUser["credits"]["bonus"][number]>[] = [
+  { header: "Order", cell: (p) => p.orderId },
+  { header: "Credits", align: "right", cell: (p) => n(p.credits) },
+  { header: "Remaining", align: "right", cell: (p) => n(p.remaining) },
+  { header: "Expires", cell: (p) => (p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)) },
+];
+
+const MEMBER_COLUMNS: Column<NonNullable<AdminUser["organisation"]>["members"][number]>[] = [
+  {
+    header: "Member",
+    cell: (m) => (
+      <Link className="link" href={`/admin/users/${m.userId}`}>
+        {m.email ?? m.userId}
+      </Link>
+    ),
+  },
+  { header: "Role", cell: (m) => m.role, cellClass: () => "capitalize" },
+  { header: "Daily cap", align: "right", cell: (m) => (m.dailyCap === null ? "—" : n(m.dailyCap)) },
+  { header: "Monthly cap", align: "right", cell: (m) => (m.monthlyCap === null ? "—" : n(m.monthlyCap)) },
+  { header: "Spent today", align: "right", cell: (m) => n(m.spentToday) },
+  { header: "Spent this month", align: "right", cell: (m) => n(m.spentThisMonth) },
+];
+
+const LEDGER_COLUMNS: Column<AdminUser["ledger"][number]>[] = [
+  { header: "When", cell: (row) => formatDate(row.createdAt, true) },
+  { header: "Type", cell: (row) => row.type },
+  { header: "Operation", cell: (row) => row.operation },
+  {
+    header: "Amount",
+    align: "right",
+    cellClass: (row) => (row.amount < 0 ? "text-red-700" : "text-emerald-700"),
+    cell: (row) => (row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)),
+  },
+  { header: "Balance after", align: "right", cell: (row) => n(row.balanceAfter) },
+  {
+    header: "Note",
+    cellClass: () => "text-slate-600",
+    cell: (row) =>
+      typeof row.metadata?.reason === "string"
+        ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})`
+        : typeof row.metadata?.model === "string"
+          ? row.metadata.model
+          : "",
+  },
+];
+
 export function UserDetail({ id }: { id: string }) {
   const resource = useApi<AdminUser>(`/api/admin/users/${encodeURIComponent(id)}`);
   const { data, error, loading, reload } = resource;
@@ -57,8 +103,7 @@ export function UserDetail({ id }: { id: string }) {
         </Banner>
       ) : null}
       <div className="grid gap-4 lg:grid-cols-3">
-        <section className="card lg:col-span-2" aria-labelledby="credits-title">
-          <h2 id="credits-title">Credits</h2>
+        <Card id="credits" title="Credits" className="lg:col-span-2">
           <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
             <Stat
               label="Subscription credits"
@@ -74,91 +119,30 @@ export function UserDetail({ id }: { id: string }) {
             <Stat label="Last reset" value={formatDate(data.credits.subscription.resetAt)} />
           </dl>
           {data.credits.bonus.length ? (
-            <DataTable
-              inline
-              caption="Bonus purchases"
-              rows={data.credits.bonus}
-              rowKey={(p) => p.id}
-              columns={[
-                { header: "Order", cell: (p) => p.orderId },
-                { header: "Credits", align: "right", cell: (p) => n(p.credits) },
-                { header: "Remaining", align: "right", cell: (p) => n(p.remaining) },
-                { header: "Expires", cell: (p) => (p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)) },
-              ]}
-            />
+            <DataTable inline caption="Bonus purchases" rows={data.credits.bonus} rowKey={(p) => p.id} columns={BONUS_COLUMNS} />
           ) : null}
-        </section>
+        </Card>
         <section className="card">
           <AdjustCredits userId={u.id} email={u.email} onDone={reload} />
         </section>
       </div>
 
       {org ? (
-        <section className="card mt-4 overflow-x-auto" aria-labelledby="members-title">
-          <h2 id="members-title">Members</h2>
-          <DataTable
-            inline
-            testId="members"
-            rows={org.members}
-            rowKey={(m) => m.userId}
-            columns={[
-              {
-                header: "Member",
-                cell: (m) => (
-                  <Link className="link" href={`/admin/users/${m.userId}`}>
-                    {m.email ?? m.userId}
-                  </Link>
-                ),
-              },
-              { header: "Role", cell: (m) => m.role, cellClass: () => "capitalize" },
-              { header: "Daily cap", align: "right", cell: (m) => (m.dailyCap === null ? "—" : n(m.dailyCap)) },
-              { header: "Monthly cap", align: "right", cell: (m) => (m.monthlyCap === null ? "—" : n(m.monthlyCap)) },
-              { header: "Spent today", align: "right", cell: (m) => n(m.spentToday) },
-              { header: "Spent this month", align: "right", cell: (m) => n(m.spentThisMonth) },
-            ]}
-          />
-        </section>
+        <Card id="members" title="Members" className="mt-4 overflow-x-auto">
+          <DataTable inline testId="members" rows={org.members} rowKey={(m) => m.userId} columns={MEMBER_COLUMNS} />
+        </Card>
       ) : null}
 
-      <section className="card mt-4 overflow-x-auto" aria-labelledby="ledger-title">
-        <h2 id="ledger-title">Ledger (last 50)</h2>
+      <Card id="ledger" title="Ledger (last 50)" className="mt-4 overflow-x-auto">
         {data.ledger.length === 0 ? (
           <EmptyState title="No ledger rows" />
         ) : (
-          <DataTable
-            inline
-            testId="ledger"
-            rows={data.ledger}
-            rowKey={(row) => row.id}
-            columns={[
-              { header: "When", cell: (row) => formatDate(row.createdAt, true) },
-              { header: "Type", cell: (row) => row.type },
-              { header: "Operation", cell: (row) => row.operation },
-              {
-                header: "Amount",
-                align: "right",
-                cellClass: (row) => (row.amount < 0 ? "text-red-700" : "text-emerald-700"),
-                cell: (row) => (row.amount > 0 ? `+${n(row.amount)}` : n(row.amount)),
-              },
-              { header: "Balance after", align: "right", cell: (row) => n(row.balanceAfter) },
-              {
-                header: "Note",
-                cellClass: () => "text-slate-600",
-                cell: (row) =>
-                  typeof row.metadata?.reason === "string"
-                    ? `${row.metadata.reason} (${String(row.metadata.operator ?? "")})`
-                    : typeof row.metadata?.model === "string"
-                      ? row.metadata.model
-                      : "",
-              },
-            ]}
-          />
+          <DataTable inline testId="ledger" rows={data.ledger} rowKey={(row) => row.id} columns={LEDGER_COLUMNS} />
         )}
-      </section>
+      </Card>
 
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
-        <section className="card overflow-x-auto" aria-labelledby="subs-title">
-          <h2 id="subs-title">Subscriptions</h2>
+        <Card id="subs" title="Subscriptions" className="overflow-x-auto">
           {data.subscriptions.length === 0 ? <p className="mt-2 text-sm text-slate-600">None: free plan.</p> : null}
           {data.subscriptions.map((s) => (
             <div key={s.id} className="mt-3 border-t border-slate-100 pt-3 text-sm">
@@ -190,9 +174,8 @@ export function UserDetail({ id }: { id: string }) {
               </ol>
             </div>
           ))}
-        </section>
-        <section className="card overflow-x-auto" aria-labelledby="deliveries-title">
-          <h2 id="deliveries-title">Webhook deliveries naming this user</h2>
+        </Card>
+        <Card id="deliveries" title="Webhook deliveries naming this user" className="overflow-x-auto">
           {data.deliveries.length === 0 ? <p className="mt-2 text-sm text-slate-600">None.</p> : null}
           <ul className="mt-2 space-y-1 text-sm">
             {data.deliveries.map((d) => (
@@ -212,7 +195,7 @@ export function UserDetail({ id }: { id: string }) {
               </li>
             ))}
           </ul>
-        </section>
+        </Card>
       </div>
 
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
@@ -224,8 +207,7 @@ export function UserDetail({ id }: { id: string }) {
       {org ? null : (
         <div className="mt-4 grid gap-4 lg:grid-cols-2">
           <SignInIdentities user={data} onDone={reload} />
-          <section className="card text-sm" aria-labelledby="counts-title">
-            <h2 id="counts-title">Data</h2>
+          <Card id="counts" title="Data" className="text-sm">
             <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-4">
               <Stat label="Files" value={n(data.counts.files)} />
               <Stat label="RAG documents" value={n(data.counts.ragDocuments)} />
@@ -242,7 +224,7 @@ export function UserDetail({ id }: { id: string }) {
                 AI usage and cost
               </Link>
             </p>
-          </section>
+          </Card>
         </div>
       )}
     </>
@@ -289,8 +271,7 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
   const identities = user.identities;
   const selected = identities.find((i) => i.id === chosen) ?? identities[0];
   return (
-    <section className="card text-sm" aria-labelledby="identities-title">
-      <h2 id="identities-title">Sign-in identities</h2>
+    <Card id="identities" title="Sign-in identities" className="text-sm">
       {identities.length === 0 ? (
         <p className="mt-2 text-slate-600">None linked: this user signs in by email (or was created by the identity webhook).</p>
       ) : (
@@ -330,7 +311,7 @@ function SignInIdentities({ user, onDone }: { user: AdminUser; onDone: () => Pro
           </div>
         </>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -340,8 +321,7 @@ function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<
   const active = user.apiKeys.filter((k) => k.status !== "revoked");
   const selected = active.find((k) => k.id === chosen) ?? active[0];
   return (
-    <section className="card text-sm" aria-labelledby="api-keys-title">
-      <h2 id="api-keys-title">API keys</h2>
+    <Card id="api-keys" title="API keys" className="text-sm">
       {user.apiKeys.length === 0 ? (
         <p className="mt-2 text-slate-600">None: this user has not created keys for the /v1 API.</p>
       ) : (
@@ -385,7 +365,7 @@ function UserApiKeys({ user, onDone }: { user: AdminUser; onDone: () => Promise<
           />
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

@@ -5,7 +5,7 @@ import { ConfirmForm } from "@/components/admin/confirm-form";
 import type { AdminDelivery, AdminReplay } from "@/components/admin-types";
 import { apiJson, formatDate } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
-import { Banner, PageHeader, Spinner, Stat } from "@/components/ui";
+import { Banner, Card, PageHeader, Spinner, Stat } from "@/components/ui";
 import { useApi } from "@/components/use-api";
 
 /** One delivery: what arrived (the stored payload), what happened, and a replay. */
@@ -39,8 +39,7 @@ export function WebhookDetail({ id }: { id: string }) {
         </Banner>
       ) : null}
       <div className="grid gap-4 lg:grid-cols-3">
-        <section className="card lg:col-span-2" aria-labelledby="delivery-title">
-          <h2 id="delivery-title">Delivery</h2>
+        <Card id="delivery" title="Delivery" className="lg:col-span-2">
           <dl className="mt-3 grid grid-cols-2 gap-4 sm:grid-cols-3">
             <Stat label="Status" value={<span data-testid="delivery-status">{data.status}</span>} />
             <Stat label="Received" value={formatDate(data.receivedAt, true)} />
@@ -53,7 +52,7 @@ export function WebhookDetail({ id }: { id: string }) {
           <pre className="mt-2 max-h-96 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100" tabIndex={0} aria-label="Payload">
             {JSON.stringify(data.payload, null, 2)}
           </pre>
-        </section>
+        </Card>
         <section className="card">
           <ConfirmForm
             title="Replay this delivery"

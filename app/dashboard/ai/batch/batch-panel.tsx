@@ -1,5 +1,6 @@
 "use client";
 
+import { RadioGroup, TextAreaField } from "@/components/form-field";
 import { useRef, useState } from "react";
 import { apiJson, apiJsonWithHeaders, toApiError, type ApiError } from "@/components/api";
 import { ErrorNotice } from "@/components/error-notice";
@@ -105,6 +106,10 @@ export function BatchPanel({
 
   const answered = batch ? batch.answer.results.filter((r) => !("error" in r)).length : 0;
 
+  const modes = [
+    { value: "single", label: "Single request" },
+    { value: "batch", label: `Batch of prompts (up to ${maxBatch})` },
+  ] as const;
   return (
     <>
       <PageHeader
@@ -119,47 +124,17 @@ export function BatchPanel({
       />
       <div className="grid gap-6 lg:grid-cols-[1fr_16rem]">
         <section className="card space-y-4" aria-label="Request">
-          <fieldset>
-            <legend className="field-label">Mode</legend>
-            <div className="flex flex-wrap gap-4 text-sm">
-              <label className="inline-flex items-center gap-2">
-                <input
-                  type="radio"
-                  name="chat-mode"
-                  value="single"
-                  checked={mode === "single"}
-                  onChange={() => setMode("single")}
-                  className="accent-brand-600"
-                />
-                Single request
-              </label>
-              <label className="inline-flex items-center gap-2">
-                <input
-                  type="radio"
-                  name="chat-mode"
-                  value="batch"
-                  checked={mode === "batch"}
-                  onChange={() => setMode("batch")}
-                  className="accent-brand-600"
-                />
-                Batch of prompts (up to {maxBatch})
-              </label>
-            </div>
-          </fieldset>
+          <RadioGroup legend="Mode" name="chat-mode" value={mode} onChange={setMode} options={modes} />
           <form onSubmit={send} className="space-y-3">
             {mode === "single" ? (
-              <div>
-                <label htmlFor="single-prompt" className="field-label">
-                  Prompt
-                </label>
-                <textarea
-                  id="single-prompt"
-                  className="input min-h-24"
-                  value={prompt}
-                  onChange={(e) => setPrompt(e.target.value)}
-                  placeholder="Ask anything…"
-                />
-              </div>
+              <TextAreaField
+                id="single-prompt"
+                label="Prompt"
+                inputClassName="min-h-24"
+                value={prompt}
+                onChange={setPrompt}
+                placeholder="Ask anything…"
+              />
             ) : (
               <>
                 {prompts.map((p, i) => (

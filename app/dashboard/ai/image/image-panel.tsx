@@ -6,7 +6,7 @@ import { ErrorNotice } from "@/components/error-notice";
 import { EmptyState, PageHeader, Spinner } from "@/components/ui";
 import type { CallPrice, ImageResult } from "@/components/types";
 import { priceSentence, priceSuffix } from "@/components/call-price";
-import { SelectField } from "@/components/form-field";
+import { SelectField, TextAreaField } from "@/components/form-field";
 
 const MODELS = ["image-model-1", "image-model-1.5", "image-model-1-mini"];
 const SIZES = [
@@ -56,24 +56,18 @@ export function ImagePanel({ price }: { price: CallPrice }) {
       <PageHeader title="Image generation" description={`${priceSentence(price, "image")} Generation can take up to a minute.`.trim()} />
       <div className="grid gap-6 lg:grid-cols-[22rem_1fr]">
         <form onSubmit={generate} className="card h-fit space-y-4">
-          <div>
-            <label htmlFor="image-prompt" className="field-label">
-              Prompt
-            </label>
-            <textarea
-              id="image-prompt"
-              className="input min-h-28"
-              required
-              maxLength={4000}
-              value={prompt}
-              onChange={(e) => setPrompt(e.target.value)}
-              placeholder="A watercolor lighthouse at dawn"
-              aria-describedby="image-prompt-count"
-            />
-            <p id="image-prompt-count" className="mt-1 text-xs text-slate-500">
-              {prompt.length} / 4000 characters
-            </p>
-          </div>
+          <TextAreaField
+            id="image-prompt"
+            label="Prompt"
+            inputClassName="min-h-28"
+            required
+            maxLength={4000}
+            value={prompt}
+            onChange={setPrompt}
+            placeholder="A watercolor lighthouse at dawn"
+            aria-describedby="image-prompt-count"
+            hint={<span id="image-prompt-count">{prompt.length} / 4000 characters</span>}
+          />
           <SelectField
             id="image-model"
             label="Model"
