@@ -25,6 +25,12 @@ function shuffle<T>(items: T[], random: () => number): T[] {
 }
 
 const t = (day: number, second = 0) => new Date(Date.UTC(2026, 10, day, 0, 0, second)).toISOString();
+/**
+ * The upgrade's month, placed so that today is its 27th day: its cancellation's end (day 29) is still
+ * ahead, as the scenario means (with fixed dates it ran out once the calendar passed them).
+ */
+const upgradeMonth = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 26 * 86_400_000;
+const u = (day: number, second = 0) => new Date(upgradeMonth + (day - 1) * 86_400_000 + second * 1000).toISOString();
 
 /** A year of a subscription: start, upgrade, failed renewal and recovery, cancel, resume, renewal, a bonus order. */
 function lifeOfAnUpgrade(sub: string, userId: string) {
@@ -34,47 +40,47 @@ function lifeOfAnUpgrade(sub: string, userId: string) {
       ...s,
       variantId: "local-basic-monthly",
       status: "active",
-      updatedAt: t(1),
-      renewsAt: t(28),
+      updatedAt: u(1),
+      renewsAt: u(28),
     }),
     invoiceEvent("subscription_payment_success", {
       id: `${sub}-i1`,
       subscriptionId: sub,
       userId,
       billingReason: "initial",
-      updatedAt: t(1, 1),
+      updatedAt: u(1, 1),
     }),
-    subscriptionEvent("subscription_updated", { ...s, variantId: "local-pro-monthly", status: "active", updatedAt: t(5), renewsAt: t(28) }),
-    invoiceEvent("subscription_payment_failed", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: t(28) }),
+    subscriptionEvent("subscription_updated", { ...s, variantId: "local-pro-monthly", status: "active", updatedAt: u(5), renewsAt: u(28) }),
+    invoiceEvent("subscription_payment_failed", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: u(28) }),
     subscriptionEvent("subscription_updated", {
       ...s,
       variantId: "local-pro-monthly",
       status: "past_due",
-      updatedAt: t(28, 1),
-      renewsAt: t(28),
+      updatedAt: u(28, 1),
+      renewsAt: u(28),
     }),
-    invoiceEvent("subscription_payment_recovered", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: t(29) }),
+    invoiceEvent("subscription_payment_recovered", { id: `${sub}-i2`, subscriptionId: sub, userId, updatedAt: u(29) }),
     subscriptionEvent("subscription_updated", {
       ...s,
       variantId: "local-pro-monthly",
       status: "active",
-      updatedAt: t(29, 1),
-      renewsAt: t(29),
+      updatedAt: u(29, 1),
+      renewsAt: u(29),
     }),
     subscriptionEvent("subscription_cancelled", {
       ...s,
       variantId: "local-pro-monthly",
       status: "cancelled",
-      endsAt: t(29),
-      updatedAt: t(20 + 10),
+      endsAt: u(29),
+      updatedAt: u(20 + 10),
     }),
     subscriptionEvent("subscription_resumed", {
       ...s,
       variantId: "local-pro-monthly",
       status: "active",
       endsAt: null,
-      updatedAt: t(30, 5),
-      renewsAt: t(29),
+      updatedAt: u(30, 5),
+      renewsAt: u(29),
     }),
     orderEvent({ id: `${sub}-order`, userId, variantId: "local-bonus-pro-2000" }),
   ];

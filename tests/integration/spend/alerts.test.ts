@@ -208,10 +208,12 @@ describe("request tags and the usage API", () => {
     // Three calls in the cycle's first minutes are no pace: nothing is projected.
     expect(byDay.body.projection.projected).toBeNull();
     // A day into the cycle, with ten calls, the pace speaks.
-    await prisma.creditBalance.update({ where: { userId: user.id }, data: { resetAt: new Date(Date.now() - 2 * 86_400_000) } });
-    await prisma.$executeRaw`UPDATE credit_operations SET created_at = now() - interval '1 day' WHERE user_id = ${user.id}`;
+    // (The calls first, then the clock moved: a free account's cycle that started before this month would
+    // be rolled over by its next charge, so on the 1st or 2nd of a month the cycle cannot be moved first.)
     const short = { ...body, user: undefined, metadata: undefined };
     for (let i = 0; i < 7; i++) expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: short })).status).toBe(200);
+    await prisma.creditBalance.update({ where: { userId: user.id }, data: { resetAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await prisma.$executeRaw`UPDATE credit_operations SET created_at = now() - interval '1 day' WHERE user_id = ${user.id}`;
     const paced = (await call(usage.GET, { path: "/api/usage?group_by=day", cookie })).body.projection;
     expect(paced.projected).toBeGreaterThan(paced.spent);
     const csv = await call(usage.GET, { path: "/api/usage?group_by=model&format=csv", cookie });
