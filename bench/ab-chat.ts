@@ -9,6 +9,11 @@
  * directly for a JSON answer (as the baseline asks it) and for a streamed one (as this build does). Writes bench/results/ab-chat-<time>.json
  * (the BENCHMARKS entry is written by hand: the baseline is whatever commit was chosen).
  *
+ * On the 2-core measuring machine the bench favours the baseline role by about 0.2 ms (a build against
+ * itself reads +0.17 ms): for a claim of "no slower", run it both ways (the second from the other
+ * checkout, BENCH_AB_BASELINE pointing here) and take half the difference (docs/BENCHMARKS.md
+ * "Money rules in files: a charge's price").
+ *
  * Settings: BENCH_AB_BASELINE (required), BENCH_AB_BASELINE_DIST (.next-bench), BENCH_ROUNDS (5),
  * BENCH_LATENCY_N (200 per server per round), BENCH_WARMUP (300 per server), BENCH_SKIP_BUILD,
  * BENCH_AB_DATABASE=postgres (each server on its own fresh database on TEST_DATABASE_URL, migrated by

@@ -1,7 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { insertBonusPurchase } from "./insert-bonus-purchase";
 import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow, type Tx } from "./ledger";
-import type { Draw } from "./types";
 
 export type CreditBucket = "subscription" | "bonus";
 
@@ -91,12 +90,13 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     if (bonus + amount < 0) {
       throw new AppError("bad_request", `Adjustment refused: bonus credits would go below zero (balance ${bonus}, adjustment ${amount})`);
     }
-    // The bonus part of the draw order (prisma/functions/draw_credits.sql): no subscription credits offered.
-    const [{ draws }] = await tx.$queryRaw<{ draws: Draw[] }[]>`SELECT draw_credits(${userId}::text, ${-amount}::int, 0, true) AS draws`;
-    for (const d of draws) {
-      bonus -= d.amount;
-      rows.push(row(-d.amount, subscription + bonus, d.bonusPurchaseId));
-    }
+    // The bonus part of the draw order (prisma/functions/draw_credits.sql: it writes the rows of its
+    // draws too): no subscription credits offered.
+    const meta = { bucket, ...input.metadata };
+    const [drawn] = await tx.$queryRaw<{ bonus: number }[]>`
+      SELECT bonus FROM draw_credits(${userId}::text, ${-amount}::int, 0, true, ${operationId}::text, 'adjustment', 'admin_adjustment',
+                                     ${JSON.stringify(meta)}::jsonb, ${subscription + bonus}::int)`;
+    bonus -= Number(drawn.bonus);
   }
   await insertLedgerRows(tx, rows);
   // Granted credits are counted by the caller once its transaction commits (countCreditsGranted).

@@ -28,8 +28,3 @@ export interface CreditAllowance {
 /** What the usage endpoint reports when the credit system is off (classic_saas, SPEC §4.4). */
 export const UNLIMITED_CREDITS = 999_999;
 
-/** One bucket a charge drew from: the subscription credits (bonusPurchaseId null) or a bonus purchase. */
-export interface Draw {
-  bonusPurchaseId: string | null;
-  amount: number;
-}

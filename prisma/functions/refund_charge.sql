@@ -15,7 +15,6 @@ DECLARE
     op RECORD;
     legacy RECORD;
     back RECORD;
-    moved RECORD;
     total INTEGER;
     draws JSONB;
     op_name TEXT;
@@ -38,7 +37,7 @@ BEGIN
             RETURN;
         END IF;
         total := op.amount;
-        draws := COALESCE(op.details->'draws', '[]'::JSONB);
+        draws := charge_draws(p_id, p_user);
         op_name := COALESCE(op.details->>'operation', 'unknown');
         meta := COALESCE(op.details->'metadata', '{}'::JSONB);
     ELSE
@@ -75,12 +74,10 @@ BEGIN
         RETURN QUERY SELECT 'refunded'::TEXT, 0, bal.subscription_credits, held, bal.bonus_credits_auto_use;
         RETURN;
     END IF;
-    SELECT * INTO back FROM give_back_credits(p_user, draws, total);
-    UPDATE credit_operations SET details = jsonb_set(details, '{draws}', back.returned) WHERE id = refund_id;
-    PERFORM insert_credit_rows(p_user, refund_id, 'refund', op_name,
+    SELECT * INTO back FROM give_back_credits(p_user, draws, total, refund_id, 'refund', op_name,
         meta || jsonb_build_object('reservationId', p_id) || CASE WHEN p_reason IS NULL THEN '{}'::JSONB ELSE jsonb_build_object('reason', p_reason) END,
-        back.returned, 1, bal.subscription_credits + held);
-    SELECT * INTO moved FROM moved_credits(back.returned);
-    RETURN QUERY SELECT 'refunded'::TEXT, total, bal.subscription_credits + moved.subscription, held + moved.bonus, bal.bonus_credits_auto_use;
+        bal.subscription_credits + held);
+    UPDATE credit_operations SET details = jsonb_set(details, '{draws}', back.returned) WHERE id = refund_id;
+    RETURN QUERY SELECT 'refunded'::TEXT, total, bal.subscription_credits + back.subscription, held + back.bonus, bal.bonus_credits_auto_use;
 END;
 $$;

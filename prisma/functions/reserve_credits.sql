@@ -1,7 +1,7 @@
 -- A charge, reserved before the work it pays for (lib/credits/reserve-credits.ts): one statement takes
 -- the balance row's lock (the first of lock_charge_accounts' order; a person's plain charge needs no
--- other), decides, draws the buckets in the draw order (draw_credits) and writes the charge's row and
--- its usage ledger rows (insert_credit_rows). Outcomes:
+-- other), decides, writes the charge's row and draws the buckets in the draw order (draw_credits, which
+-- writes the usage ledger rows: they are the charge's draws). Outcomes:
 --   existing      a retried call with the same idempotency key: its first charge, nothing new;
 --   conflict      the key belongs to another account's charge or to something else;
 --   no_balance    the account has no balance row (the caller creates one and asks again);
@@ -31,7 +31,6 @@ DECLARE
     held INTEGER;
     with_bonus BOOLEAN;
     spendable INTEGER;
-    draws JSONB;
     moved RECORD;
 BEGIN
     IF p_key IS NOT NULL THEN
@@ -77,16 +76,16 @@ BEGIN
         RETURN;
     END IF;
 
-    draws := draw_credits(p_user, p_amount, bal.subscription_credits, with_bonus);
-    SELECT * INTO moved FROM moved_credits(draws);
+    -- The charge's row first: its ledger rows, written by the draw, reference it.
+    INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, model, instance_id, created_at, updated_at)
+        VALUES (p_id, p_user, COALESCE(p_key, p_id), 'charge', p_amount, 'reserved',
+                jsonb_build_object('operation', p_operation, 'reserved', p_amount, 'metadata', COALESCE(p_metadata, '{}'::JSONB)),
+                p_metadata->>'model', p_instance, now(), now());
+    SELECT * INTO moved FROM draw_credits(p_user, p_amount, bal.subscription_credits, with_bonus,
+                                          p_id, 'usage', p_operation, p_metadata, bal.subscription_credits + held);
     IF moved.subscription + moved.bonus <> p_amount THEN
         RAISE EXCEPTION 'credit buckets changed under their lock';
     END IF;
-    INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, model, instance_id, created_at, updated_at)
-        VALUES (p_id, p_user, COALESCE(p_key, p_id), 'charge', p_amount, 'reserved',
-                jsonb_build_object('operation', p_operation, 'draws', draws, 'reserved', p_amount, 'metadata', COALESCE(p_metadata, '{}'::JSONB)),
-                p_metadata->>'model', p_instance, now(), now());
-    PERFORM insert_credit_rows(p_user, p_id, 'usage', p_operation, p_metadata, draws, -1, bal.subscription_credits + held);
     RETURN QUERY SELECT 'charged'::TEXT, p_id, p_amount, bal.subscription_credits - moved.subscription, held - moved.bonus, bal.bonus_credits_auto_use,
         bal.monthly_allocation, bal.reset_at, bal.tier;
 END;

@@ -23,10 +23,7 @@ DECLARE
     i INTEGER;
     bal RECORD;
     op RECORD;
-    back RECORD;
     moved RECORD;
-    draws JSONB;
-    taken JSONB;
     target INTEGER;
     delta INTEGER;
     held INTEGER;
@@ -61,26 +58,20 @@ BEGIN
             CONTINUE;
         END IF;
         target := GREATEST(COALESCE(p_amounts[i], op.amount), 0);
-        draws := COALESCE(op.details->'draws', '[]'::JSONB);
         op_name := COALESCE(op.details->>'operation', 'unknown');
         delta := target - op.amount;
         sub := bal.subscription_credits;
 
         IF delta < 0 THEN
-            SELECT * INTO back FROM give_back_credits(p_users[i], draws, -delta);
-            PERFORM insert_credit_rows(p_users[i], p_ids[i], 'refund', op_name,
-                meta || jsonb_build_object('reservationId', p_ids[i], 'reason', 'unused_reservation'), back.returned, 1, sub + held);
-            SELECT * INTO moved FROM moved_credits(back.returned);
+            SELECT * INTO moved FROM give_back_credits(p_users[i], charge_draws(p_ids[i], p_users[i]), -delta,
+                p_ids[i], 'refund', op_name, meta || jsonb_build_object('reservationId', p_ids[i], 'reason', 'unused_reservation'), sub + held);
             sub := sub + moved.subscription;
             held := held + moved.bonus;
-            draws := back.kept;
         ELSIF delta > 0 THEN
-            taken := draw_credits(p_users[i], delta, sub, bal.bonus_credits_auto_use OR p_bonus_always);
-            PERFORM insert_credit_rows(p_users[i], p_ids[i], 'usage', op_name, meta, taken, -1, sub + held);
-            SELECT * INTO moved FROM moved_credits(taken);
+            SELECT * INTO moved FROM draw_credits(p_users[i], delta, sub, bal.bonus_credits_auto_use OR p_bonus_always,
+                p_ids[i], 'usage', op_name, meta, sub + held);
             sub := sub - moved.subscription;
             held := held - moved.bonus;
-            draws := draws || taken;
             uncollected := delta - moved.subscription - moved.bonus;
         END IF;
 
@@ -88,7 +79,7 @@ BEGIN
             SET status = 'settled', amount = target - uncollected, updated_at = now(),
                 model = COALESCE(meta->>'model', model),
                 cost_micros = p_cost_micros[i],
-                details = jsonb_set(jsonb_set(details, '{draws}', draws), '{metadata}', COALESCE(details->'metadata', '{}'::JSONB) || meta)
+                details = jsonb_set(details - 'draws', '{metadata}', COALESCE(details->'metadata', '{}'::JSONB) || meta)
                           || CASE WHEN uncollected > 0 THEN jsonb_build_object('uncollected', uncollected) ELSE '{}'::JSONB END
             WHERE id = p_ids[i];
         IF p_metadata[i] IS NOT NULL THEN

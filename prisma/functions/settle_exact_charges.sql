@@ -16,7 +16,10 @@ DECLARE
 BEGIN
     FOR i IN 1 .. COALESCE(array_length(p_ids, 1), 0) LOOP
         meta := COALESCE(p_metadata[i], '{}'::JSONB);
-        PERFORM lock_charge_accounts(p_users[i], NULL, NULL);
+        -- The balance row: the first lock of lock_charge_accounts' order, taken in place (a nested call
+        -- costs the embedded database more than the lock); the member's and key's rows come through
+        -- credit_operations_windows when the status changes.
+        PERFORM 1 FROM credit_balances WHERE user_id = p_users[i] FOR UPDATE;
         UPDATE credit_operations
            SET status = 'settled', updated_at = now(),
                model = COALESCE(meta->>'model', model),

@@ -225,7 +225,10 @@ describe("settlement at the final amount", () => {
     const op = await prisma.creditOperation.findUniqueOrThrow({ where: { id: r.id } });
     expect(op).toMatchObject({ status: "settled", amount: 5, model: "m1", costMicros: BigInt(1234) });
     expect((op.details as { metadata?: unknown }).metadata).toEqual({ model: "m1", promptTokens: 10 });
-    expect((op.details as { draws: unknown }).draws).toEqual([{ bonusPurchaseId: null, amount: 5 }]);
+    // The charge's ledger rows are its draws: net of what came back, 5 subscription credits stay spent.
+    const own = await prisma.creditTransaction.findMany({ where: { operationId: r.id } });
+    const kept = (bucket: string | null) => own.filter((x) => x.bonusPurchaseId === bucket).reduce((n, x) => n - x.amount, 0);
+    expect([kept(null), kept(p.purchaseId)]).toEqual([5, 0]);
     expect((await prisma.bonusPurchase.findUniqueOrThrow({ where: { id: p.purchaseId } })).remaining).toBe(30);
     expect((await getCreditSummary(userId)).subscriptionCredits).toBe(5);
     const refunds = await prisma.creditTransaction.findMany({ where: { userId, type: "refund" }, orderBy: { createdAt: "asc" } });

@@ -76,7 +76,9 @@ describe("embedded database maintenance", () => {
 describe("settle_charges finds a charge by its id and checks its owner on the row", () => {
   it("leaves another user's charge reserved (outcome not_reserved) and settles the owner's", async () => {
     await pg.exec(`INSERT INTO credit_operations (id, user_id, idempotency_key, kind, amount, status, details, created_at, updated_at)
-      VALUES ('mine', 'u1', 'mine', 'charge', 15, 'reserved', '{"operation":"chat","draws":[{"bonusPurchaseId":null,"amount":15}]}'::jsonb, now(), now())`);
+      VALUES ('mine', 'u1', 'mine', 'charge', 15, 'reserved', '{"operation":"chat"}'::jsonb, now(), now());
+      INSERT INTO credit_transactions (id, user_id, amount, balance_after, type, operation, operation_id, created_at)
+      VALUES ('mine-usage', 'u1', -15, 0, 'usage', 'chat', 'mine', now())`);
     const settle = (user: string) =>
       pg.query<{ outcome: string; charged: number | null }>(
         `SELECT outcome, charged FROM settle_charges(ARRAY['mine'], ARRAY[$1::text], ARRAY[10], ARRAY[NULL::jsonb], ARRAY[NULL::bigint], false)`,
