@@ -61,6 +61,16 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
+/**
+ * A request whose signature could not be verified: a wrong, stale or malformed signature
+ * (`invalid_signature`), missing signature headers (reason `signature_missing`), or a body too large
+ * to be read and checked. The webhooks' request limit counts only these.
+ */
+export function isVerificationFailure(error: unknown): boolean {
+  if (!isAppError(error)) return false;
+  return error.code === "invalid_signature" || error.code === "payload_too_large" || error.reason === "signature_missing";
+}
+
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

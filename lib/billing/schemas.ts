@@ -55,3 +55,29 @@ export const bonusPackagesResponse = z.object({
 
 /** GET /api/payments/debug (development only): internal state, free-form. */
 export const paymentsDebugResponse = z.record(z.string(), z.unknown());
+
+/** GET /api/payments/receipts: the account's payments, newest first. */
+export const receiptsResponse = z.object({
+  payments: z.array(
+    z.object({
+      id: z.string(),
+      paidAt: z.string(),
+      kind: z
+        .enum(["pack", "plan", "renewal"])
+        .or(z.string())
+        .meta({ description: "pack (bonus credits), plan (a subscription's first payment), renewal" }),
+      description: z.string(),
+      amount: z.number().meta({ description: "in the currency's smallest unit (cents)" }),
+      currency: z.string(),
+      refundedAmount: z.number().meta({ description: "refunded so far, in cents" }),
+      status: z.string().meta({ description: "paid | partially_refunded | refunded" }),
+      credits: z.number().meta({ description: "the credits the payment bought" }),
+      creditsTakenBack: z.number().meta({ description: "the credits its refunds took back (unspent ones, or as debt)" }),
+      refundedAt: z.string().nullable(),
+      receiptUrl: z
+        .string()
+        .nullable()
+        .meta({ description: "the provider's receipt or invoice (the local simulator's receipt page, 24 hours)" }),
+    }),
+  ),
+});

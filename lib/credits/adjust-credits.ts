@@ -1,6 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { insertBonusPurchase } from "./insert-bonus-purchase";
-import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, type LedgerRow, type Tx } from "./ledger";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, payDebt, type LedgerRow, type Tx } from "./ledger";
 
 export type CreditBucket = "subscription" | "bonus";
 
@@ -70,6 +70,9 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
   });
   let subscription = balance.subscriptionCredits;
   let bonus = bonusBefore;
+  // Credits added pay the account's debt first (a refund took back credits already spent).
+  const paidToDebt = amount > 0 ? await payDebt(tx, balance, userId, amount) : 0;
+  const debt = balance.debt - paidToDebt;
 
   if (bucket === "subscription") {
     if (subscription + amount < 0) {
@@ -78,14 +81,20 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
         `Adjustment refused: subscription credits would go below zero (balance ${subscription}, adjustment ${amount})`,
       );
     }
-    await tx.$executeRaw`UPDATE credit_balances SET subscription_credits = subscription_credits + ${amount}::int, updated_at = now() WHERE user_id = ${userId}::text`;
-    subscription += amount;
-    rows.push(row(amount, subscription + bonus, null));
+    await tx.$executeRaw`UPDATE credit_balances SET subscription_credits = subscription_credits + ${amount - paidToDebt}::int, updated_at = now() WHERE user_id = ${userId}::text`;
+    subscription += amount - paidToDebt;
+    rows.push(row(amount, subscription + bonus - debt, null));
   } else if (amount > 0) {
     // The adjustment's idempotency key is its order id: applied once already, so it never conflicts.
-    const purchase = await insertBonusPurchase(tx, { userId, orderId: idempotencyKey, variantId: "adjustment", credits: amount });
-    bonus += amount;
-    rows.push(row(amount, subscription + bonus, purchase?.id ?? null));
+    const purchase = await insertBonusPurchase(tx, {
+      userId,
+      orderId: idempotencyKey,
+      variantId: "adjustment",
+      credits: amount,
+      paidToDebt,
+    });
+    bonus += amount - paidToDebt;
+    rows.push(row(amount, subscription + bonus - debt, purchase?.id ?? null));
   } else {
     if (bonus + amount < 0) {
       throw new AppError("bad_request", `Adjustment refused: bonus credits would go below zero (balance ${bonus}, adjustment ${amount})`);
@@ -95,7 +104,7 @@ export async function adjustCredits(tx: Tx, input: AdjustmentInput): Promise<Adj
     const meta = { bucket, ...input.metadata };
     const [drawn] = await tx.$queryRaw<{ bonus: number }[]>`
       SELECT bonus FROM draw_credits(${userId}::text, ${-amount}::int, 0, true, ${operationId}::text, 'adjustment', 'admin_adjustment',
-                                     ${JSON.stringify(meta)}::jsonb, ${subscription + bonus}::int)`;
+                                     ${JSON.stringify(meta)}::jsonb, ${subscription + bonus - debt}::int)`;
     bonus -= Number(drawn.bonus);
   }
   await insertLedgerRows(tx, rows);

@@ -3,7 +3,7 @@ import { isTierKey, tierConfig } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { countCreditsGranted } from "./insert-bonus-purchase";
-import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, monthStart, type Tx } from "./ledger";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, monthStart, payDebt, type Tx } from "./ledger";
 
 export interface MonthlyAllocationInput {
   userId: string;
@@ -39,9 +39,11 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
     details: { tier: input.tier, cycle: input.cycleKey, previous: balance.subscriptionCredits },
   });
   if (!operationId) return { applied: false, allocation };
+  // The allocation pays the debt first: the bucket gets the rest, the balance rises by the same amount.
+  const paidToDebt = await payDebt(tx, balance, input.userId, allocation);
   await tx.$executeRaw`
     UPDATE credit_balances
-    SET subscription_credits = ${allocation}::int, monthly_allocation = ${allocation}::int,
+    SET subscription_credits = ${allocation - paidToDebt}::int, monthly_allocation = ${allocation}::int,
         reset_at = now(), cycle = ${input.cycleKey}::text, updated_at = now()
     WHERE user_id = ${input.userId}::text`;
   const bonus = await heldBonusCredits(tx, input.userId);
@@ -50,10 +52,16 @@ async function apply(tx: Tx, input: MonthlyAllocationInput): Promise<{ applied: 
       userId: input.userId,
       // The change to the subscription bucket, so the bucket always equals the sum of its rows.
       amount: allocation - balance.subscriptionCredits,
-      balanceAfter: allocation + bonus,
+      balanceAfter: allocation + bonus - balance.debt,
       type: "monthly_reset",
       operation: input.operation ?? "monthly_reset",
-      metadata: { tier: input.tier, cycle: input.cycleKey, allocation, previous: balance.subscriptionCredits },
+      metadata: {
+        tier: input.tier,
+        cycle: input.cycleKey,
+        allocation,
+        previous: balance.subscriptionCredits,
+        ...(paidToDebt > 0 ? { debtPaid: paidToDebt } : {}),
+      },
       operationId,
     },
   ]);

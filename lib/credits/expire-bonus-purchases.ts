@@ -39,7 +39,7 @@ export async function expireBonusPurchases(now: Date = new Date()): Promise<{ ex
       const sub = (
         await tx.$queryRaw<
           { sub: number }[]
-        >`SELECT subscription_credits AS sub FROM credit_balances WHERE user_id = ${purchase.userId}::text`
+        >`SELECT subscription_credits - debt AS sub FROM credit_balances WHERE user_id = ${purchase.userId}::text`
       )[0].sub;
       await insertLedgerRows(tx, [
         {

@@ -14,6 +14,11 @@ export interface AiUsage {
   used: number;
   /** The last allocation (SPEC §4.4: "last credit reset"). */
   resetAt?: string;
+  /**
+   * Credits a refund took back that had already been spent (present when above 0): charges answer 402
+   * until credits bought or granted pay it, and remaining and bonusCredits read 0 meanwhile.
+   */
+  debt?: number;
   /** When the next allocation is due (the period's end: the plan's renewal, or the 1st for the free tier). */
   nextResetAt?: string;
 }
@@ -35,9 +40,10 @@ export async function getAiUsage(userId: string): Promise<AiUsage> {
     unlimited: false,
     tier: s.tier,
     monthlyLimit: s.monthlyAllocation,
-    remaining: s.subscriptionCredits,
-    bonusCredits: s.bonusCredits,
+    remaining: s.debt > 0 ? 0 : s.subscriptionCredits,
+    bonusCredits: s.debt > 0 ? 0 : s.bonusCredits,
     used: Math.max(0, s.monthlyAllocation - s.subscriptionCredits),
+    ...(s.debt > 0 ? { debt: s.debt } : {}),
     ...(s.resetAt ? { resetAt: s.resetAt.toISOString() } : {}),
     nextResetAt: periodEnd.toISOString(),
   };

@@ -13,8 +13,10 @@ export interface CreditSummary {
   bonusCredits: number;
   /** The bonus credits the user may spend now (0 when auto-use is off and the per-user toggle is on). */
   usableBonusCredits: number;
-  /** subscriptionCredits + usableBonusCredits. */
+  /** subscriptionCredits + usableBonusCredits; 0 while the account owes a debt (nothing may be spent then). */
   totalUsable: number;
+  /** Credits a refund took back that had been spent: charges are refused until credits that arrive pay it. */
+  debt: number;
   /** Last monthly reset. */
   resetAt: Date | null;
 }
@@ -24,9 +26,17 @@ export async function getCreditSummary(userId: string): Promise<CreditSummary> {
   await rolloverFreeAllocationIfDue(userId);
   const prisma = await db();
   const rows = await prisma.$queryRaw<
-    { tier: string; auto_use: boolean; sub: number | null; allocation: number | null; reset_at: Date | null; bonus: number }[]
+    {
+      tier: string;
+      auto_use: boolean;
+      sub: number | null;
+      allocation: number | null;
+      reset_at: Date | null;
+      bonus: number;
+      debt: number | null;
+    }[]
   >`
-    SELECT u.tier, u.bonus_credits_auto_use AS auto_use, b.subscription_credits AS sub, b.monthly_allocation AS allocation, b.reset_at,
+    SELECT u.tier, u.bonus_credits_auto_use AS auto_use, b.subscription_credits AS sub, b.monthly_allocation AS allocation, b.reset_at, b.debt,
       (SELECT COALESCE(SUM(p.remaining), 0)::int FROM bonus_purchases p
         WHERE p.user_id = u.id AND p.remaining > 0 AND p.expires_at > now()) AS bonus
     FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id
@@ -42,7 +52,8 @@ export async function getCreditSummary(userId: string): Promise<CreditSummary> {
     subscriptionCredits,
     bonusCredits,
     usableBonusCredits,
-    totalUsable: subscriptionCredits + usableBonusCredits,
+    totalUsable: Number(row.debt ?? 0) > 0 ? 0 : subscriptionCredits + usableBonusCredits,
+    debt: Number(row.debt ?? 0),
     resetAt: row.reset_at ? new Date(row.reset_at) : null,
   };
 }

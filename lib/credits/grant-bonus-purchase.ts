@@ -2,7 +2,7 @@ import { pricingCatalog } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { countCreditsGranted, insertBonusPurchase } from "./insert-bonus-purchase";
-import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance } from "./ledger";
+import { heldBonusCredits, insertLedgerRows, insertOperationOnce, lockBalance, payDebt } from "./ledger";
 
 export interface BonusPurchaseInput {
   userId: string;
@@ -29,7 +29,10 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
   if (existing) return { granted: false, purchaseId: existing.id };
   const result = await prisma.$transaction(async (tx) => {
     const balance = await lockBalance(tx, input.userId);
-    const purchase = await insertBonusPurchase(tx, { ...input, expiresAt });
+    const existing = await tx.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
+    if (existing) return { granted: false, purchaseId: existing.id };
+    const paidToDebt = await payDebt(tx, balance, input.userId, input.credits);
+    const purchase = await insertBonusPurchase(tx, { ...input, expiresAt, paidToDebt });
     if (!purchase) {
       const winner = await tx.bonusPurchase.findUnique({ where: { orderId: input.orderId }, select: { id: true } });
       return { granted: false, purchaseId: winner?.id ?? "" };
@@ -42,7 +45,7 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
       status: "applied",
       details: { orderId: input.orderId, variantId: input.variantId, bonusPurchaseId: purchase.id },
     });
-    const held = balance.subscriptionCredits + (await heldBonusCredits(tx, input.userId));
+    const held = balance.subscriptionCredits + (await heldBonusCredits(tx, input.userId)) - (balance.debt - paidToDebt);
     await insertLedgerRows(tx, [
       {
         userId: input.userId,
@@ -55,6 +58,7 @@ export async function grantBonusPurchase(input: BonusPurchaseInput): Promise<{ g
           variantId: input.variantId,
           expiresAt: expiresAt.toISOString(),
           ...(input.price !== undefined ? { price: input.price } : {}),
+          ...(paidToDebt > 0 ? { debtPaid: paidToDebt } : {}),
         },
         bonusPurchaseId: purchase.id,
         operationId,

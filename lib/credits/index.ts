@@ -27,5 +27,6 @@ export { accountPeriodEnd, allocationPeriodEnd } from "./allocation-period";
 export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
 export { exportCreditHistory } from "./export-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";
+export { takeBackPayment, type TakeBack } from "./take-back-payment";
 export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";
 export { countCreditsGranted } from "./insert-bonus-purchase";

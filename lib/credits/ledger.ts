@@ -1,6 +1,6 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { flags } from "@/lib/config/flags";
-import { dbRunner } from "@/lib/db/client";
+import { db, dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 
 /**
@@ -20,6 +20,8 @@ export interface LockedBalance {
   bonusCreditsAutoUse: boolean;
   /** A person's wallet, or an organisation's (which has no free allocation). */
   kind: "person" | "organisation";
+  /** Credits a refund took back that had been spent (the balance is the buckets less this). */
+  debt: number;
 }
 
 /** Start of the calendar month (UTC) of `at`. */
@@ -61,6 +63,7 @@ interface BalanceRow {
   cycle: string | null;
   tier: string;
   bonus_credits_auto_use: boolean;
+  debt: number;
   kind: string;
 }
 
@@ -70,7 +73,7 @@ interface BalanceRow {
  */
 export async function lockBalance(tx: Tx, userId: string): Promise<LockedBalance> {
   const select = () => tx.$queryRaw<BalanceRow[]>`
-    SELECT b.subscription_credits, b.monthly_allocation, b.reset_at, b.cycle, u.tier, u.bonus_credits_auto_use, u.kind
+    SELECT b.subscription_credits, b.monthly_allocation, b.reset_at, b.cycle, b.debt, u.tier, u.bonus_credits_auto_use, u.kind
     FROM credit_balances b JOIN users u ON u.id = b.user_id
     WHERE b.user_id = ${userId}::text
     FOR UPDATE OF b`;
@@ -92,7 +95,40 @@ export async function lockBalance(tx: Tx, userId: string): Promise<LockedBalance
     tier: r.tier,
     bonusCreditsAutoUse: Boolean(r.bonus_credits_auto_use),
     kind: r.kind === "organisation" ? "organisation" : "person",
+    debt: Number(r.debt),
   };
+}
+
+/**
+ * Credits that arrive pay the debt first (prisma/functions/pay_debt.sql), under the balance lock the
+ * caller holds: answers how many went to the debt; the caller puts the rest into its bucket.
+ */
+export async function payDebt(tx: Tx, balance: LockedBalance, userId: string, arriving: number): Promise<number> {
+  if (balance.debt <= 0 || arriving <= 0) return 0;
+  const [row] = await tx.$queryRaw<{ paid: number }[]>`SELECT pay_debt(${userId}::text, ${arriving}::int) AS paid`;
+  return Number(row.paid);
+}
+
+/** The refund behind an account's debt, for its 402 (rare: read only then). */
+export async function lastRefund(userId: string): Promise<{ description: string; refundedAt: Date | null } | null> {
+  const prisma = await db();
+  return prisma.payment.findFirst({
+    where: { userId, refundedAmount: { gt: 0 } },
+    orderBy: { refundedAt: "desc" },
+    select: { description: true, refundedAt: true },
+  });
+}
+
+/** The 402 for an account that owes credits a refund took back (reserve_credits answered in_debt). */
+export function inDebt(debt: number, refund: { description: string; refundedAt: Date | null } | null): AppError {
+  const which = refund
+    ? ` (the refund of ${refund.description}${refund.refundedAt ? ` on ${refund.refundedAt.toISOString().slice(0, 10)}` : ""})`
+    : "";
+  return new AppError(
+    "insufficient_credits",
+    `This account owes ${debt} credits taken back by a refunded payment${which}: credits bought or granted pay the debt first, then charges resume`,
+    { details: { debt, cost: 0, available: 0 }, reason: "refund_debt" },
+  );
 }
 
 /** Remaining credits of the user's unexpired bonus purchases (all of them, spendable or not). */

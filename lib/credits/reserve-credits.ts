@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { metrics } from "@/lib/metrics";
 import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { chargeRefused } from "./charge-observers";
-import { bonusSpendable, insufficientCredits, monthStart, queryPrepared } from "./ledger";
+import { bonusSpendable, inDebt, insufficientCredits, lastRefund, monthStart, queryPrepared } from "./ledger";
 import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
 import { UNLIMITED_CREDITS, type CreditAllowance, type Reservation } from "./types";
 
@@ -164,6 +164,9 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         metrics().reservationFailures.inc({ reason: "insufficient" });
         chargeRefused(userId, remaining);
         throw insufficientCredits(amount, remaining);
+      case "in_debt":
+        metrics().reservationFailures.inc({ reason: "in_debt" });
+        throw inDebt(Number(row.amount), await lastRefund(userId));
       case "rollover_due":
         if (attempt > 1) throw new AppError("internal", "The free monthly allocation could not be applied");
         await rolloverFreeAllocationIfDue(userId);

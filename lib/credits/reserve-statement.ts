@@ -28,6 +28,7 @@ export interface ReserveRow {
     | "existing"
     | "conflict"
     | "insufficient"
+    | "in_debt"
     | "rollover_due"
     | "no_balance"
     | "over_budget"

@@ -15,6 +15,10 @@ export const aiUsageResponse = z.object({
     description:
       "when the next allocation is due: the plan's renewal, or the 1st of next month (UTC) on the free tier; absent when the credit system is off",
   }),
+  debt: z.number().optional().meta({
+    description:
+      "credits a refund took back that had already been spent (present when above 0): charges answer 402 until credits bought or granted pay it; remaining and bonusCredits read 0 meanwhile",
+  }),
 });
 
 /** A credit transaction (SPEC §2). */

@@ -27,4 +27,3 @@ export interface CreditAllowance {
 
 /** What the usage endpoint reports when the credit system is off (classic_saas, SPEC §4.4). */
 export const UNLIMITED_CREDITS = 999_999;
-

@@ -8,7 +8,7 @@ import { openAiErrorResponse } from "./openai-error";
 import { requestIdOf } from "./request-id";
 import { errorResponse, json, redirect } from "./respond";
 import { routePattern } from "./route-pattern";
-import { initialState, routeSteps, STEPS, type AnyRouteSpec, type RouteState } from "./route-steps";
+import { countFailedVerification, initialState, routeSteps, STEPS, type AnyRouteSpec, type RouteState } from "./route-steps";
 import type { NextRouteHandler, RouteHandler, RouteRuntime, RouteSpec, AuthMode } from "./route-types";
 import { STATUS_BY_CODE, exposesMessage } from "./status";
 
@@ -121,7 +121,11 @@ export function createRoute<
   };
 
   /** A refusal's answer: a form post goes back with error=, anything else in the route's dialect. */
-  const refused = async (error: unknown, s: RouteState): Promise<Response> => {
+  const refused = async (failure: unknown, s: RouteState): Promise<Response> => {
+    const error = await countFailedVerification(failure, s, declared, runtime).catch((e: unknown) => {
+      s.log.warn("failed verification not counted", { error: (e as Error).message });
+      return failure;
+    });
     const response =
       s.form && declared.formPost && isAppError(error) && error.code !== "internal" && !declared.formPost.passThrough?.includes(error.code)
         ? redirect(withQuery(declared.formPost.back(s.form.body as never), "error", error.message), 303)

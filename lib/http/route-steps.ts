@@ -1,7 +1,8 @@
 import type { ZodType } from "zod";
 import { flags, type FeatureFlags } from "@/lib/config/flags";
+import { countsFailedVerificationOnly } from "@/lib/ratelimit/categories";
 import type { ChargeSlot } from "@/lib/db/ai-slots";
-import { AppError } from "@/lib/errors";
+import { AppError, isVerificationFailure } from "@/lib/errors";
 import type { Logger } from "@/lib/log";
 import { personalAccount, type ActingAccount } from "@/lib/organisations/roles";
 import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
@@ -89,13 +90,8 @@ export const STEPS = {
     if (!spec.rateLimit) return;
     const { operator, user } = s.caller;
     s.rate = await runtime.rateLimit(spec.rateLimit, { userId: operator ? (operator.id ?? "admin-api-token") : user?.id, ip: s.ip });
-    if (s.rate && !s.rate.allowed) {
-      runtime.observe?.({ kind: "rate_limited", category: spec.rateLimit });
-      const retryAfter = Math.max(1, s.rate.reset - Math.floor(Date.now() / 1000));
-      throw new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, {
-        headers: { "Retry-After": String(retryAfter) },
-      });
-    }
+    const refusal = rateRefusal(s, spec, runtime);
+    if (refusal) throw refusal;
   },
 
   safeIds: (s) => {
@@ -131,6 +127,27 @@ export const STEPS = {
 
 export type StepName = keyof typeof STEPS;
 
+/** The 429 for a request over its category's limit (s.rate counted), or null. */
+export function rateRefusal(s: RouteState, spec: AnyRouteSpec, runtime: RouteRuntime): AppError | null {
+  if (!s.rate || s.rate.allowed || !spec.rateLimit) return null;
+  runtime.observe?.({ kind: "rate_limited", category: spec.rateLimit });
+  const retryAfter = Math.max(1, s.rate.reset - Math.floor(Date.now() / 1000));
+  return new AppError("rate_limited", `Rate limit exceeded; retry after ${retryAfter} seconds`, {
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+/**
+ * A category that counts only failed verifications (the webhooks'): a refusal for a signature that
+ * did not verify is counted now, and answers 429 instead once the address is over the limit. A
+ * verified delivery never reaches this, so it is never counted nor refused.
+ */
+export async function countFailedVerification(error: unknown, s: RouteState, spec: AnyRouteSpec, runtime: RouteRuntime): Promise<unknown> {
+  if (!spec.rateLimit || !countsFailedVerificationOnly(spec.rateLimit) || !isVerificationFailure(error)) return error;
+  s.rate = await runtime.rateLimit(spec.rateLimit, { ip: s.ip });
+  return rateRefusal(s, spec, runtime) ?? error;
+}
+
 /**
  * A route's steps, from its declaration: every route checks its feature and its caller, reads its
  * input and keeps ids sane; a declared `rateLimit` counts the request, `concurrency: "ai"` takes an AI
@@ -140,7 +157,8 @@ export function routeSteps(spec: AnyRouteSpec): StepName[] {
   return [
     "feature",
     "caller",
-    ...(spec.rateLimit ? (["rateLimit"] as const) : []),
+    // A category that counts only failed verifications is counted when one fails (handler.ts), not here.
+    ...(spec.rateLimit && !countsFailedVerificationOnly(spec.rateLimit) ? (["rateLimit"] as const) : []),
     "safeIds",
     ...(spec.concurrency === "ai" ? (["aiSlot"] as const) : []),
     "account",

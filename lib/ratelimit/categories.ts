@@ -14,6 +14,11 @@ export interface RateLimitCategorySpec {
   protects: string;
   /** Whether SPEC §8 defines it (its figures are the specification's). */
   spec: boolean;
+  /**
+   * What is counted: every request (default), or only requests that fail signature verification
+   * (webhooks: a delivery whose signature verifies is always processed, however busy the hour).
+   */
+  counts?: "every_request" | "failed_verification";
 }
 
 export const RATE_LIMIT_CATEGORIES = {
@@ -26,7 +31,14 @@ export const RATE_LIMIT_CATEGORIES = {
     protects: "the payment provider's API (each call creates a checkout or changes a subscription)",
     spec: true,
   },
-  webhooks: { perUser: null, perIp: 100, protects: "signature checking against forged deliveries", spec: true },
+  webhooks: {
+    perUser: null,
+    perIp: 100,
+    protects:
+      "signature checking against forged deliveries: only deliveries that fail verification are counted (missing, malformed, wrong or stale signatures, bodies over the limit); a verified delivery is never refused",
+    spec: true,
+    counts: "failed_verification",
+  },
   api: { perUser: 100, perIp: 200, protects: "the endpoints SPEC §8 names", spec: true },
   /** The operator console's API: a console page makes a few calls per view. */
   admin: { perUser: 1000, perIp: 2000, protects: "the operator API against a leaked token", spec: false },
@@ -52,3 +64,8 @@ export const RATE_LIMIT_HEADER_NAMES = {
   remaining: "X-RateLimit-Remaining",
   reset: "X-RateLimit-Reset",
 } as const;
+
+/** Whether a category counts only requests that fail signature verification (see `counts`). */
+export function countsFailedVerificationOnly(category: RateLimitCategory): boolean {
+  return (RATE_LIMIT_CATEGORIES[category] as RateLimitCategorySpec).counts === "failed_verification";
+}

@@ -14,7 +14,8 @@ export interface VerifiedSvixDelivery {
  */
 export function verifySvixDelivery(rawBody: string, headers: Headers, secret: string | undefined): VerifiedSvixDelivery {
   const missing = SVIX_HEADERS.filter((h) => !headers.get(h));
-  if (missing.length > 0) throw new AppError("bad_request", `Missing signature headers: ${missing.join(", ")}`);
+  if (missing.length > 0)
+    throw new AppError("bad_request", `Missing signature headers: ${missing.join(", ")}`, { reason: "signature_missing" });
   if (!secret) throw new AppError("invalid_signature", "Signature verification failed: webhook secret is not configured");
   const values = Object.fromEntries(SVIX_HEADERS.map((h) => [h, headers.get(h) as string]));
   try {

@@ -22,7 +22,7 @@ DECLARE
     held INTEGER;
     refund_id TEXT := gen_random_uuid()::TEXT;
 BEGIN
-    SELECT cb.subscription_credits, u.bonus_credits_auto_use INTO bal
+    SELECT cb.subscription_credits, cb.debt, u.bonus_credits_auto_use INTO bal
         FROM credit_balances cb JOIN users u ON u.id = cb.user_id
         WHERE cb.user_id = p_user
         FOR UPDATE OF cb;
@@ -76,7 +76,7 @@ BEGIN
     END IF;
     SELECT * INTO back FROM give_back_credits(p_user, draws, total, refund_id, 'refund', op_name,
         meta || jsonb_build_object('reservationId', p_id) || CASE WHEN p_reason IS NULL THEN '{}'::JSONB ELSE jsonb_build_object('reason', p_reason) END,
-        bal.subscription_credits + held);
+        bal.subscription_credits + held - bal.debt);
     UPDATE credit_operations SET details = jsonb_set(details, '{draws}', back.returned) WHERE id = refund_id;
     RETURN QUERY SELECT 'refunded'::TEXT, total, bal.subscription_credits + back.subscription, held + back.bonus, bal.bonus_credits_auto_use;
 END;

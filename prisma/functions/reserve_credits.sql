@@ -6,6 +6,8 @@
 --   conflict      the key belongs to another account's charge or to something else;
 --   no_balance    the account has no balance row (the caller creates one and asks again);
 --   rollover_due  a free account's calendar month has turned (the caller applies the allocation, asks again);
+--   in_debt       the account owes credits a refund took back (credit_balances.debt; amount: the debt):
+--                 nothing is charged until credits that arrive pay it (take_back_payment, pay_debt);
 --   insufficient  the spendable credits do not cover p_amount: nothing written;
 --   charged       reserved: the charge row `reserved`, the buckets drawn.
 -- Bonus credits are spendable when the account's auto-use is on, or always (p_bonus_always) when the
@@ -52,7 +54,7 @@ BEGIN
     END IF;
 
     -- The balance row's lock: the first lock of every writer (lock_charge_accounts).
-    SELECT cb.subscription_credits, cb.monthly_allocation, cb.reset_at, u.tier, u.bonus_credits_auto_use INTO bal
+    SELECT cb.subscription_credits, cb.monthly_allocation, cb.reset_at, cb.debt, u.tier, u.bonus_credits_auto_use INTO bal
         FROM credit_balances cb JOIN users u ON u.id = cb.user_id
         WHERE cb.user_id = p_user
         FOR UPDATE OF cb;
@@ -68,6 +70,11 @@ BEGIN
     END IF;
     SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
         FROM bonus_purchases bp WHERE bp.user_id = p_user AND bp.remaining > 0 AND bp.expires_at > now();
+    IF bal.debt > 0 THEN
+        RETURN QUERY SELECT 'in_debt'::TEXT, NULL::TEXT, bal.debt, bal.subscription_credits, held, bal.bonus_credits_auto_use,
+            bal.monthly_allocation, bal.reset_at, bal.tier;
+        RETURN;
+    END IF;
     with_bonus := bal.bonus_credits_auto_use OR p_bonus_always;
     spendable := bal.subscription_credits + (CASE WHEN with_bonus THEN held ELSE 0 END);
     IF spendable < p_amount THEN

@@ -35,7 +35,7 @@ BEGIN
     FOR i IN 1 .. COALESCE(array_length(p_ids, 1), 0) LOOP
         uncollected := 0;
         meta := COALESCE(p_metadata[i], '{}'::JSONB);
-        SELECT cb.subscription_credits, u.bonus_credits_auto_use INTO bal
+        SELECT cb.subscription_credits, cb.debt, u.bonus_credits_auto_use INTO bal
             FROM credit_balances cb JOIN users u ON u.id = cb.user_id
             WHERE cb.user_id = p_users[i]
             FOR UPDATE OF cb;
@@ -64,12 +64,12 @@ BEGIN
 
         IF delta < 0 THEN
             SELECT * INTO moved FROM give_back_credits(p_users[i], charge_draws(p_ids[i], p_users[i]), -delta,
-                p_ids[i], 'refund', op_name, meta || jsonb_build_object('reservationId', p_ids[i], 'reason', 'unused_reservation'), sub + held);
+                p_ids[i], 'refund', op_name, meta || jsonb_build_object('reservationId', p_ids[i], 'reason', 'unused_reservation'), sub + held - bal.debt);
             sub := sub + moved.subscription;
             held := held + moved.bonus;
         ELSIF delta > 0 THEN
             SELECT * INTO moved FROM draw_credits(p_users[i], delta, sub, bal.bonus_credits_auto_use OR p_bonus_always,
-                p_ids[i], 'usage', op_name, meta, sub + held);
+                p_ids[i], 'usage', op_name, meta, sub + held - bal.debt);
             sub := sub - moved.subscription;
             held := held - moved.bonus;
             uncollected := delta - moved.subscription - moved.bonus;

@@ -125,6 +125,45 @@ describe("first run", () => {
     expect(after).toMatch(/href="\/dashboard\/billing"[^>]*>Your plan/);
   });
 
+  it("a bought pack is a receipt; the simulator's receipt page refunds it, and the refund takes its credits back", async () => {
+    const client = new Client(server.baseUrl);
+    await client.signIn("refund-buyer@example.com");
+    const post = (path: string, json: unknown) =>
+      client.json(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) });
+    await post("/api/payments/create-checkout", { variantId: "local-pro-monthly" }).then(async ({ body }) =>
+      post("/api/simulator/checkout", { id: String(body.checkoutUrl).split("/").pop() }),
+    );
+    const pack = await post("/api/credits/checkout", { variantId: "local-bonus-pro-2000" });
+    expect((await post("/api/simulator/checkout", { id: String(pack.body.checkoutUrl).split("/").pop() })).status).toBe(200);
+    expect((await client.json<{ bonusCredits: number }>("/api/ai/usage")).body.bonusCredits).toBe(2000);
+
+    const receipts = await client.json<{ payments: Array<{ kind: string; status: string; amount: number; receiptUrl: string }> }>(
+      "/api/payments/receipts",
+    );
+    expect(receipts.status).toBe(200);
+    expect(receipts.body.payments.map((p) => [p.kind, p.status, p.amount])).toEqual([
+      ["pack", "paid", 1499],
+      ["plan", "paid", 2999],
+    ]);
+    const page = await (await fetch(`${server.baseUrl}${receipts.body.payments[0].receiptUrl}`)).text();
+    expect(page).toContain("2,000 bonus credits");
+    const token = /name="token" value="([^"]+)"/.exec(page)?.[1];
+    expect(token).toBeTruthy();
+    const refunded = await fetch(`${server.baseUrl}/api/simulator/refund`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: token!.replaceAll("&amp;", "&"), amount: "full" }).toString(),
+      redirect: "manual",
+    });
+    expect(refunded.status).toBe(303);
+    expect(refunded.headers.get("location")).toContain("message=Refunded%20in%20full");
+    const usage = await client.json<{ bonusCredits: number; remaining: number; debt?: number }>("/api/ai/usage");
+    expect(usage.body).toMatchObject({ bonusCredits: 0, remaining: 5000 });
+    expect(usage.body.debt).toBeUndefined();
+    const after = await client.json<{ payments: Array<{ status: string; creditsTakenBack: number }> }>("/api/payments/receipts");
+    expect(after.body.payments[0]).toMatchObject({ status: "refunded", creditsTakenBack: 2000 });
+  });
+
   it("README's /v1 walk on the embedded default: embeddings, one model name, a refused call leaves no ledger rows, offline costs nothing upstream", async () => {
     const client = new Client(server.baseUrl);
     await client.signIn("v1-walk@example.com");

@@ -3,6 +3,7 @@ import { flags } from "@/lib/config/flags";
 import { pricingCatalog } from "@/lib/config/pricing";
 import type { PlanOption } from "@/components/types";
 import { BillingPanel } from "./billing-panel";
+import { ReceiptsPanel } from "./receipts-panel";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Billing" };
@@ -23,13 +24,16 @@ export default async function BillingPage({ searchParams }: { searchParams: Prom
       variants: t.variants,
     }));
   return (
-    <BillingPanel
-      plans={plans}
-      currency={catalog.currency}
-      creditBased={f.creditBased}
-      trialDays={f.creditBased ? 0 : catalog.trialDays}
-      checkoutCancelled={checkout === "cancelled"}
-      paymentsEnabled={f.payments}
-    />
+    <>
+      <BillingPanel
+        plans={plans}
+        currency={catalog.currency}
+        creditBased={f.creditBased}
+        trialDays={f.creditBased ? 0 : catalog.trialDays}
+        checkoutCancelled={checkout === "cancelled"}
+        paymentsEnabled={f.payments}
+      />
+      {f.payments ? <ReceiptsPanel /> : null}
+    </>
   );
 }

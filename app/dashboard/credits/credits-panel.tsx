@@ -85,6 +85,14 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
         </Banner>
       ) : null}
       <ErrorNotice error={usageError} />
+      {usage?.debt ? (
+        <Banner tone="danger" title="A refund took back credits already spent" role="alert">
+          <span data-testid="usage-debt">
+            This account owes {usage.debt.toLocaleString("en")} credits, so AI calls are paused. Credits you buy pay the debt first, then
+            calls resume. The Payments list on the billing page shows the refund.
+          </span>
+        </Banner>
+      ) : null}
       {usage ? <UsageCard usage={usage} /> : !usageError ? <Spinner label="Loading your credits" /> : null}
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
         {features.bonusCredits ? (

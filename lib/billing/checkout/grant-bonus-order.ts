@@ -1,6 +1,9 @@
 import { findVariant } from "@/lib/config/pricing";
 import { grantBonusPurchase } from "@/lib/credits";
 import type { PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
+import { paymentProviderName } from "../payment-provider/payment-provider-name";
+import { recordPaymentAndTakeBack } from "../receipts/record-payment";
+import { describeVariant, receiptUrlOf } from "../receipts/refund-payment";
 import type { ProviderOrder } from "../payment-provider/provider-types";
 
 /**
@@ -30,9 +33,27 @@ export async function grantBonusOrder(input: {
     credits: match.bonusPackage.credits,
     price: typeof a.total === "number" ? a.total / 100 : match.bonusPackage.price,
   });
+  // The receipt, with what it bought; a refund that arrived before this order takes its credits back now.
+  const { takeBack } = await recordPaymentAndTakeBack(
+    {
+      userId: input.userId,
+      provider: paymentProviderName(),
+      providerPaymentId: input.order.id,
+      kind: "pack",
+      description: describeVariant(variantId),
+      amount: typeof a.total === "number" ? a.total : Math.round(match.bonusPackage.price * 100),
+      currency: typeof a.currency === "string" ? a.currency : "USD",
+      receiptUrl: receiptUrlOf(a),
+      credits: match.bonusPackage.credits,
+      bonusPurchaseId: purchaseId,
+      paidAt: typeof a.created_at === "string" && !Number.isNaN(Date.parse(a.created_at)) ? new Date(a.created_at) : new Date(),
+    },
+    new Date(),
+  );
+  const refunded = takeBack?.outcome === "taken_back" ? `; refunded before: ${takeBack.taken} taken back` : "";
   return {
     status: "processed",
     granted,
-    result: granted ? `granted ${match.bonusPackage.credits} bonus credits (${purchaseId})` : "order already granted",
+    result: (granted ? `granted ${match.bonusPackage.credits} bonus credits (${purchaseId})` : "order already granted") + refunded,
   };
 }

@@ -1,4 +1,8 @@
-import { applyMonthlyAllocation } from "@/lib/credits";
+import { tierConfig } from "@/lib/config/pricing";
+import { applyMonthlyAllocation, takeBackPayment } from "@/lib/credits";
+import { paymentProviderName } from "../payment-provider/payment-provider-name";
+import { recordPayment } from "../receipts/record-payment";
+import { receiptUrlOf } from "../receipts/refund-payment";
 import { db } from "@/lib/db/client";
 import { currentSubscription } from "./current-subscription";
 import { lockInvoiceSubscription } from "./lock-invoice-subscription";
@@ -14,7 +18,8 @@ import { givesAccess, nextSubscriptionState } from "./subscription-state";
 export async function confirmSubscriptionPayment(input: InvoiceEventInput): Promise<PaymentEventOutcome> {
   const prisma = await db();
   const a = input.invoice.attributes;
-  return prisma.$transaction(async (tx) => {
+  let receipt: { id: string; refundedAmount: number } | null = null;
+  const outcome = await prisma.$transaction(async (tx) => {
     const found = await lockInvoiceSubscription(tx, input);
     if (!found) return SUBSCRIPTION_NOT_KNOWN_YET;
     const { subscription, state } = found;
@@ -25,17 +30,42 @@ export async function confirmSubscriptionPayment(input: InvoiceEventInput): Prom
     const paid = a.status === undefined || a.status === null || a.status === "paid";
     const current = await currentSubscription(input.userId, tx);
     let allocated = false;
+    const initial = a.billing_reason === "initial";
+    const cycleKey = initial ? `sub:${subscription.providerSubscriptionId}:start` : `invoice:${input.invoice.id}`;
     if (paid && current?.id === subscription.id && givesAccess(subscription.status, subscription.endsAt)) {
-      const initial = a.billing_reason === "initial";
       ({ applied: allocated } = await applyMonthlyAllocation(
         {
           userId: input.userId,
           tier: subscription.tier,
-          cycleKey: initial ? `sub:${subscription.providerSubscriptionId}:start` : `invoice:${input.invoice.id}`,
+          cycleKey,
           operation: initial ? "subscription_start" : "subscription_renewal",
         },
         tx,
       ));
+    }
+    // The receipt (money received only: a trial's first invoice of 0 is none), with the allocation it paid for.
+    if (paid && typeof a.total === "number" && a.total > 0) {
+      // Its allocation: applied now, or already (a new subscription's start shares the first invoice's key).
+      const allocation = await tx.creditOperation.findUnique({
+        where: { idempotencyKey: `reset:${input.userId}:${cycleKey}` },
+        select: { amount: true },
+      });
+      receipt = await recordPayment(
+        {
+          userId: input.userId,
+          provider: paymentProviderName(),
+          providerPaymentId: input.invoice.id,
+          kind: initial ? "plan" : "renewal",
+          description: `${tierConfig(subscription.tier).name} plan (${subscription.billingPeriod})`,
+          amount: a.total,
+          currency: typeof a.currency === "string" ? a.currency : "USD",
+          receiptUrl: receiptUrlOf(a),
+          credits: allocation?.amount ?? 0,
+          allocationCycle: allocation ? cycleKey : null,
+          paidAt: input.occurredAt,
+        },
+        tx,
+      );
     }
     await recordSubscriptionEvent(tx, {
       subscription,
@@ -44,6 +74,10 @@ export async function confirmSubscriptionPayment(input: InvoiceEventInput): Prom
       statusFrom: subscription.status,
       occurredAt: input.occurredAt,
     });
-    return { status: "processed", result: `payment confirmed${allocated ? "; monthly allocation applied" : ""}` };
+    return { status: "processed" as const, result: `payment confirmed${allocated ? "; monthly allocation applied" : ""}` };
   });
+  // A refund that arrived before this payment's confirmation takes the allocation back now.
+  const kept = receipt as { id: string; refundedAmount: number } | null;
+  if (kept && kept.refundedAmount > 0) await takeBackPayment({ paymentId: kept.id, refundedAmount: kept.refundedAmount, at: new Date() });
+  return outcome;
 }

@@ -18,7 +18,22 @@ export const SNAPSHOT_EVENTS = [
 export const INVOICE_EVENTS = ["subscription_payment_failed", "subscription_payment_success", "subscription_payment_recovered"] as const;
 export const PAYMENT_EVENTS = [...SNAPSHOT_EVENTS, ...INVOICE_EVENTS, "order_created"] as const;
 
+/** Refunds (not in SPEC §6): they change no subscription state; they take back what a payment bought. */
+export const REFUND_EVENTS = ["order_refunded", "subscription_payment_refunded"] as const;
+/** Every payment event the webhook handles: SPEC §6's eleven and the refunds. */
+export const HANDLED_PAYMENT_EVENTS = [...PAYMENT_EVENTS, ...REFUND_EVENTS] as const;
+
 export type SnapshotEvent = (typeof SNAPSHOT_EVENTS)[number];
+export type RefundEvent = (typeof REFUND_EVENTS)[number];
+export type HandledPaymentEvent = (typeof HANDLED_PAYMENT_EVENTS)[number];
+
+export function isHandledPaymentEvent(name: string): name is HandledPaymentEvent {
+  return (HANDLED_PAYMENT_EVENTS as readonly string[]).includes(name);
+}
+/** Events whose resource is a subscription invoice (it names its subscription in subscription_id). */
+export function isInvoiceResource(name: string): boolean {
+  return isInvoiceEvent(name) || name === "subscription_payment_refunded";
+}
 export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
 export type PaymentEventName = (typeof PAYMENT_EVENTS)[number];
 

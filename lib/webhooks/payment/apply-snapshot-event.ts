@@ -1,5 +1,5 @@
 import { applySubscriptionSnapshot } from "@/lib/billing/subscriptions/apply-subscription-snapshot";
-import { env } from "@/lib/config/env";
+import { paymentProviderName } from "@/lib/billing/payment-provider/payment-provider-name";
 import type { SubscriptionAttributes } from "@/lib/billing/payment-provider/provider-types";
 import type { SnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 import type { HandlerOutcome, PaymentEventContext } from "./types";
@@ -10,7 +10,7 @@ export async function applySnapshotEvent(ctx: PaymentEventContext, name: Snapsho
     userId: ctx.userId,
     subscription: { id: ctx.event.data.id, attributes: ctx.event.data.attributes as SubscriptionAttributes },
     event: name,
-    provider: env().LEMONSQUEEZY_API_KEY ? "lemonsqueezy" : "simulator",
+    provider: paymentProviderName(),
     source: "webhook",
   });
   return {

@@ -1,4 +1,6 @@
-import type { PaymentEventName } from "@/lib/billing/subscriptions/subscription-state";
+import type { HandledPaymentEvent } from "@/lib/billing/subscriptions/subscription-state";
+import { handleOrderRefunded } from "./handle-order-refunded";
+import { handleSubscriptionPaymentRefunded } from "./handle-subscription-payment-refunded";
 import { handleOrderCreated } from "./handle-order-created";
 import { handleSubscriptionCancelled } from "./handle-subscription-cancelled";
 import { handleSubscriptionCreated } from "./handle-subscription-created";
@@ -12,8 +14,8 @@ import { handleSubscriptionUnpaused } from "./handle-subscription-unpaused";
 import { handleSubscriptionUpdated } from "./handle-subscription-updated";
 import type { PaymentEventHandler } from "./types";
 
-/** The 11 payment event types of SPEC §6, one handler file each. */
-export const PAYMENT_EVENT_HANDLERS: Record<PaymentEventName, PaymentEventHandler> = {
+/** The 11 payment event types of SPEC §6 and the two refunds, one handler file each. */
+export const PAYMENT_EVENT_HANDLERS: Record<HandledPaymentEvent, PaymentEventHandler> = {
   subscription_created: handleSubscriptionCreated,
   subscription_updated: handleSubscriptionUpdated,
   subscription_cancelled: handleSubscriptionCancelled,
@@ -25,4 +27,6 @@ export const PAYMENT_EVENT_HANDLERS: Record<PaymentEventName, PaymentEventHandle
   subscription_payment_success: handleSubscriptionPaymentSuccess,
   subscription_payment_recovered: handleSubscriptionPaymentRecovered,
   order_created: handleOrderCreated,
+  order_refunded: handleOrderRefunded,
+  subscription_payment_refunded: handleSubscriptionPaymentRefunded,
 };

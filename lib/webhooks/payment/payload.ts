@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import type { InvoiceEventInput } from "@/lib/billing/payment-provider/payment-event-outcome";
 import type { InvoiceAttributes } from "@/lib/billing/payment-provider/provider-types";
-import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
+import { isInvoiceResource, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 
 /** A payment event in Lemon Squeezy's webhook shape (meta + one JSON:API resource). */
 export interface PaymentEvent {
@@ -56,9 +56,9 @@ export function toPaymentEvent(json: unknown): PaymentEvent {
   const attributes = parsed.data.data.attributes;
   const check = isSnapshotEvent(name)
     ? snapshotAttributes.safeParse(attributes)
-    : isInvoiceEvent(name)
+    : isInvoiceResource(name)
       ? invoiceAttributes.safeParse(attributes)
-      : name === "order_created"
+      : name === "order_created" || name === "order_refunded"
         ? orderAttributes.safeParse(attributes)
         : null;
   if (check && !check.success) throw new AppError("bad_request", describe(check.error, "data.attributes."));
@@ -67,7 +67,7 @@ export function toPaymentEvent(json: unknown): PaymentEvent {
 
 /** The provider object the event is about: the subscription for subscription_* events, else the order. */
 export function eventObjectId(event: PaymentEvent): string {
-  if (isInvoiceEvent(event.name)) return String(event.data.attributes.subscription_id);
+  if (isInvoiceResource(event.name)) return String(event.data.attributes.subscription_id);
   return event.data.id;
 }
 

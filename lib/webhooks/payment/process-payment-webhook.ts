@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { observeDelivery } from "@/lib/webhooks/observe-delivery";
-import { PAYMENT_EVENTS } from "@/lib/billing/subscriptions/subscription-state";
+import { HANDLED_PAYMENT_EVENTS } from "@/lib/billing/subscriptions/subscription-state";
 import { paymentWebhookSecret } from "@/lib/billing/payment-provider/signing-secret";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { claimDelivery } from "../deliveries";
@@ -12,7 +12,7 @@ export type { PaymentWebhookResult } from "./run-payment-delivery";
 
 /** processPaymentWebhook, counted in webhook_deliveries_total (lib/webhooks/observe-delivery.ts). */
 export function processPaymentWebhook(rawBody: string, signature: string | null, log: Logger = rootLog) {
-  return observeDelivery("payment", PAYMENT_EVENTS, () => processPaymentWebhookUnobserved(rawBody, signature, log));
+  return observeDelivery("payment", HANDLED_PAYMENT_EVENTS, () => processPaymentWebhookUnobserved(rawBody, signature, log));
 }
 
 /**

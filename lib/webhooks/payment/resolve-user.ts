@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { isInvoiceEvent, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
+import { isInvoiceResource, isSnapshotEvent } from "@/lib/billing/subscriptions/subscription-state";
 import { eventEmail, type PaymentEvent } from "./payload";
 
 /**
@@ -14,7 +14,7 @@ export async function resolvePaymentUser(event: PaymentEvent): Promise<string | 
     const user = await prisma.user.findUnique({ where: { id: customId }, select: { id: true } });
     if (user) return user.id;
   }
-  const subscriptionId = isInvoiceEvent(event.name)
+  const subscriptionId = isInvoiceResource(event.name)
     ? String(event.data.attributes.subscription_id)
     : isSnapshotEvent(event.name)
       ? event.data.id

@@ -1,4 +1,4 @@
-import { isPaymentEvent } from "@/lib/billing/subscriptions/subscription-state";
+import { isHandledPaymentEvent } from "@/lib/billing/subscriptions/subscription-state";
 import { db } from "@/lib/db/client";
 import type { User } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
@@ -26,7 +26,7 @@ export async function runPaymentDelivery(deliveryRowId: string, event: PaymentEv
       log.error("payment delivery status not recorded", { deliveryRowId, status, error });
     }
   };
-  if (!isPaymentEvent(event.name)) {
+  if (!isHandledPaymentEvent(event.name)) {
     await finish("ignored", `event type ${event.name} is not handled`);
     return { ...base, status: "ignored", result: "event type ignored" };
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import * as bonusPackages from "@/app/api/credits/bonus-packages/route";
 import * as creditsCheckout from "@/app/api/credits/checkout/route";
@@ -6,12 +7,15 @@ import * as cancel from "@/app/api/payments/cancel-subscription/route";
 import * as changePlan from "@/app/api/payments/change-plan/route";
 import * as createCheckout from "@/app/api/payments/create-checkout/route";
 import * as customerPortal from "@/app/api/payments/customer-portal/route";
+import * as emailWebhook from "@/app/api/webhooks/email/route";
+import * as identityWebhook from "@/app/api/webhooks/identity/route";
 import * as paymentWebhook from "@/app/api/webhooks/payment/route";
 import { closeDb, db } from "@/lib/db/client";
 import type { NextRouteHandler } from "@/lib/http/route";
 import { checkRateLimit, RATE_LIMIT_CATEGORIES, type RateLimitCategory } from "@/lib/ratelimit";
 import { call, signIn, type CallOptions, type CallResult } from "@/tests/helpers/http";
 import { orderEvent, sign } from "@/tests/integration/billing/fixtures";
+import { svixHeaders } from "@/tests/helpers/svix";
 
 afterAll(closeDb);
 
@@ -76,22 +80,61 @@ describe("429 implied by SPEC §4's preamble for endpoints with a §8 category (
     await runUserCase(handler, category, options);
   });
 
-  it("POST /api/webhooks/payment (webhooks, 100/IP): a signed event over the limit is refused and changes nothing", async () => {
-    const { user } = await signIn();
+  it("webhooks (100/IP) count only failed verifications: 150 forged requests, then signed events on every webhook route are processed", async () => {
+    const { user } = await signIn(`busy-hour-${randomUUID()}@example.com`);
     const ip = "198.51.100.201";
-    await fill("webhooks", { ip }, 99);
-    const deliver = (raw: string, signature?: string) =>
-      call(paymentWebhook.POST, {
-        method: "POST",
-        path: "/api/webhooks/payment",
-        rawBody: raw,
-        headers: { "content-type": "application/json", "x-forwarded-for": ip, ...(signature ? { "x-signature": signature } : {}) },
-      });
-    const unsigned = await deliver("{}");
-    expect(unsigned.status).toBe(401);
-    expect(unsigned.headers.get("x-ratelimit-remaining")).toBe("0");
-    const raw = JSON.stringify(orderEvent({ id: `ord-rl-${user.id}`, userId: user.id, variantId: "local-bonus-basic-500" }));
-    expect429(await deliver(raw, sign(raw)), 100);
-    expect(await (await db()).bonusPurchase.count({ where: { userId: user.id } })).toBe(0);
+    const headers = (extra: Record<string, string>) => ({ "content-type": "application/json", "x-forwarded-for": ip, ...extra });
+    const pay = (raw: string, extra: Record<string, string> = {}) =>
+      call(paymentWebhook.POST, { method: "POST", path: "/api/webhooks/payment", rawBody: raw, headers: headers(extra) });
+    const identity = (raw: string, extra: Record<string, string>) =>
+      call(identityWebhook.POST, { method: "POST", path: "/api/webhooks/identity", rawBody: raw, headers: headers(extra) });
+    const email = (raw: string, extra: Record<string, string>) =>
+      call(emailWebhook.POST, { method: "POST", path: "/api/webhooks/email", rawBody: raw, headers: headers(extra) });
+
+    // 150 forgeries from one address: unsigned, wrongly signed, missing svix headers, stale svix timestamps.
+    const statuses: number[] = [];
+    for (let i = 0; i < 150; i++) {
+      const raw = `{"n":${i}}`;
+      const kind = i % 4;
+      const res =
+        kind === 0
+          ? await pay(raw)
+          : kind === 1
+            ? await pay(raw, { "x-signature": "0".repeat(64) })
+            : kind === 2
+              ? await identity(raw, { "svix-id": `msg_${i}` })
+              : await email(raw, svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, raw, { at: new Date(Date.now() - 3_600_000) }));
+      statuses.push(res.status);
+      if (i === 0) expect(res.headers.get("x-ratelimit-remaining")).toBe("99");
+      if (i >= 100) expect429(res, 100);
+    }
+    expect(statuses.slice(0, 100).every((s) => s === 401 || s === 400)).toBe(true);
+    expect(statuses.slice(0, 100)).toContain(400); // the missing svix headers
+    expect(statuses.filter((s) => s === 429)).toHaveLength(50);
+
+    // Correctly signed events from the same address: processed, never counted (no rate headers).
+    const order = JSON.stringify(orderEvent({ id: `ord-rl-${user.id}`, userId: user.id, variantId: "local-bonus-basic-500" }));
+    const paid = await pay(order, { "x-signature": sign(order) });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ received: true, status: "processed" });
+    expect(paid.headers.get("x-ratelimit-limit")).toBeNull();
+    expect(await (await db()).bonusPurchase.count({ where: { userId: user.id } })).toBe(1);
+
+    const clerkId = `user_rl_${randomUUID()}`;
+    const created = JSON.stringify({
+      type: "user.created",
+      data: { id: clerkId, email_addresses: [{ id: "idn_1", email_address: `${clerkId}@example.com` }], primary_email_address_id: "idn_1" },
+    });
+    const identified = await identity(created, svixHeaders(process.env.IDENTITY_WEBHOOK_SECRET as string, created));
+    expect(identified.status).toBe(200);
+    expect(await (await db()).user.count({ where: { externalId: clerkId } })).toBe(1);
+
+    const bounced = JSON.stringify({ type: "email.delivered", created_at: new Date().toISOString(), data: { email_id: randomUUID(), from: "App <no-reply@app.test>", to: ["user@example.com"], subject: "Hi", created_at: new Date().toISOString() },
+    });
+    const mailed = await email(bounced, svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, bounced));
+    expect(mailed.status).toBe(200);
+
+    // And the forgeries are still refused.
+    expect429(await pay("{}"), 100);
   });
 });

@@ -218,22 +218,26 @@ describe("POST /api/webhooks/identity", () => {
     expect(unknown.body).toMatchObject({ type: "session.created", result: "event type ignored" });
   });
 
-  it("answers 429 over 100 deliveries per IP per hour, with rate-limit headers", async () => {
+  it("counts only failed verifications: 100 unsigned requests from an address, then its forgeries answer 429 and its signed deliveries 200", async () => {
     const ip = "10.9.9.9";
     for (let i = 0; i < 100; i++) {
       const res = await call(POST, { method: "POST", path: "/api/webhooks/identity", rawBody: "{}", headers: { "x-forwarded-for": ip } });
       expect(res.status).toBe(400);
     }
-    const limited = await deliver({ type: "user.created", data: clerkUser({ id: "user_limited", email: "limited@example.com" }) }, { ip });
-    expect(limited.status).toBe(429);
-    expect(limited.body.error).toMatch(/^Rate limit exceeded/);
-    expect(limited.headers.get("x-ratelimit-limit")).toBe("100");
-    expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
-    expect(await findUser("user_limited")).toBeNull();
-    // Another sender is not affected.
-    expect((await deliver({ type: "user.created", data: clerkUser({ id: "user_other_ip", email: "otherip@example.com" }) })).status).toBe(
-      200,
+    const forged = await deliver(
+      { type: "user.created", data: clerkUser({ id: "user_forged", email: "forged@example.com" }) },
+      { ip, secret: OTHER_SECRET },
     );
+    expect(forged.status).toBe(429);
+    expect(forged.body.error).toMatch(/^Rate limit exceeded/);
+    expect(forged.headers.get("x-ratelimit-limit")).toBe("100");
+    expect(forged.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(await findUser("user_forged")).toBeNull();
+    // A verified delivery from that address is processed and not counted.
+    const signed = await deliver({ type: "user.created", data: clerkUser({ id: "user_limited", email: "limited@example.com" }) }, { ip });
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get("x-ratelimit-limit")).toBeNull();
+    expect(await findUser("user_limited")).not.toBeNull();
   });
 
   it("answers 405 with Allow: POST for other methods", async () => {

@@ -12,13 +12,14 @@ import type { NextRouteHandler } from "@/lib/http/route";
 const stepsOf = (h: NextRouteHandler) => routeSteps(h.definition!);
 
 describe("route steps", () => {
-  it("every route: feature, caller, ids, account, input; a rate-limit category and an AI slot where declared", () => {
+  it("every route: feature, caller, ids, account, input; a rate-limit category (counting every request) and an AI slot where declared", () => {
     expect(stepsOf(health.GET)).toEqual(["feature", "caller", "safeIds", "account", "input"]);
     expect(stepsOf(status.GET)).toEqual(["feature", "caller", "rateLimit", "safeIds", "account", "input"]);
     expect(stepsOf(keys.GET)).toEqual(["feature", "caller", "safeIds", "account", "input"]);
     expect(stepsOf(keys.POST)).toEqual(["feature", "caller", "rateLimit", "safeIds", "account", "input"]);
     expect(stepsOf(chat.POST)).toEqual(["feature", "caller", "safeIds", "aiSlot", "account", "input"]);
     expect(stepsOf(completions.POST)).toEqual(["feature", "caller", "safeIds", "aiSlot", "account", "input"]);
-    expect(stepsOf(paymentWebhook.POST)).toEqual(["feature", "caller", "rateLimit", "safeIds", "account", "input"]);
+    // The webhooks' category counts only failed verifications: counted when one fails, never as a step.
+    expect(stepsOf(paymentWebhook.POST)).toEqual(["feature", "caller", "safeIds", "account", "input"]);
   });
 });

@@ -21,6 +21,29 @@ const BONUS_COLUMNS: Column<AdminUser["credits"]["bonus"][number]>[] = [
   { header: "Expires", cell: (p) => (p.expiredAt ? `expired ${formatDate(p.expiredAt)}` : formatDate(p.expiresAt)) },
 ];
 
+const PAYMENT_COLUMNS: Column<AdminUser["payments"][number]>[] = [
+  { header: "Paid", cell: (p) => formatDate(p.paidAt) },
+  { header: "Item", cell: (p) => p.description },
+  { header: "Amount", align: "right", cell: (p) => `${p.currency} ${(p.amount / 100).toFixed(2)}` },
+  {
+    header: "Status",
+    cell: (p) => (p.refundedAmount > 0 ? `${p.status} (${p.currency} ${(p.refundedAmount / 100).toFixed(2)})` : p.status),
+  },
+  { header: "Credits", align: "right", cell: (p) => (p.creditsTakenBack ? `${n(p.credits)} (−${n(p.creditsTakenBack)})` : n(p.credits)) },
+  { header: "Provider id", cell: (p) => `${p.provider}: ${p.providerPaymentId}` },
+  {
+    header: "Receipt",
+    cell: (p) =>
+      p.receiptUrl ? (
+        <a className="link" href={p.receiptUrl} target="_blank" rel="noreferrer">
+          open
+        </a>
+      ) : (
+        ""
+      ),
+  },
+];
+
 const MEMBER_COLUMNS: Column<NonNullable<AdminUser["organisation"]>["members"][number]>[] = [
   {
     header: "Member",
@@ -117,9 +140,15 @@ export function UserDetail({ id }: { id: string }) {
             />
             <Stat label="Tier" value={<span className="capitalize">{u.tier}</span>} hint={u.billingPeriod} />
             <Stat label="Last reset" value={formatDate(data.credits.subscription.resetAt)} />
+            {data.credits.debt > 0 ? (
+              <Stat label="Debt" value={<span className="text-red-700">{n(data.credits.debt)}</span>} hint="charges refused until paid" />
+            ) : null}
           </dl>
           {data.credits.bonus.length ? (
             <DataTable inline caption="Bonus purchases" rows={data.credits.bonus} rowKey={(p) => p.id} columns={BONUS_COLUMNS} />
+          ) : null}
+          {data.payments.length ? (
+            <DataTable inline caption="Payments" rows={data.payments} rowKey={(p) => p.id} columns={PAYMENT_COLUMNS} />
           ) : null}
         </Card>
         <section className="card">

@@ -1,0 +1,51 @@
+import { db } from "@/lib/db/client";
+import { signSimulatorToken } from "../payment-provider/simulator-token";
+
+export interface Receipt {
+  id: string;
+  paidAt: string;
+  kind: string;
+  description: string;
+  /** Cents, in `currency`. */
+  amount: number;
+  currency: string;
+  refundedAmount: number;
+  status: string;
+  credits: number;
+  creditsTakenBack: number;
+  refundedAt: string | null;
+  /** The provider's receipt or invoice (the local simulator's receipt page, valid 24 hours). */
+  receiptUrl: string | null;
+}
+
+/** A simulated payment's receipt page: its token names the payment and the account (24 hours). */
+export function simulatorReceiptUrl(paymentId: string, userId: string): string | null {
+  try {
+    return `/simulator/receipt?token=${encodeURIComponent(signSimulatorToken({ pid: paymentId, uid: userId }, 24 * 60 * 60))}`;
+  } catch {
+    // No signing secret (a production start without payments set up): no simulated receipt page.
+    return null;
+  }
+}
+
+/** An account's payments, newest first (at most `limit`). */
+export async function listPayments(userId: string, limit = 100): Promise<{ payments: Receipt[] }> {
+  const prisma = await db();
+  const rows = await prisma.payment.findMany({ where: { userId }, orderBy: [{ paidAt: "desc" }, { id: "desc" }], take: limit });
+  return {
+    payments: rows.map((p) => ({
+      id: p.id,
+      paidAt: p.paidAt.toISOString(),
+      kind: p.kind,
+      description: p.description,
+      amount: p.amount,
+      currency: p.currency,
+      refundedAmount: p.refundedAmount,
+      status: p.status,
+      credits: p.credits,
+      creditsTakenBack: p.creditsTakenBack,
+      refundedAt: p.refundedAt?.toISOString() ?? null,
+      receiptUrl: p.provider === "simulator" ? simulatorReceiptUrl(p.id, userId) : p.receiptUrl,
+    })),
+  };
+}
