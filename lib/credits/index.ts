@@ -7,12 +7,15 @@ export { UNLIMITED_CREDITS } from "./types";
 export { reserveCredits, type ReserveInput } from "./reserve-credits";
 export {
   drainSettlements,
+  flushKeptSettlementsBeforeExit,
+  replayJournaledSettlements,
   pendingSettlements,
   settleInBackground,
   settleReservation,
   type SettleInput,
   type Settlement,
 } from "./settle-reservation";
+export { keptSettlements } from "./settlement-retries";
 export { refundStaleReservations, staleReservationMs } from "./refund-stale-reservations";
 export { refundReservation } from "./refund-reservation";
 export { getCreditSummary, type CreditSummary } from "./get-credit-summary";

@@ -4,6 +4,8 @@ import { metrics } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { bonusSpendable, queryPrepared } from "./ledger";
 import { chargeSettled } from "./charge-observers";
+import { replayKeptSettlements } from "./settlement-journal";
+import { flushKeptSettlements, isOutage, keepSettlement } from "./settlement-retries";
 import { UNLIMITED_CREDITS, type Reservation } from "./types";
 
 export interface SettleInput {
@@ -26,6 +28,11 @@ export interface Settlement {
   charged: number;
   /** Usable credits after the settlement. */
   remaining: number;
+  /**
+   * The database could not take it (an outage): kept and written again until it lands
+   * (settlement-retries.ts); `charged` is what that write charges, `remaining` the balance before it.
+   */
+  deferred?: boolean;
 }
 
 /** A settlement as the statement reported it: with the subscription credits after it, for the charge's observers. */
@@ -45,6 +52,8 @@ interface Waiting {
   input: SettleInput;
   /** Settled at the amount reserved, and nobody reads the balance it leaves: settle_exact_charges. */
   exact: boolean;
+  /** How many times it was written before (kept settlements). */
+  attempts: number;
   resolve: (s: Written) => void;
   reject: (error: unknown) => void;
 }
@@ -72,7 +81,7 @@ export function settleReservation(reservation: Reservation, input: SettleInput =
   return settle(reservation, input, false);
 }
 
-function settle(reservation: Reservation, input: SettleInput, background: boolean): Promise<Settlement> {
+function settle(reservation: Reservation, input: SettleInput, background: boolean, attempts = 0): Promise<Settlement> {
   if (!reservation.charged || !reservation.id) {
     return Promise.resolve({ settled: false, charged: 0, remaining: reservation.charged ? reservation.remaining : UNLIMITED_CREDITS });
   }
@@ -83,9 +92,9 @@ function settle(reservation: Reservation, input: SettleInput, background: boolea
     // In the background at the amount reserved (a flat price): nothing moves between buckets and the
     // remaining balance is read by nobody, so the lighter statement does (settle_exact_charges).
     const exact = background && (input.amount === undefined || input.amount === reservation.amount);
-    const settled = new Promise<Written>((resolve, reject) => waiting.push({ reservation, input, exact, resolve, reject })).then(
+    const settled = new Promise<Written>((resolve, reject) => waiting.push({ reservation, input, exact, attempts, resolve, reject })).then(
       ({ subscriptionCredits, ...s }): Settlement => {
-        if (s.settled) tellSettled(reservation, s, subscriptionCredits);
+        if (s.settled && !s.deferred) tellSettled(reservation, s, subscriptionCredits);
         return s;
       },
     );
@@ -146,7 +155,11 @@ async function writeWaiting(): Promise<void> {
         rows = await write(batch);
       } catch {
         // Nothing of the batch was written: each one again, alone, with its own outcome or error.
-        for (const w of batch) await write([w]).then((one) => deliver([w], one), w.reject);
+        for (const w of batch)
+          await write([w]).then(
+            (one) => deliver([w], one),
+            (error) => failed(w, error),
+          );
         continue;
       }
       deliver(batch, rows);
@@ -174,7 +187,11 @@ async function writeExact(batch: Waiting[]): Promise<void> {
     ]);
     settled = new Set(rows.map((r) => Number(r.item)));
   } catch {
-    for (const w of batch) await write([w]).then((one) => deliver([w], one), w.reject);
+    for (const w of batch)
+      await write([w]).then(
+        (one) => deliver([w], one),
+        (error) => failed(w, error),
+      );
     return;
   }
   batch.forEach((w, i) =>
@@ -189,6 +206,42 @@ async function writeExact(batch: Waiting[]): Promise<void> {
         : { settled: false, charged: 0, remaining: w.reservation.remaining },
     ),
   );
+}
+
+/**
+ * A settlement the database did not take: kept for a retry when the database is out of reach (the
+ * caller is answered with the charge the retry writes), else the caller gets the error.
+ */
+function failed(w: Waiting, error: unknown): void {
+  const kept =
+    isOutage(error) &&
+    keepSettlement({ reservation: w.reservation, input: w.input, attempts: w.attempts }, (k) =>
+      settle(k.reservation, k.input, true, k.attempts),
+    );
+  if (!kept) return w.reject(error);
+  w.resolve({ settled: true, charged: w.input.amount ?? w.reservation.amount, remaining: w.reservation.remaining, deferred: true });
+}
+
+/**
+ * For a stopping server: the settlements kept through an outage written now, waiting at most `ms`.
+ * What is still kept then is logged with its amounts; the sweep refunds those charges later.
+ */
+/** At start, before the first sweep: the settlements a stopped server on this machine kept, written. */
+export function replayJournaledSettlements(): Promise<number> {
+  return replayKeptSettlements((k) => settle(k.reservation, k.input, true, k.attempts));
+}
+
+export async function flushKeptSettlementsBeforeExit(ms: number): Promise<number> {
+  const left = await flushKeptSettlements((k) => settle(k.reservation, k.input, true, k.attempts), ms);
+  if (left.length > 0) {
+    log.error("settlements not written before exit (the database is still unavailable)", {
+      count: left.length,
+      charges: left
+        .slice(0, 100)
+        .map((k) => ({ reservationId: k.reservation.id, userId: k.reservation.userId, amount: k.input.amount ?? k.reservation.amount })),
+    });
+  }
+  return left.length;
 }
 
 const metadataOf = (input: SettleInput) => (input.metadata && Object.keys(input.metadata).length ? JSON.stringify(input.metadata) : null);

@@ -1,4 +1,5 @@
 import { dbRunner } from "./client";
+import { isDatabaseUnavailable, isDatabaseUnreachable } from "./outage";
 
 /**
  * The AI slots' table (ai_request_slots) as charges and the rate limiter share it: what a slot is to a
@@ -90,7 +91,38 @@ export async function flushSlotReleases(): Promise<void> {
     await (await dbRunner()).queryPrepared("ai_slots_release_v1", RELEASE, [batch.ids]);
     batch.resolve();
   } catch (error) {
+    // The database out of reach: the releases are tried again until they land, so a user's slots come
+    // back soon after it does, not at their lease's end (minutes).
+    if ((isDatabaseUnreachable(error) || isDatabaseUnavailable(error)) && retryReleases(batch.ids)) return batch.resolve();
     batch.reject(error);
     throw error;
   }
+}
+
+/** Releases kept through an outage, bounded; retried with backoff (1 s doubling to 30 s). */
+const MAX_KEPT_RELEASES = 100_000;
+const kept = { ids: [] as string[], timer: null as NodeJS.Timeout | null, delay: 1000 };
+
+function retryReleases(ids: string[]): boolean {
+  if (kept.ids.length + ids.length > MAX_KEPT_RELEASES) return false;
+  kept.ids.push(...ids);
+  if (!kept.timer) {
+    kept.timer = setTimeout(() => {
+      kept.timer = null;
+      const again = kept.ids.splice(0, kept.ids.length);
+      // Through the normal path: a failure keeps them again (with a longer wait), a success resets it.
+      void Promise.all(again.map(releaseSlotSoon)).then(
+        () => (kept.delay = 1000),
+        () => undefined,
+      );
+      kept.delay = Math.min(30_000, kept.delay * 2);
+    }, kept.delay);
+    kept.timer.unref();
+  }
+  return true;
+}
+
+/** Slot releases kept through an outage and not yet written (tests, health). */
+export function keptSlotReleases(): number {
+  return kept.ids.length;
 }

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { assertDatabaseAvailable, isDatabaseUnreachable, recordDatabaseFailure, resetDatabaseCircuit, setDatabaseProbe } from "./outage";
 import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
@@ -93,7 +94,14 @@ async function openPostgres(url: string): Promise<Handle> {
   const [{ PrismaPg }, pgModule] = await Promise.all([import("@prisma/adapter-pg"), import("pg")]);
   const pool = new pgModule.default.Pool({ connectionString: url, max: env().DATABASE_POOL_MAX });
   const prepared = env().DATABASE_PREPARED_STATEMENTS && new URL(url).searchParams.get("pgbouncer") !== "true";
-  pool.on("error", (error) => log.error("postgres pool error", { error }));
+  // An idle connection the server closed (a restart, a failover): the pool replaces it; the breaker counts it.
+  pool.on("error", (error) => {
+    if (isDatabaseUnreachable(error)) recordDatabaseFailure(error);
+    else log.error("postgres pool error", { error });
+  });
+  setDatabaseProbe(async () => {
+    await pool.query("SELECT 1");
+  });
   watchDbPool(() => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
   const runner: DbRunner = {
     exec: async (sql) => {
@@ -141,6 +149,7 @@ function handle(): Promise<Handle> {
 
 /** The process's Prisma client (opens and, on the embedded database, migrates on first use). */
 export async function db(): Promise<Db> {
+  assertDatabaseAvailable();
   return (await handle()).prisma;
 }
 
@@ -149,6 +158,7 @@ export async function dbKind(): Promise<DbKind> {
 }
 
 export async function dbRunner(): Promise<DbRunner> {
+  assertDatabaseAvailable();
   return (await handle()).runner;
 }
 
@@ -156,5 +166,6 @@ export async function dbRunner(): Promise<DbRunner> {
 export async function closeDb(): Promise<void> {
   const current = state.handle;
   state.handle = undefined;
+  resetDatabaseCircuit();
   if (current) await (await current).close();
 }

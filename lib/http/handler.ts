@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import { databaseUnavailable, isDatabaseUnavailable, isDatabaseUnreachable, recordDatabaseFailure } from "@/lib/db/outage";
 import { isAppError } from "@/lib/errors";
 import { createLogger, withRequestContext, type Logger } from "@/lib/log";
 import { tagActiveSpan } from "@/lib/tracing";
@@ -57,11 +58,17 @@ function withQuery(path: string, name: string, value: string): string {
 export function toErrorResponse(error: unknown, log: Logger, dialect?: "openai"): Response {
   if (isAppError(error)) {
     const status = STATUS_BY_CODE[error.code];
-    if (status >= 500) log.error("request failed", { code: error.code, error });
+    if (isDatabaseUnavailable(error)) log.debug("refused: database unavailable");
+    else if (status >= 500) log.error("request failed", { code: error.code, error });
     const message = exposesMessage(error.code) ? error.message : "Internal server error";
     if (dialect === "openai")
       return openAiErrorResponse({ code: error.code, message, reason: error.reason, param: error.param, headers: error.headers });
     return errorResponse(status, message, exposesMessage(error.code) ? error.code : "internal", error.headers);
+  }
+  if (isDatabaseUnreachable(error)) {
+    // An outage: a 503 the client may retry, and the breaker's few log lines instead of a stack per request.
+    recordDatabaseFailure(error);
+    return toErrorResponse(databaseUnavailable(), log, dialect);
   }
   log.error("unhandled error", { error });
   if (dialect === "openai") return openAiErrorResponse({ code: "internal", message: "Internal server error" });

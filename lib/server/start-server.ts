@@ -38,6 +38,10 @@ export async function startServer(options: { exit?: (code: number) => never } = 
     log.info("database ready", { kind: await dbKind(), ms: Date.now() - started });
     const { registerInstance } = await import("@/lib/db/instance");
     await registerInstance();
+    // Settlements a stopped server on this machine kept through an outage: written before the first
+    // sweep, which would otherwise refund those delivered answers.
+    const { replayJournaledSettlements } = await import("@/lib/credits");
+    await replayJournaledSettlements();
     // Said at start, not at the first question: what knowledge search loses without pgvector.
     const { hasVectorSupport } = await import("@/lib/rag/vector-support");
     await hasVectorSupport(await db());
@@ -49,17 +53,19 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   // What a stopping server does once its requests are done (scripts/preflight.ts calls it on SIGTERM):
   // the settlements queued after answers are written, then the database pool is closed.
   setAppShutdown(async () => {
-    const { drainSettlements, pendingSettlements } = await import("@/lib/credits");
+    const { drainSettlements, flushKeptSettlementsBeforeExit, pendingSettlements } = await import("@/lib/credits");
     const { closeDb } = await import("@/lib/db/client");
     const { stopInstance } = await import("@/lib/db/instance");
     const { flushSlotReleases } = await import("@/lib/db/ai-slots");
     const pending = pendingSettlements();
     await drainSettlements();
+    // Settlements kept through a database outage: written now if the database is back, at most 10 s.
+    const unwritten = await flushKeptSettlementsBeforeExit(10_000);
     // AI slots given back and not yet deleted (PostgreSQL); the others free a stopped instance's slots anyway.
     await flushSlotReleases().catch(() => undefined);
     await stopInstance().catch((error) => log.warn("marking this instance stopped failed", { error: (error as Error).message }));
     await closeDb();
-    log.info("settlements written and database closed", { settlementsPending: pending });
+    log.info("settlements written and database closed", { settlementsPending: pending, settlementsNotWritten: unwritten });
   });
 
   if (env().RAG_INDEX_ON_START) void indexKnowledgeInBackground();
@@ -88,7 +94,9 @@ const RESERVATION_SWEEP_MS = 5 * 60_000;
 function refundStaleReservationsEvery(ms: number): void {
   const sweep = async () => {
     try {
-      const { refundStaleReservations } = await import("@/lib/credits");
+      const { refundStaleReservations, replayJournaledSettlements } = await import("@/lib/credits");
+      // First what a stopped server here kept through an outage: delivered answers are never refunded.
+      await replayJournaledSettlements();
       await refundStaleReservations();
     } catch (error) {
       log.error("refunding stale reservations failed", { error: (error as Error).message });

@@ -182,7 +182,23 @@ async function callersOf(server: RunningServer, tag: string) {
   return { person, broke, secret: key.body.secret };
 }
 
+/**
+ * One case, sent again (at most twice more) when the connection broke while its body was still being
+ * written: a server may answer a 5 MiB body's 413 and close before the client has written it all (an
+ * HTTP race any client meets, EPIPE or ECONNRESET); the answers compared are those that arrived.
+ */
 async function send(server: RunningServer, callers: Awaited<ReturnType<typeof callersOf>>, c: Case): Promise<Answer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendOnce(server, callers, c);
+    } catch (error) {
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
+    }
+  }
+}
+
+async function sendOnce(server: RunningServer, callers: Awaited<ReturnType<typeof callersOf>>, c: Case): Promise<Answer> {
   const headers: Record<string, string> = { ...(c.headers ?? {}) };
   const body = c.method === "GET" || c.body === undefined ? undefined : typeof c.body === "string" ? c.body : new Uint8Array(c.body);
   const init = { method: c.method ?? "POST", headers, body };

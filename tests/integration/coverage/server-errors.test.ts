@@ -1,3 +1,4 @@
+import net from "node:net";
 import { randomUUID } from "node:crypto";
 import { svixHeaders } from "@/tests/helpers/svix";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -37,11 +38,35 @@ import { wav } from "@/tests/unit/ai/audio-fixtures";
 /**
  * SPEC §4 lists 500 for these endpoints (503 for upload's database error). The route wrapper's own
  * test proves the generic mapping with a handler written for it; this file proves it on every real
- * endpoint: with the database unreachable (a PostgreSQL URL on a closed port; sessions are JWTs and
- * rate limiting fails open, so each request reaches its handler), the answer is exactly
- * `{ "error": "Internal server error" }`, never cached, with nothing of the cause in it, and the cause
- * is logged under the response's request id.
+ * endpoint: with a database that fails every connection with an internal error (a local server
+ * speaking PostgreSQL's protocol that answers XX000; sessions are JWTs and rate limiting fails open, so
+ * each request reaches its handler), the answer is exactly `{ "error": "Internal server error" }`,
+ * never cached, with nothing of the cause in it, and the cause is logged under the response's request
+ * id. A database out of reach is an outage, not a failure of ours: those requests answer 503
+ * `unavailable` with Retry-After (the second block; tests/pg/database-outage.test.ts for the recovery).
  */
+
+/** A "PostgreSQL server" that answers every connection with ErrorResponse XX000 (internal_error). */
+function failingPostgres(): Promise<{ url: string; close: () => Promise<void> }> {
+  const field = (code: string, value: string) => Buffer.concat([Buffer.from(code), Buffer.from(value), Buffer.from([0])]);
+  const fields = Buffer.concat([field("S", "ERROR"), field("V", "ERROR"), field("C", "XX000"), field("M", "internal failure for the test"), Buffer.from([0])]);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(fields.length + 4);
+  const message = Buffer.concat([Buffer.from("E"), length, fields]);
+  const server = net.createServer((socket) => {
+    socket.once("data", () => socket.end(message));
+    socket.on("error", () => undefined);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `postgresql://nobody:s3cret-pw@127.0.0.1:${(server.address() as net.AddressInfo).port}/none?connect_timeout=2`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      }),
+    ),
+  );
+}
+let failing: Awaited<ReturnType<typeof failingPostgres>> | undefined;
 
 let cookie = "";
 let email = "";
@@ -113,12 +138,14 @@ beforeAll(async () => {
   // Each request below reaches its handler first: the same requests work with the database up.
   expect((await call(userStatus.GET, { path: "/api/user/status", cookie })).status).toBe(200);
   await closeDb();
-  restoreDb = setEnv({ DATABASE_URL: "postgresql://nobody:s3cret-pw@127.0.0.1:9/none?connect_timeout=2" });
+  failing = await failingPostgres();
+  restoreDb = setEnv({ DATABASE_URL: failing.url });
 });
 
 afterAll(async () => {
   await closeDb();
   restoreDb?.();
+  await failing?.close();
 });
 
 beforeEach(() => {
@@ -127,7 +154,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-describe("500 on every endpoint that lists it: an unexpected failure (database unreachable) answers the generic error", () => {
+describe("500 on every endpoint that lists it: an unexpected failure (the database answers an internal error) answers the generic error", () => {
   it.each(cases)("%s", async (_name, handler, options, env) => {
     const restore = env ? setEnv(env) : () => undefined;
     try {
@@ -135,7 +162,7 @@ describe("500 on every endpoint that lists it: an unexpected failure (database u
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
       expect(res.headers.get("cache-control")).toBe("no-store");
-      expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|s3cret|nobody|prisma|at \w|\.ts:/i);
+      expect(res.text).not.toMatch(/ECONNREFUSED|XX000|internal failure|127\.0\.0\.1|s3cret|nobody|prisma|at \w|\.ts:/i);
       const requestId = res.headers.get("x-request-id") as string;
       expect(logged.some((line) => line.includes(requestId) && /"level":"error"/.test(line))).toBe(true);
     } finally {
@@ -155,6 +182,23 @@ describe("500 on every endpoint that lists it: an unexpected failure (database u
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: "Database unavailable; the file was not stored", code: "unavailable" });
     expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|s3cret/);
+  });
+});
+
+describe("503 on every endpoint when the database is out of reach (an outage, not a failure of ours)", () => {
+  it.each(cases)("%s", async (_name, handler, options, env) => {
+    await closeDb();
+    const restore = setEnv({ DATABASE_URL: "postgresql://nobody:s3cret-pw@127.0.0.1:9/none?connect_timeout=2", ...(env ?? {}) });
+    try {
+      const res = await call(handler, options());
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ code: "unavailable" });
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|s3cret|nobody|prisma|at \w|\.ts:/i);
+    } finally {
+      restore();
+      await closeDb();
+    }
   });
 });
 
