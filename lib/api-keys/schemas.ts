@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLineText } from "@/lib/text-shapes";
 import { keyAlertThresholds } from "@/lib/spend-alerts/schemas";
 
 /** Requests and responses of /api/keys (the dashboard's Keys page infers its types from these). */
@@ -6,7 +7,7 @@ export const KEY_KINDS = ["chat", "embeddings", "images", "transcription"] as co
 export type KeyKind = (typeof KEY_KINDS)[number];
 export const BUDGET_PERIODS = ["day", "month", "total"] as const;
 
-const name = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const name = oneLineText(100);
 const limits = {
   models: z
     .array(z.string().min(1).max(100))
@@ -34,7 +35,9 @@ const limits = {
 };
 
 export const createKeyBody = z.object({ name, ...limits });
-export const updateKeyBody = z.object({ name: name.optional(), ...limits });
+export const updateKeyBody = z
+  .object({ name: name.optional(), ...limits })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), "must change at least one field (name or a limit)");
 export type CreateKeyBody = z.infer<typeof createKeyBody>;
 export type UpdateKeyBody = z.infer<typeof updateKeyBody>;
 

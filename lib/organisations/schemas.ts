@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { oneLineText } from "@/lib/text-shapes";
 import { ORGANISATION_ROLES } from "./roles";
 
 /** Requests and responses of /api/orgs, /api/invites and /api/account (the dashboard infers its types from these). */
-const name = z.string({ error: "is required" }).trim().min(1, "must not be empty").max(80, "must be at most 80 characters");
+const name = oneLineText(80);
 const slug = z
   .string()
   .trim()

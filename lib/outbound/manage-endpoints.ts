@@ -68,18 +68,16 @@ export async function createEndpoint(
   body: { url: string; events: string[]; description?: string | null },
 ) {
   const prisma = await db();
-  if ((await prisma.webhookEndpoint.count({ where: { accountId } })) >= MAX_ENDPOINTS)
-    throw new AppError("forbidden", `An account may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+  const url = await checkedUrl(body.url);
   const secret = newSigningSecret();
-  const endpoint = await prisma.webhookEndpoint.create({
-    data: {
-      accountId,
-      createdBy,
-      url: await checkedUrl(body.url),
-      events: [...new Set(body.events)],
-      description: body.description ?? null,
-      secret,
-    },
+  // Counted under the account row's lock: concurrent creations (on any instance) queue, so the limit holds exactly.
+  const endpoint = await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${accountId}::text FOR UPDATE`;
+    if ((await tx.webhookEndpoint.count({ where: { accountId } })) >= MAX_ENDPOINTS)
+      throw new AppError("forbidden", `An account may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
+    return tx.webhookEndpoint.create({
+      data: { accountId, createdBy, url, events: [...new Set(body.events)], description: body.description ?? null, secret },
+    });
   });
   log.info("webhook endpoint created", { accountId, endpointId: endpoint.id });
   return { endpoint: toEndpointView(endpoint), secret };
@@ -163,7 +161,8 @@ export async function replayDelivery(accountId: string, endpointId: string, deli
 
 /** A `webhook.test` event to this endpoint only (to check a receiver and its signature check). */
 export async function sendTestEvent(accountId: string, endpointId: string) {
-  await owned(accountId, endpointId);
+  const endpoint = await owned(accountId, endpointId);
+  if (!endpoint.enabled) throw new AppError("conflict", "The endpoint is disabled: enable it first");
   const prisma = await db();
   const event = await prisma.$transaction((tx) =>
     emitEvent(tx, { accountId, type: "webhook.test", data: { message: "A test event from your dashboard" }, onlyEndpoint: endpointId }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLineText } from "@/lib/text-shapes";
 import { SUBSCRIBABLE } from "./event-types";
 
 /** Requests and responses of /api/webhook-endpoints (the dashboard infers its types from these). */
@@ -8,7 +9,7 @@ const events = z
   .max(20)
   .meta({ description: "event types, or subscription.* for every subscription event" });
 const url = z.string({ error: "is required" }).trim().min(1, "is required").max(2000, "must be at most 2,000 characters");
-const description = z.string().trim().max(200, "must be at most 200 characters").nullable().optional();
+const description = oneLineText(200, { allowEmpty: true }).nullable().optional();
 
 export const createEndpointBody = z.object({ url, events, description });
 export const updateEndpointBody = z

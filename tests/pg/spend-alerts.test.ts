@@ -102,4 +102,22 @@ describe("spend alerts and outbound webhooks (PostgreSQL)", () => {
     expect(mine.filter((r) => r.status !== 200)).toHaveLength(5);
     expect(user.id).toBeTruthy();
   });
+
+  it("20 concurrent endpoint registrations leave exactly the limit of 10; the others answer 403, and a disabled endpoint's test event 409", async () => {
+    const { cookie, user } = await signIn(`endpoint-limit-${Date.now()}@example.com`);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: `${receiver.url}?n=${i}`, events: ["credits.low"] } }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201 || r.status === 200)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 403)).toHaveLength(10);
+    const prisma = await db();
+    expect(await prisma.webhookEndpoint.count({ where: { accountId: user.id } })).toBe(10);
+    const one = await prisma.webhookEndpoint.findFirstOrThrow({ where: { accountId: user.id } });
+    await prisma.webhookEndpoint.update({ where: { id: one.id }, data: { enabled: false } });
+    const refused = await call(testEvent.POST, { path: `/api/webhook-endpoints/${one.id}/test`, params: { id: one.id }, cookie });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatch(/disabled/);
+  });
 });

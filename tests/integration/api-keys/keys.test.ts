@@ -72,6 +72,8 @@ describe("/api/keys: a signed-in user's API keys", () => {
       [{ name: "k", rpm: -1 }, "rpm"],
       [{ name: "k", expiresAt: "tomorrow" }, "expiresAt"],
       [{ name: "k", expiresAt: new Date(Date.now() - 1000).toISOString() }, "expiresAt"],
+      [{ name: "ops\r\nBcc: everyone" }, "name"],
+      [{ name: "tab\there" }, "name"],
     ];
     for (const [body, field] of cases) {
       const res = await call(keysRoute.POST, { path: "/api/keys", cookie, body });
@@ -79,6 +81,18 @@ describe("/api/keys: a signed-in user's API keys", () => {
       expect(res.body.error).toContain(field);
     }
     expect(await (await db()).apiKey.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("PATCH with nothing to change answers 400 (never 409 nor 200), and changes nothing", async () => {
+    const { cookie } = await signIn();
+    const created = await call(keysRoute.POST, { path: "/api/keys", cookie, body: { name: "unchanged" } });
+    const id = created.body.key.id as string;
+    const res = await call(keyRoute.PATCH, { method: "PATCH", path: `/api/keys/${id}`, params: { id }, cookie, body: {} });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/must change at least one field/);
+    const line = await call(keyRoute.PATCH, { method: "PATCH", path: `/api/keys/${id}`, params: { id }, cookie, body: { name: "a\nb" } });
+    expect(line.status).toBe(400);
+    expect(line.body.error).toMatch(/one line of printable text/);
   });
 
   it("renames and re-limits a key, revokes it for good, and answers another user's key as missing", async () => {

@@ -46,6 +46,16 @@ async function ledgerSum(accountId: string) {
 }
 
 describe("organisations: create, invite, accept", () => {
+  it("an organisation's name is one line of printable text: line breaks (which would reach invitation mail) answer 400", async () => {
+    const owner = await person("newline");
+    for (const name of ["Acme\r\n\r\nACTION REQUIRED: verify at https://evil.example/v", "Acme\u2028Inc", "A\u0007"]) {
+      const res = await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name } });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.body.error).toMatch(/name: must be one line of printable text/);
+    }
+    expect(await (await db()).organisation.count({ where: { name: { startsWith: "Acme" } } })).toBe(0);
+  });
+
   it("creates an organisation with an empty wallet and no free allocation; the creator is its owner", async () => {
     const owner = await person("creator");
     const res = await call(orgs.POST, {

@@ -12,6 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
       tags: ["webhook-endpoints"],
       summary: "Send a webhook.test event to this endpoint (it goes out at once; its delivery is answered pending)",
       response: deliveryResponse,
+      errors: [404, 409],
     },
     ({ account, params }) => sendTestEvent(account.id, params.id),
   ),
