@@ -179,7 +179,11 @@ describe.each([
         }),
       ),
     );
-    expect(results.filter((r) => r.status === 200)).toHaveLength(16);
+    const statuses = results.map((r) => r.status).sort();
+    expect(
+      statuses.filter((s) => s === 200),
+      `statuses: ${statuses.join(",")}`,
+    ).toHaveLength(16);
     await waitUntil(
       "the four alerts to fire",
       async () => (await c.sql("SELECT 1 FROM alert_firings WHERE account_id = $1", [id])).length >= 4,
