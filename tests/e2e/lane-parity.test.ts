@@ -183,19 +183,43 @@ async function callersOf(server: RunningServer, tag: string) {
 }
 
 /**
- * One case, sent again (at most twice more) when the connection broke while its body was still being
- * written: a server may answer a 5 MiB body's 413 and close before the client has written it all (an
- * HTTP race any client meets, EPIPE or ECONNRESET); the answers compared are those that arrived.
+ * A body refused for its declared length is answered before it is read, and a server may close the
+ * connection then: a client still writing 5 MiB meets EPIPE or ECONNRESET before it reads the answer
+ * (an HTTP race, not a difference between the paths). So a "declared" case sends the headers with
+ * their Content-Length, writes no body, and reads the answer the servers give on the headers alone.
  */
+function sendDeclaredOnly(server: RunningServer, path: string, headers: Record<string, string>, length: number): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, server.baseUrl);
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers, "content-length": String(length) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const h = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value === undefined) continue;
+            for (const v of Array.isArray(value) ? value : [value]) h.append(name, v);
+          }
+          resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode, headers: h }));
+          req.destroy();
+        });
+      },
+    );
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
 async function send(server: RunningServer, callers: Awaited<ReturnType<typeof callersOf>>, c: Case): Promise<Answer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await sendOnce(server, callers, c);
-    } catch (error) {
-      const code = (error as { cause?: { code?: string } }).cause?.code;
-      if (attempt >= 3 || (code !== "EPIPE" && code !== "ECONNRESET")) throw error;
-    }
+  if (c.name.includes("(declared)") && Buffer.isBuffer(c.body)) {
+    const headers: Record<string, string> = { ...(c.headers ?? {}) };
+    if (c.as === "key") headers.authorization = `Bearer ${callers.secret}`;
+    else if (c.as !== "nobody") headers.cookie = (c.as === "broke" ? callers.broke : callers.person).cookieHeader();
+    return answerOf(await sendDeclaredOnly(server, c.path, headers, c.body.length));
   }
+  return sendOnce(server, callers, c);
 }
 
 async function sendOnce(server: RunningServer, callers: Awaited<ReturnType<typeof callersOf>>, c: Case): Promise<Answer> {
@@ -214,6 +238,7 @@ describe("the gateway lane answers as Next's router does", () => {
     const differences: string[] = [];
     for (const c of CASES) {
       const [onLane, onNext] = [await send(laned, a, c), await send(routed, b, c)];
+      if (c.name.includes("(declared)")) expect(onLane.status, c.name).toBe(413);
       try {
         expect(onLane).toEqual(onNext);
       } catch {
