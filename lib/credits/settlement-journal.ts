@@ -23,12 +23,12 @@ function journalDir(): string {
   return path.resolve(/*turbopackIgnore: true*/ env().dataDir, "settlements");
 }
 
-const ownFile = () => path.join(journalDir(), `kept-${INSTANCE_ID}.jsonl`);
+const ownFile = () => path.join(/*turbopackIgnore: true*/ journalDir(), `kept-${INSTANCE_ID}.jsonl`);
 
 /** Appends a kept settlement (a failure to write is logged: the memory copy still retries it). */
 export function journalKeptSettlement(k: KeptSettlement): void {
   try {
-    mkdirSync(journalDir(), { recursive: true });
+    mkdirSync(/*turbopackIgnore: true*/ journalDir(), { recursive: true });
     const r = k.reservation;
     appendFileSync(
       ownFile(),
@@ -52,15 +52,17 @@ export function clearSettlementJournal(): void {
 export async function replayKeptSettlements(write: (k: KeptSettlement) => Promise<unknown>): Promise<number> {
   let files: string[];
   try {
-    files = readdirSync(journalDir()).filter((f) => f.startsWith("kept-") && f.endsWith(".jsonl") && f !== path.basename(ownFile()));
+    files = readdirSync(/*turbopackIgnore: true*/ journalDir()).filter(
+      (f) => f.startsWith("kept-") && f.endsWith(".jsonl") && f !== path.basename(ownFile()),
+    );
   } catch {
     return 0;
   }
   let count = 0;
   for (const file of files) {
-    const claimed = path.join(journalDir(), `replaying-${INSTANCE_ID}-${file}`);
+    const claimed = path.join(/*turbopackIgnore: true*/ journalDir(), `replaying-${INSTANCE_ID}-${file}`);
     try {
-      renameSync(path.join(journalDir(), file), claimed);
+      renameSync(path.join(/*turbopackIgnore: true*/ journalDir(), file), claimed);
     } catch {
       continue; // another process claimed it
     }

@@ -28,7 +28,7 @@ export function migrationsDir(): string {
 
 /** The database functions' definitions, one file each (shipped like the migrations). */
 export function functionsDir(migrations = migrationsDir()): string {
-  return path.join(path.dirname(migrations), "functions");
+  return path.join(/*turbopackIgnore: true*/ path.dirname(migrations), "functions");
 }
 
 /** Every function file, in name order: [name, SQL]. */
@@ -37,13 +37,16 @@ export function readFunctionFiles(dir = functionsDir()): Array<{ name: string; s
   return readdirSync(/*turbopackIgnore: true*/ dir)
     .filter((f) => f.endsWith(".sql"))
     .sort()
-    .map((f) => ({ name: f.slice(0, -4), sql: readFileSync(/*turbopackIgnore: true*/ path.join(dir, f), "utf8") }));
+    .map((f) => ({
+      name: f.slice(0, -4),
+      sql: readFileSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ dir, f), "utf8"),
+    }));
 }
 
 /** A migration's SQL with its `\i prisma/functions/<name>.sql` lines replaced by those files. */
 function withIncludes(sql: string, migrations: string): string {
   return sql.replace(/^\\i\s+prisma\/functions\/([\w-]+\.sql)\s*$/gm, (_line, file: string) =>
-    readFileSync(/*turbopackIgnore: true*/ path.join(functionsDir(migrations), file), "utf8"),
+    readFileSync(/*turbopackIgnore: true*/ path.join(/*turbopackIgnore: true*/ functionsDir(migrations), file), "utf8"),
   );
 }
 
