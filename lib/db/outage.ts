@@ -105,10 +105,9 @@ export function setDatabaseProbe(probe: () => Promise<void>): void {
 
 /** A failure that says the database is unreachable: counted; a burst marks it down. */
 export function recordDatabaseFailure(error: unknown): void {
-  const c0 = circuit();
-  // Without a probe (the embedded database, which is never out of reach) nothing could close it again.
-  if (!c0.probe || !isDatabaseUnreachable(error)) return;
   const c = circuit();
+  // Without a probe (the embedded database, which is never out of reach) nothing could close it again.
+  if (!c.probe || !isDatabaseUnreachable(error)) return;
   const now = Date.now();
   c.lastError = error instanceof Error ? error.message : String(error);
   if (c.down) return;
