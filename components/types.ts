@@ -19,6 +19,7 @@ import type {
   checkoutUrlResponse,
   portalSessionResponse,
   subscriptionDetailsResponse,
+  receiptsResponse,
 } from "@/lib/billing/schemas";
 import type { apiKeyView, keyCreatedResponse, keysListResponse } from "@/lib/api-keys/schemas";
 import type { TierConfig } from "@/lib/config/pricing";
@@ -51,6 +52,8 @@ export type UserStatus = z.infer<typeof userStatusResponse>;
 export type Usage = z.infer<typeof aiUsageResponse>;
 /** GET /api/payments/subscription */
 export type SubscriptionDetails = z.infer<typeof subscriptionDetailsResponse>;
+/** GET /api/payments/receipts */
+export type Receipts = z.infer<typeof receiptsResponse>;
 /** POST /api/payments/cancel-subscription */
 export type SubscriptionCancelled = z.infer<typeof cancelSubscriptionResponse>;
 /** POST /api/payments/change-plan */

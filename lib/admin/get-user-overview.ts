@@ -1,4 +1,5 @@
 import { memberCapsOf } from "@/lib/organisations/views";
+import { receiptOf } from "@/lib/billing/receipts/list-payments";
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import { notFound, requireUuids } from "@/lib/errors";
@@ -123,20 +124,10 @@ export async function getUserOverview(userId: string): Promise<z.infer<typeof us
       debt: user.creditBalance?.debt ?? 0,
     },
     payments: user.payments.map((p) => ({
-      id: p.id,
+      ...receiptOf(p),
       provider: p.provider,
       providerPaymentId: p.providerPaymentId,
-      kind: p.kind,
-      description: p.description,
-      amount: p.amount,
-      currency: p.currency,
-      refundedAmount: p.refundedAmount,
-      status: p.status,
-      credits: p.credits,
-      creditsTakenBack: p.creditsTakenBack,
       receiptUrl: p.receiptUrl,
-      paidAt: p.paidAt.toISOString(),
-      refundedAt: iso(p.refundedAt),
     })),
     ledger: user.creditTransactions.map((t) => ({
       id: t.id,

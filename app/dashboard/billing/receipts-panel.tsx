@@ -2,27 +2,14 @@
 
 import { formatDate, formatMoney } from "@/components/api";
 import { Pending } from "@/components/paged-list";
+import type { Receipts } from "@/components/types";
 import { useApi } from "@/components/use-api";
-
-interface Receipt {
-  id: string;
-  paidAt: string;
-  kind: string;
-  description: string;
-  amount: number;
-  currency: string;
-  refundedAmount: number;
-  status: string;
-  credits: number;
-  creditsTakenBack: number;
-  receiptUrl: string | null;
-}
 
 const STATUS: Record<string, string> = { paid: "Paid", partially_refunded: "Partly refunded", refunded: "Refunded" };
 
 /** Every payment of the account, with its provider receipt; refunds say what they took back. */
 export function ReceiptsPanel() {
-  const resource = useApi<{ payments: Receipt[] }>("/api/payments/receipts");
+  const resource = useApi<Receipts>("/api/payments/receipts");
   const { data } = resource;
   return (
     <section className="card mb-6" data-testid="receipts">

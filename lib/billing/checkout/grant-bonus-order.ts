@@ -3,7 +3,7 @@ import { grantBonusPurchase } from "@/lib/credits";
 import type { PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
 import { paymentProviderName } from "../payment-provider/payment-provider-name";
 import { recordPaymentAndTakeBack } from "../receipts/record-payment";
-import { describeVariant, receiptUrlOf } from "../receipts/refund-payment";
+import { describeVariant, receiptUrlOf, timeOf } from "../receipts/refund-payment";
 import type { ProviderOrder } from "../payment-provider/provider-types";
 
 /**
@@ -46,7 +46,7 @@ export async function grantBonusOrder(input: {
       receiptUrl: receiptUrlOf(a),
       credits: match.bonusPackage.credits,
       bonusPurchaseId: purchaseId,
-      paidAt: typeof a.created_at === "string" && !Number.isNaN(Date.parse(a.created_at)) ? new Date(a.created_at) : new Date(),
+      paidAt: timeOf(a.created_at) ?? new Date(),
     },
     new Date(),
   );

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import type { Payment } from "@/lib/generated/prisma/client";
 import { signSimulatorToken } from "../payment-provider/simulator-token";
 
 export interface Receipt {
@@ -28,23 +29,30 @@ export function simulatorReceiptUrl(paymentId: string, userId: string): string |
   }
 }
 
+/** A payment as a receipt shows it (the account's billing page; the console adds the provider's ids). */
+export function receiptOf(p: Payment): Omit<Receipt, "receiptUrl"> {
+  return {
+    id: p.id,
+    paidAt: p.paidAt.toISOString(),
+    kind: p.kind,
+    description: p.description,
+    amount: p.amount,
+    currency: p.currency,
+    refundedAmount: p.refundedAmount,
+    status: p.status,
+    credits: p.credits,
+    creditsTakenBack: p.creditsTakenBack,
+    refundedAt: p.refundedAt?.toISOString() ?? null,
+  };
+}
+
 /** An account's payments, newest first (at most `limit`). */
 export async function listPayments(userId: string, limit = 100): Promise<{ payments: Receipt[] }> {
   const prisma = await db();
   const rows = await prisma.payment.findMany({ where: { userId }, orderBy: [{ paidAt: "desc" }, { id: "desc" }], take: limit });
   return {
     payments: rows.map((p) => ({
-      id: p.id,
-      paidAt: p.paidAt.toISOString(),
-      kind: p.kind,
-      description: p.description,
-      amount: p.amount,
-      currency: p.currency,
-      refundedAmount: p.refundedAmount,
-      status: p.status,
-      credits: p.credits,
-      creditsTakenBack: p.creditsTakenBack,
-      refundedAt: p.refundedAt?.toISOString() ?? null,
+      ...receiptOf(p),
       receiptUrl: p.provider === "simulator" ? simulatorReceiptUrl(p.id, userId) : p.receiptUrl,
     })),
   };

@@ -12,13 +12,6 @@ export function refundedSoFar(a: { refunded_amount?: unknown; total?: unknown; s
   return a.status === "refunded" || a.refunded === true ? total : 0;
 }
 
-function refundedAt(a: { refunded_at?: unknown; updated_at?: unknown }, fallback: Date): Date {
-  for (const value of [a.refunded_at, a.updated_at]) {
-    if (typeof value === "string" && !Number.isNaN(Date.parse(value))) return new Date(value);
-  }
-  return fallback;
-}
-
 function outcome(result: Awaited<ReturnType<typeof recordPaymentAndTakeBack>>, refunded: number): PaymentEventOutcome {
   const t = result.takeBack;
   if (refunded <= 0) return { status: "ignored", result: "no amount refunded; nothing taken back" };
@@ -36,56 +29,55 @@ export async function refundOrder(input: {
   order: { id: string; attributes: OrderAttributes };
   occurredAt: Date;
 }): Promise<PaymentEventOutcome> {
-  const a = input.order.attributes;
-  const variantId = String(a.first_order_item?.variant_id ?? "");
-  const match = findVariant(variantId);
-  if (match?.kind === "plan") {
+  const variantId = String(input.order.attributes.first_order_item?.variant_id ?? "");
+  if (findVariant(variantId)?.kind === "plan") {
     return { status: "ignored", result: "a subscription's payment is refunded through its invoice (subscription_payment_refunded)" };
   }
-  const kind: PaymentKind = "pack";
-  const refunded = refundedSoFar(a);
-  const result = await recordPaymentAndTakeBack(
-    {
-      userId: input.userId,
-      provider: paymentProviderName(),
-      providerPaymentId: input.order.id,
-      kind,
-      description: describeVariant(variantId),
-      amount: typeof a.total === "number" ? a.total : 0,
-      currency: typeof a.currency === "string" ? a.currency : "USD",
-      receiptUrl: receiptUrlOf(a),
-      paidAt: typeof a.created_at === "string" ? new Date(a.created_at) : input.occurredAt,
-      refundedAmount: refunded,
-    },
-    refundedAt(a, input.occurredAt),
-  );
-  return outcome(result, refunded);
+  return refundPayment(input.userId, input.order.id, input.order.attributes, input.occurredAt, "pack", describeVariant(variantId));
 }
 
 /** subscription_payment_refunded: the invoice's payment, and the allocation it paid for, the same way. */
-export async function refundInvoice(input: {
+export function refundInvoice(input: {
   userId: string;
   invoice: { id: string; attributes: InvoiceAttributes };
   occurredAt: Date;
 }): Promise<PaymentEventOutcome> {
   const a = input.invoice.attributes;
+  const kind: PaymentKind = a.billing_reason === "initial" ? "plan" : "renewal";
+  return refundPayment(input.userId, input.invoice.id, a, input.occurredAt, kind, "Subscription payment");
+}
+
+/** The refund of one payment (an order or an invoice): recorded on its receipt, then what it bought taken back. */
+async function refundPayment(
+  userId: string,
+  providerPaymentId: string,
+  a: OrderAttributes | InvoiceAttributes,
+  occurredAt: Date,
+  kind: PaymentKind,
+  description: string,
+): Promise<PaymentEventOutcome> {
   const refunded = refundedSoFar(a);
   const result = await recordPaymentAndTakeBack(
     {
-      userId: input.userId,
+      userId,
       provider: paymentProviderName(),
-      providerPaymentId: input.invoice.id,
-      kind: a.billing_reason === "initial" ? "plan" : "renewal",
-      description: "Subscription payment",
+      providerPaymentId,
+      kind,
+      description,
       amount: typeof a.total === "number" ? a.total : 0,
       currency: typeof a.currency === "string" ? a.currency : "USD",
       receiptUrl: receiptUrlOf(a),
-      paidAt: typeof a.created_at === "string" ? new Date(a.created_at) : input.occurredAt,
+      paidAt: timeOf(a.created_at) ?? occurredAt,
       refundedAmount: refunded,
     },
-    refundedAt(a, input.occurredAt),
+    timeOf(a.refunded_at) ?? timeOf(a.updated_at) ?? occurredAt,
   );
   return outcome(result, refunded);
+}
+
+/** A provider timestamp, or null when absent or not a time. */
+export function timeOf(value: unknown): Date | null {
+  return typeof value === "string" && !Number.isNaN(Date.parse(value)) ? new Date(value) : null;
 }
 
 /** A catalog variant's name for a receipt. */

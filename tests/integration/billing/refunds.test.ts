@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/api/ai/chat/route";
+import * as receipts from "@/app/api/payments/receipts/route";
+import * as simulatorRefund from "@/app/api/simulator/refund/route";
 import { reserveCredits } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { deliver, invoiceEvent, orderEvent, subscriptionEvent } from "./fixtures";
 import { refundEvent, refundRacingCharges } from "./refund-race";
+import { actingAs, team } from "@/tests/integration/organisations/org-test-kit";
+
+const signInAgain = async (email: string | null) => signIn(email as string);
 
 // Refunds, not rate limiting, are under test here.
 const restore = setEnv({ RATE_LIMIT_ENABLED: "false" });
@@ -200,5 +205,35 @@ describe("refunds take back what a payment bought (order_refunded, subscription_
 
   it("a refund racing 16 charges on the embedded database: the pack's credits leave once, split between unspent and debt", async () => {
     await refundRacingCharges({ charges: 16, tag: "pglite" });
+  });
+
+  it("receipts: 401 without a session, 403 for an organisation's plain member, the owner sees the wallet's payments", async () => {
+    expect((await call(receipts.GET, { path: "/api/payments/receipts" })).status).toBe(401);
+    const { orgId, owner, member } = await team();
+    const refused = await call(receipts.GET, { path: "/api/payments/receipts", cookie: member.cookie, headers: actingAs(orgId) });
+    expect(refused.status).toBe(403);
+    const seen = await call(receipts.GET, { path: "/api/payments/receipts", cookie: owner.cookie, headers: actingAs(orgId) });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toEqual({ payments: [] });
+  });
+
+  it("the simulator's refund: 400 for an unknown amount, 404 for a forged or foreign token, 409 once refunded in full", async () => {
+    const { user, order: id } = await fresh();
+    await buyPack(user.id, id);
+    const mine = await call(receipts.GET, { path: "/api/payments/receipts", cookie: (await signInAgain(user.email)).cookie });
+    const token = new URL(mine.body.payments[0].receiptUrl, "http://x").searchParams.get("token") as string;
+    const refund = (body: unknown) => call(simulatorRefund.POST, { path: "/api/simulator/refund", body });
+    expect((await refund({ token, amount: "most" })).status).toBe(400);
+    expect((await refund({ token: `${token}x`, amount: "full" })).status).toBe(404);
+    expect((await refund({ token: "not-a-token", amount: "full" })).status).toBe(404);
+    const half = await refund({ token, amount: "half" });
+    expect(half.status).toBe(200);
+    expect(half.body.message).toBe("Partial refund delivered");
+    expect((await refund({ token, amount: "full" })).body.message).toBe("Refunded in full");
+    const again = await refund({ token, amount: "full" });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/already refunded in full/);
+    const payment = await (await db()).payment.findFirstOrThrow({ where: { userId: user.id } });
+    expect(payment).toMatchObject({ status: "refunded", creditsTakenBack: 500 });
   });
 });
