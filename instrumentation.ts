@@ -5,7 +5,8 @@
  *   2. open the database (the embedded PGlite is migrated as it opens), so the first request and the
  *      health check find it ready; a failure is logged and reported by /api/health, not fatal;
  *   3. index the shipped knowledge for RAG in the background (RAG_INDEX_ON_START, default true),
- *      never blocking readiness.
+ *      never blocking readiness;
+ *   4. with PAYMENT_PROVIDER=stripe and no STRIPE_SECRET_KEY outside production, start the local Stripe simulator.
  * With OTEL_EXPORTER_OTLP_ENDPOINT set, the OpenTelemetry SDK is registered before all of it.
  * Nothing runs during `next build`: the build must never open the database.
  */
@@ -19,4 +20,7 @@ export async function register(): Promise<void> {
   }
   const { startServer } = await import("./lib/server/start-server");
   await startServer();
+  // PAYMENT_PROVIDER=stripe without a key, outside production: the local Stripe simulator beside the app.
+  const { startLocalStripeSimulator } = await import("./lib/simulator/stripe/local-stripe-simulator");
+  await startLocalStripeSimulator();
 }

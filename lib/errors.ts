@@ -7,6 +7,8 @@ export type ErrorCode =
   | "bad_request"
   | "unauthorized"
   | "invalid_signature"
+  /** A signature scheme whose provider expects 400 for a failed check (Stripe). */
+  | "signature_rejected"
   | "insufficient_credits"
   | "forbidden"
   | "limit_reached"
@@ -68,7 +70,12 @@ export function isAppError(error: unknown): error is AppError {
  */
 export function isVerificationFailure(error: unknown): boolean {
   if (!isAppError(error)) return false;
-  return error.code === "invalid_signature" || error.code === "payload_too_large" || error.reason === "signature_missing";
+  return (
+    error.code === "invalid_signature" ||
+    error.code === "signature_rejected" ||
+    error.code === "payload_too_large" ||
+    error.reason === "signature_missing"
+  );
 }
 
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);

@@ -23,15 +23,35 @@ export function crossChecks(env: Env): string[] {
       problems.push(
         `PAYMENT_WEBHOOK_SECRET: required when LEMONSQUEEZY_API_KEY is set, the signing secret you also give the store's webhook (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`,
       );
-    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_SIMULATOR_ENABLED)
+    if (env.PAYMENT_PROVIDER === "stripe" && env.PAYMENTS_ENABLED) {
+      if (!env.STRIPE_SECRET_KEY)
+        problems.push(
+          "STRIPE_SECRET_KEY: required in production with PAYMENT_PROVIDER=stripe, a secret or restricted key (e.g. STRIPE_SECRET_KEY=sk_live_...)",
+        );
+      if (!env.STRIPE_WEBHOOK_SECRET)
+        problems.push(
+          "STRIPE_WEBHOOK_SECRET: required in production with PAYMENT_PROVIDER=stripe, the signing secret of the webhook endpoint /api/webhooks/stripe (e.g. STRIPE_WEBHOOK_SECRET=whsec_...)",
+        );
+    }
+    if (env.PAYMENT_PROVIDER !== "stripe" && env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && !env.PAYMENT_SIMULATOR_ENABLED)
       problems.push(
-        `Payments: production needs a payment provider. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY (an API key of the store), LEMONSQUEEZY_STORE_ID (e.g. 12345) and PAYMENT_WEBHOOK_SECRET (e.g. ${EXAMPLE_SECRET}); or, for a trial without real payments, PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET; or PAYMENTS_ENABLED=false (nothing is for sale: purchase buttons hidden, payment routes answer 503)`,
+        `Payments: production needs a payment provider. Either Stripe: PAYMENT_PROVIDER=stripe with STRIPE_SECRET_KEY (e.g. sk_live_...) and STRIPE_WEBHOOK_SECRET (e.g. whsec_...); or Lemon Squeezy: LEMONSQUEEZY_API_KEY (an API key of the store), LEMONSQUEEZY_STORE_ID (e.g. 12345) and PAYMENT_WEBHOOK_SECRET (e.g. ${EXAMPLE_SECRET}); or, for a trial without real payments, PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET; or PAYMENTS_ENABLED=false (nothing is for sale: purchase buttons hidden, payment routes answer 503)`,
       );
-    if (env.PAYMENTS_ENABLED && !env.LEMONSQUEEZY_API_KEY && env.PAYMENT_SIMULATOR_ENABLED && !env.PAYMENT_WEBHOOK_SECRET)
+    if (
+      env.PAYMENT_PROVIDER !== "stripe" &&
+      env.PAYMENTS_ENABLED &&
+      !env.LEMONSQUEEZY_API_KEY &&
+      env.PAYMENT_SIMULATOR_ENABLED &&
+      !env.PAYMENT_WEBHOOK_SECRET
+    )
       problems.push(
         `PAYMENT_WEBHOOK_SECRET: required in production for the checkout simulator (PAYMENT_SIMULATOR_ENABLED=true), which signs its webhooks with it (e.g. PAYMENT_WEBHOOK_SECRET=${EXAMPLE_SECRET})`,
       );
   }
+  if (env.PAYMENT_PROVIDER === "stripe" && env.LEMONSQUEEZY_API_KEY)
+    problems.push(
+      "PAYMENT_PROVIDER=stripe and LEMONSQUEEZY_API_KEY: one provider sells at a time; unset LEMONSQUEEZY_API_KEY or PAYMENT_PROVIDER",
+    );
   if (env.LEMONSQUEEZY_API_KEY && !env.LEMONSQUEEZY_STORE_ID)
     problems.push("LEMONSQUEEZY_STORE_ID: required when LEMONSQUEEZY_API_KEY is set");
   if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN))

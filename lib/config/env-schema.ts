@@ -106,6 +106,15 @@ export const envSchema = z.object({
   LEMONSQUEEZY_API_KEY: optionalText,
   LEMONSQUEEZY_STORE_ID: optionalText,
   LEMONSQUEEZY_API_URL: optionalUrl,
+  /** Which provider sells: lemonsqueezy (the default) or stripe. Each is refused at start in production without its settings. */
+  PAYMENT_PROVIDER: optionalEnum(["lemonsqueezy", "stripe"]),
+  STRIPE_SECRET_KEY: optionalText,
+  /** The webhook endpoint's signing secret (whsec_...), checked by the official package's constructEvent. */
+  STRIPE_WEBHOOK_SECRET: optionalText,
+  /** Where the Stripe package sends its API calls (scheme, host and port; tests and the local simulator). Default https://api.stripe.com */
+  STRIPE_API_BASE: optionalUrl,
+  /** The local Stripe simulator's port (PAYMENT_PROVIDER=stripe without STRIPE_SECRET_KEY, outside production). */
+  STRIPE_SIMULATOR_PORT: int(12111, 1),
   PRICING_CONFIG: jsonObject(pricingOverrideSchema),
   /** false: no purchases at all (purchase buttons hidden, payment routes 503 payments_disabled); production then needs no payment provider. */
   PAYMENTS_ENABLED: bool(true),

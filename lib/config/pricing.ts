@@ -180,18 +180,20 @@ export function planLimits(key: string): PlanLimits {
 /** Settings the catalog still needs (names only, never values); empty when complete. */
 export function missingPricingSettings(): string[] {
   const missing: string[] = [];
-  const { LEMONSQUEEZY_API_KEY } = env();
+  const e = env();
+  // Simulator ids ("local-...") mean nothing to a real store: Lemon Squeezy, or Stripe's own API (not a local simulator).
+  const realStore =
+    Boolean(e.LEMONSQUEEZY_API_KEY) || (e.PAYMENT_PROVIDER === "stripe" && Boolean(e.STRIPE_SECRET_KEY) && !e.STRIPE_API_BASE);
   const catalog = pricingCatalog();
   if (!catalog.currency) missing.push("currency");
   for (const tier of catalog.tiers) {
     if (tier.key === "free") continue;
     for (const period of ["monthly", "yearly"] as const) {
       const id = tier.variants[period];
-      // Simulator ids mean nothing to Lemon Squeezy: a real store needs its own variant ids.
-      if (!id || (LEMONSQUEEZY_API_KEY && id.startsWith("local-"))) missing.push(`tiers.${tier.key}.variants.${period}`);
+      if (!id || (realStore && id.startsWith("local-"))) missing.push(`tiers.${tier.key}.variants.${period}`);
     }
     tier.bonusPackages.forEach((pkg, i) => {
-      if (!pkg.variantId || (LEMONSQUEEZY_API_KEY && pkg.variantId.startsWith("local-")))
+      if (!pkg.variantId || (realStore && pkg.variantId.startsWith("local-")))
         missing.push(`tiers.${tier.key}.bonusPackages[${i}].variantId`);
     });
     if (!(tier.monthlyPrice > 0)) missing.push(`tiers.${tier.key}.monthlyPrice`);

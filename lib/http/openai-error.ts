@@ -22,6 +22,7 @@ const KIND_BY_CODE: Record<ErrorCode, OpenAiErrorKind> = {
   content_policy: { status: 400, type: "invalid_request_error", code: "content_policy_violation" },
   unauthorized: { status: 401, type: "invalid_request_error", code: "invalid_api_key" },
   invalid_signature: { status: 401, type: "invalid_request_error", code: "invalid_api_key" },
+  signature_rejected: { status: 400, type: "invalid_request_error", code: null },
   insufficient_credits: { status: 429, type: "insufficient_quota", code: "insufficient_quota", retry: false },
   quota_exhausted: { status: 429, type: "insufficient_quota", code: "insufficient_quota", retry: false },
   forbidden: { status: 403, type: "invalid_request_error", code: "permission_denied" },

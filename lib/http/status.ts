@@ -7,6 +7,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   content_policy: 400,
   unauthorized: 401,
   invalid_signature: 401,
+  signature_rejected: 400,
   insufficient_credits: 402,
   forbidden: 403,
   limit_reached: 403,

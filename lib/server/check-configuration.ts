@@ -38,11 +38,14 @@ export function configurationProblems(source: Record<string, string | undefined>
         "NEXTAUTH_URL: required for sign-in by emailed link (set it to this site's public URL, e.g. https://app.example.com): links are built from it, never from a request's Host header",
       );
     }
-    if (e.isProduction && e.LEMONSQUEEZY_API_KEY) {
+    const stripe = e.PAYMENT_PROVIDER === "stripe";
+    if (e.isProduction && (e.LEMONSQUEEZY_API_KEY || (stripe && e.STRIPE_SECRET_KEY))) {
       const missing = missingPricingSettings().filter((name) => !name.startsWith("PRICING_CONFIG"));
       if (missing.length)
         found.push(
-          `PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for ${missing.join(", ")} (docs/DEPLOY.md, "Lemon Squeezy")`,
+          stripe
+            ? `PRICING_CONFIG: Stripe needs the account's own price ids for ${missing.join(", ")} (docs/DEPLOY.md, "Stripe")`
+            : `PRICING_CONFIG: Lemon Squeezy needs the store's own variant ids for ${missing.join(", ")} (docs/DEPLOY.md, "Lemon Squeezy")`,
         );
     }
     found.push(...checkAiConfig().problems);

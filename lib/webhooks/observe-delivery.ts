@@ -33,7 +33,9 @@ export async function observeDelivery<T extends DeliveryResult>(
       return result;
     } catch (error) {
       const outcome =
-        isAppError(error) && (error.code === "invalid_signature" || error.code === "unauthorized") ? "bad_signature" : "failed";
+        isAppError(error) && (error.code === "invalid_signature" || error.code === "signature_rejected" || error.code === "unauthorized")
+          ? "bad_signature"
+          : "failed";
       counter.inc({ source, type: "unknown", outcome });
       span?.setAttribute("webhook.outcome", outcome);
       throw error;

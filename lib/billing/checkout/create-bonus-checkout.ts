@@ -5,6 +5,7 @@ import { appBaseUrl } from "@/lib/config/public-url";
 import { currentTier } from "./bonus-packages";
 import { paymentProvider } from "../payment-provider/payment-provider";
 import { requireUser } from "@/lib/users/require-user";
+import { providerCustomerOf } from "./provider-customer";
 
 export const BONUS_REDIRECT = "/dashboard/credits?purchase=success";
 
@@ -46,6 +47,7 @@ export async function createBonusCheckout(input: {
     redirectUrl: `${base}${BONUS_REDIRECT}`,
     cancelUrl: `${base}/dashboard/credits`,
     custom: { kind: "bonus" },
+    customerId: await providerCustomerOf(user.id),
   });
   return { checkoutUrl: url };
 }

@@ -1,9 +1,11 @@
-import { findVariant, isTierKey, tierConfig, type BillingPeriod } from "@/lib/config/pricing";
+import { flags } from "@/lib/config/flags";
+import { findVariant, isTierKey, pricingCatalog, tierConfig, type BillingPeriod } from "@/lib/config/pricing";
 import { AppError } from "@/lib/errors";
 import { appBaseUrl, sameOriginUrl } from "@/lib/config/public-url";
 import { runningSubscription } from "../subscriptions/current-subscription";
 import { paymentProvider } from "../payment-provider/payment-provider";
 import { requireUser } from "@/lib/users/require-user";
+import { providerCustomerOf } from "./provider-customer";
 
 export const DEFAULT_PLAN_REDIRECT = "/dashboard?checkout=success";
 
@@ -68,8 +70,15 @@ export async function createPlanCheckout(input: PlanCheckoutInput): Promise<{ ch
     cancelUrl,
     discountCode: input.discountCode || null,
     custom: { kind: "plan" },
+    customerId: await providerCustomerOf(user.id),
+    trialDays: trialDaysFor(user),
   });
   return { checkoutUrl: url };
+}
+
+/** The trial a plan checkout offers (classic SaaS pricing, once per account): providers that take it per checkout use it. */
+function trialDaysFor(user: { hasUsedTrial: boolean }): number {
+  return flags().pricingModel === "classic_saas" && !user.hasUsedTrial ? pricingCatalog().trialDays : 0;
 }
 
 /**
@@ -94,6 +103,7 @@ export async function createGuestCheckout(input: {
     redirectUrl: `${base}/signin?callbackUrl=${encodeURIComponent(DEFAULT_PLAN_REDIRECT)}`,
     cancelUrl: `${base}/pricing`,
     custom: { kind: "plan", flow: "registration_first" },
+    trialDays: trialDaysFor({ hasUsedTrial: false }),
   });
   return { checkoutUrl: url };
 }

@@ -89,11 +89,17 @@ export interface CheckoutRequest {
   discountCode?: string | null;
   /** Extra custom data (kind: "plan" | "bonus"). */
   custom?: Record<string, string>;
+  /** The account's customer at the provider, when one exists (Stripe: its saved cards and portal stay one customer). */
+  customerId?: string | null;
+  /** Trial days for a plan (Stripe takes them per checkout; Lemon Squeezy from the variant's own settings). */
+  trialDays?: number;
 }
 
-/** The payment provider: Lemon Squeezy over its REST API, or the local checkout simulator. */
+export type PaymentProviderName = "lemonsqueezy" | "stripe" | "simulator";
+
+/** The payment provider: Lemon Squeezy over its REST API, Stripe through its package, or the local checkout simulator. */
 export interface PaymentProvider {
-  readonly name: "lemonsqueezy" | "simulator";
+  readonly name: PaymentProviderName;
   createCheckout(request: CheckoutRequest): Promise<{ url: string }>;
   getSubscription(id: string): Promise<ProviderSubscription | null>;
   changeSubscriptionVariant(id: string, variantId: string): Promise<ProviderSubscription>;

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/env";
 import { findVariant } from "@/lib/config/pricing";
 import { paymentProviderName } from "../payment-provider/payment-provider-name";
 import type { PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
@@ -88,9 +89,15 @@ export function describeVariant(variantId: string): string {
   return `${match.tier.name} plan (${match.billingPeriod})`;
 }
 
-/** The provider's receipt or invoice link (Lemon Squeezy: urls.receipt on orders, urls.invoice_url on invoices). */
+/**
+ * The provider's receipt or invoice link (urls.receipt on orders, urls.invoice_url on invoices):
+ * https only, or the configured Stripe simulator's own pages (STRIPE_API_BASE's origin).
+ */
 export function receiptUrlOf(a: Record<string, unknown>): string | null {
   const urls = a.urls as Record<string, unknown> | null | undefined;
   const url = urls?.receipt ?? urls?.invoice_url;
-  return typeof url === "string" && /^https:\/\//.test(url) ? url : null;
+  if (typeof url !== "string") return null;
+  if (/^https:\/\//.test(url)) return url;
+  const simulator = env().STRIPE_API_BASE;
+  return simulator && URL.canParse(url) && new URL(url).origin === new URL(simulator).origin ? url : null;
 }

@@ -10,6 +10,9 @@ import * as customerPortal from "@/app/api/payments/customer-portal/route";
 import * as emailWebhook from "@/app/api/webhooks/email/route";
 import * as identityWebhook from "@/app/api/webhooks/identity/route";
 import * as paymentWebhook from "@/app/api/webhooks/payment/route";
+import * as stripeWebhook from "@/app/api/webhooks/stripe/route";
+import Stripe from "stripe";
+import { DEV_STRIPE_WEBHOOK_SECRET } from "@/lib/billing/payment-provider/stripe-client";
 import { closeDb, db } from "@/lib/db/client";
 import type { NextRouteHandler } from "@/lib/http/route";
 import { checkRateLimit, RATE_LIMIT_CATEGORIES, type RateLimitCategory } from "@/lib/ratelimit";
@@ -90,12 +93,14 @@ describe("429 implied by SPEC §4's preamble for endpoints with a §8 category (
       call(identityWebhook.POST, { method: "POST", path: "/api/webhooks/identity", rawBody: raw, headers: headers(extra) });
     const email = (raw: string, extra: Record<string, string>) =>
       call(emailWebhook.POST, { method: "POST", path: "/api/webhooks/email", rawBody: raw, headers: headers(extra) });
+    const stripe = (raw: string, extra: Record<string, string>) =>
+      call(stripeWebhook.POST, { method: "POST", path: "/api/webhooks/stripe", rawBody: raw, headers: headers(extra) });
 
-    // 150 forgeries from one address: unsigned, wrongly signed, missing svix headers, stale svix timestamps.
+    // 150 forgeries from one address: unsigned, wrongly signed, missing svix headers, stale svix timestamps, forged Stripe signatures.
     const statuses: number[] = [];
     for (let i = 0; i < 150; i++) {
       const raw = `{"n":${i}}`;
-      const kind = i % 4;
+      const kind = i % 5;
       const res =
         kind === 0
           ? await pay(raw)
@@ -103,7 +108,9 @@ describe("429 implied by SPEC §4's preamble for endpoints with a §8 category (
             ? await pay(raw, { "x-signature": "0".repeat(64) })
             : kind === 2
               ? await identity(raw, { "svix-id": `msg_${i}` })
-              : await email(raw, svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, raw, { at: new Date(Date.now() - 3_600_000) }));
+              : kind === 3
+                ? await email(raw, svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, raw, { at: new Date(Date.now() - 3_600_000) }))
+                : await stripe(raw, { "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: raw, secret: "whsec_forged" }) });
       statuses.push(res.status);
       if (i === 0) expect(res.headers.get("x-ratelimit-remaining")).toBe("99");
       if (i >= 100) expect429(res, 100);
@@ -133,6 +140,11 @@ describe("429 implied by SPEC §4's preamble for endpoints with a §8 category (
     });
     const mailed = await email(bounced, svixHeaders(process.env.EMAIL_WEBHOOK_SECRET as string, bounced));
     expect(mailed.status).toBe(200);
+
+    const event = JSON.stringify({ id: `evt_rl_${randomUUID()}`, object: "event", type: "customer.created", created: Math.floor(Date.now() / 1000), data: { object: { id: "cus_rl" } } });
+    const striped = await stripe(event, { "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload: event, secret: DEV_STRIPE_WEBHOOK_SECRET }) });
+    expect(striped.status).toBe(200);
+    expect(striped.body).toMatchObject({ received: true, status: "ignored" });
 
     // And the forgeries are still refused.
     expect429(await pay("{}"), 100);

@@ -18,11 +18,11 @@ describe("the one configuration check at start-up", () => {
     expect(configurationProblems(good)).toEqual([]);
   });
 
-  it("needs a payment provider in production unless payments are switched off: Lemon Squeezy, or the simulator with its secret", () => {
+  it("needs a payment provider in production unless payments are switched off: Stripe, Lemon Squeezy, or the simulator with its secret", () => {
     const { PAYMENTS_ENABLED: _off, ...paymentsOn } = good;
     expect(configurationProblems(paymentsOn)).toEqual([
       expect.stringMatching(
-        /^Payments: production needs a payment provider\. Either Lemon Squeezy: LEMONSQUEEZY_API_KEY .*LEMONSQUEEZY_STORE_ID \(e\.g\. 12345\) and PAYMENT_WEBHOOK_SECRET .*PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET.*PAYMENTS_ENABLED=false/,
+        /^Payments: production needs a payment provider\. Either Stripe: PAYMENT_PROVIDER=stripe with STRIPE_SECRET_KEY .* and STRIPE_WEBHOOK_SECRET .*; or Lemon Squeezy: LEMONSQUEEZY_API_KEY .*LEMONSQUEEZY_STORE_ID \(e\.g\. 12345\) and PAYMENT_WEBHOOK_SECRET .*PAYMENT_SIMULATOR_ENABLED=true with PAYMENT_WEBHOOK_SECRET.*PAYMENTS_ENABLED=false/,
       ),
     ]);
     expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true" })).toEqual([
@@ -31,6 +31,29 @@ describe("the one configuration check at start-up", () => {
     expect(configurationProblems({ ...paymentsOn, PAYMENT_SIMULATOR_ENABLED: "true", PAYMENT_WEBHOOK_SECRET: "s" })).toEqual([]);
     // Outside production the simulator stands in: nothing to set.
     expect(configurationProblems({ ...paymentsOn, APP_ENV: "development" })).toEqual([]);
+    // Stripe: its key and webhook secret, each named; its price ids when it is the real Stripe; one provider at a time.
+    expect(configurationProblems({ ...paymentsOn, PAYMENT_PROVIDER: "stripe" })).toEqual([
+      expect.stringMatching(/^STRIPE_SECRET_KEY: required in production with PAYMENT_PROVIDER=stripe/),
+      expect.stringMatching(
+        /^STRIPE_WEBHOOK_SECRET: required in production with PAYMENT_PROVIDER=stripe, the signing secret of the webhook endpoint \/api\/webhooks\/stripe/,
+      ),
+    ]);
+    const stripe = { ...paymentsOn, PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_live_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
+    expect(configurationProblems(stripe)).toEqual([
+      expect.stringMatching(/^PRICING_CONFIG: Stripe needs the account's own price ids for tiers\.basic\.variants\.monthly/),
+    ]);
+    expect(configurationProblems({ ...stripe, STRIPE_API_BASE: "http://127.0.0.1:12111" })).toEqual([]);
+    expect(
+      configurationProblems({
+        ...stripe,
+        STRIPE_API_BASE: "http://127.0.0.1:12111",
+        LEMONSQUEEZY_API_KEY: "k",
+        LEMONSQUEEZY_STORE_ID: "1",
+      }),
+    ).toContainEqual(expect.stringMatching(/^PAYMENT_PROVIDER=stripe and LEMONSQUEEZY_API_KEY: one provider sells at a time/));
+    expect(configurationProblems({ ...paymentsOn, PAYMENT_PROVIDER: "paypal" })).toContainEqual(
+      expect.stringMatching(/^PAYMENT_PROVIDER: /),
+    );
   });
 
   it("reports AI settings of the wrong shape at start, named after the setting and the field (their shapes live in lib/ai)", () => {

@@ -1,0 +1,264 @@
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as creditsCheckout from "@/app/api/credits/checkout/route";
+import * as cancel from "@/app/api/payments/cancel-subscription/route";
+import * as changePlan from "@/app/api/payments/change-plan/route";
+import * as createCheckout from "@/app/api/payments/create-checkout/route";
+import * as portalSession from "@/app/api/payments/create-portal-session/route";
+import * as receipts from "@/app/api/payments/receipts/route";
+import * as subscription from "@/app/api/payments/subscription/route";
+import * as stripeWebhook from "@/app/api/webhooks/stripe/route";
+import { reserveCredits } from "@/lib/credits";
+import { closeDb, db } from "@/lib/db/client";
+import { startStripeSimulator, type StripeSimulator } from "@/lib/simulator/stripe/stripe-simulator";
+import { setEnv } from "@/tests/helpers/env";
+import { call, signIn } from "@/tests/helpers/http";
+import { serveRoute } from "@/tests/helpers/route-server";
+
+/**
+ * Stripe as the payment provider, end to end: our routes call the official package, which talks to
+ * the local Stripe simulator over HTTP; the simulator pays checkouts and sends webhooks signed as
+ * Stripe signs them to /api/webhooks/stripe behind a real listener.
+ */
+const KEY = "sk_test_integration";
+const SECRET = "whsec_integration_secret";
+let simulator: StripeSimulator;
+let webhook: { url: string; close(): Promise<void> };
+let restore: () => void;
+let stripe: Stripe;
+
+beforeAll(async () => {
+  webhook = await serveRoute(stripeWebhook.POST);
+  simulator = await startStripeSimulator({ apiKey: KEY, webhookSecret: SECRET, webhookUrl: `${webhook.url}/api/webhooks/stripe` });
+  restore = setEnv({
+    PAYMENT_PROVIDER: "stripe",
+    STRIPE_SECRET_KEY: KEY,
+    STRIPE_WEBHOOK_SECRET: SECRET,
+    STRIPE_API_BASE: simulator.url,
+    RATE_LIMIT_ENABLED: "false",
+  });
+  const base = new URL(simulator.url);
+  stripe = new Stripe(KEY, { host: base.hostname, port: Number(base.port), protocol: "http", telemetry: false });
+});
+
+afterAll(async () => {
+  restore();
+  await simulator.close();
+  await webhook.close();
+  await closeDb();
+});
+
+async function pay(checkoutUrl: string): Promise<string> {
+  expect(checkoutUrl.startsWith(`${simulator.url}/checkout/cs_test_`)).toBe(true);
+  const page = await fetch(checkoutUrl);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain("Stripe simulator");
+  const paid = await fetch(`${checkoutUrl}/pay`, { method: "POST", redirect: "manual" });
+  expect(paid.status).toBe(303);
+  return paid.headers.get("location") ?? "";
+}
+
+async function balanceOf(userId: string) {
+  const prisma = await db();
+  const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId } });
+  const held = (await prisma.bonusPurchase.findMany({ where: { userId, expiresAt: { gt: new Date() } } })).reduce(
+    (s, p) => s + p.remaining,
+    0,
+  );
+  const rows = await prisma.creditTransaction.findMany({ where: { userId } });
+  return {
+    subscription: balance.subscriptionCredits,
+    held,
+    debt: balance.debt,
+    total: balance.subscriptionCredits + held - balance.debt,
+    ledger: rows.reduce((s, r) => s + r.amount, 0),
+  };
+}
+
+const lastEvents = (n: number) => simulator.events.slice(-n).map((e) => [e.event.type, e.status]);
+
+async function subscribedToBasic(email: string) {
+  const { user, cookie } = await signIn(email);
+  const res = await call(createCheckout.POST, {
+    path: "/api/payments/create-checkout",
+    cookie,
+    body: { variantId: "local-basic-monthly" },
+  });
+  expect(res.status).toBe(200);
+  const landed = await pay(res.body.checkoutUrl);
+  expect(landed).toBe("http://localhost:3000/dashboard?checkout=success");
+  const prisma = await db();
+  const sub = await prisma.subscription.findFirstOrThrow({ where: { userId: user.id } });
+  return { user, cookie, sub };
+}
+
+describe("Stripe as the payment provider (official package → local Stripe simulator → signed webhooks)", () => {
+  it("sells a plan: Checkout Session with the user's id, the subscription's events set tier and credits once", async () => {
+    const { user, cookie, sub } = await subscribedToBasic(`stripe-plan-${Date.now()}@example.com`);
+    expect(sub).toMatchObject({ provider: "stripe", tier: "basic", status: "active", variantId: "local-basic-monthly" });
+    expect(sub.providerSubscriptionId).toMatch(/^sub_/);
+    expect(sub.providerCustomerId).toMatch(/^cus_/);
+    expect(lastEvents(3)).toEqual([
+      ["checkout.session.completed", 200],
+      ["customer.subscription.created", 200],
+      ["invoice.paid", 200],
+    ]);
+    const state = await call(subscription.GET, { path: "/api/payments/subscription", cookie });
+    expect(state.status).toBe(200);
+    expect(state.body.subscription).toMatchObject({ status: "active", variantId: "local-basic-monthly", paymentFailed: false });
+    const balance = await balanceOf(user.id);
+    expect(balance.subscription).toBe(1000);
+    expect(balance.ledger).toBe(balance.total);
+    const list = await call(receipts.GET, { path: "/api/payments/receipts", cookie });
+    expect(list.status).toBe(200);
+    expect(list.body.payments[0]).toMatchObject({ kind: "plan", amount: 999, status: "paid" });
+    expect(list.body.payments[0].receiptUrl).toMatch(new RegExp(`^${simulator.url}/invoices/in_`));
+  });
+
+  it("sells a credit pack, records its receipt, and takes credits back on partial and full refunds (debt for what was spent)", async () => {
+    const { user, cookie } = await subscribedToBasic(`stripe-pack-${Date.now()}@example.com`);
+    await (await db()).user.update({ where: { id: user.id }, data: { bonusCreditsAutoUse: true } });
+    const res = await call(creditsCheckout.POST, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } });
+    expect(res.status).toBe(200);
+    await pay(res.body.checkoutUrl);
+    expect(lastEvents(3).map(([type]) => type)).toEqual(["payment_intent.succeeded", "charge.succeeded", "checkout.session.completed"]);
+    let balance = await balanceOf(user.id);
+    expect(balance).toMatchObject({ subscription: 1000, held: 500, debt: 0 });
+    const prisma = await db();
+    const receipt = await prisma.payment.findFirstOrThrow({ where: { userId: user.id, kind: "pack" } });
+    expect(receipt).toMatchObject({ provider: "stripe", amount: 499, credits: 500, status: "paid" });
+    expect(receipt.providerPaymentId).toMatch(/^pi_/);
+
+    // About half the pack refunded through Stripe's API: floor(500 × 249 ÷ 499) = 249 credits taken back.
+    await stripe.refunds.create({ payment_intent: receipt.providerPaymentId, amount: 249 });
+    balance = await balanceOf(user.id);
+    expect(balance.held).toBe(251);
+    expect(balance.ledger).toBe(balance.total);
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: receipt.id } })).status).toBe("partially_refunded");
+
+    // Spend everything, then refund the rest: what was spent of the pack becomes a debt that blocks charging.
+    await reserveCredits({ userId: user.id, amount: 1251, operation: "chat" });
+    await stripe.refunds.create({ payment_intent: receipt.providerPaymentId });
+    balance = await balanceOf(user.id);
+    expect(balance.debt).toBe(251);
+    expect(balance.total).toBe(-251);
+    expect(balance.ledger).toBe(balance.total);
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: receipt.id } })).status).toBe("refunded");
+    await expect(reserveCredits({ userId: user.id, amount: 1, operation: "chat" })).rejects.toMatchObject({ code: "insufficient_credits" });
+  });
+
+  it("refunds a subscription invoice through Stripe's invoice payments: the allocation is taken back", async () => {
+    const { user } = await subscribedToBasic(`stripe-invoice-refund-${Date.now()}@example.com`);
+    const prisma = await db();
+    const invoice = await prisma.payment.findFirstOrThrow({ where: { userId: user.id, kind: "plan" } });
+    expect(invoice.providerPaymentId).toMatch(/^in_/);
+    const links = await stripe.invoicePayments.list({ invoice: invoice.providerPaymentId });
+    const paymentIntent = (links.data[0].payment as { payment_intent: string }).payment_intent;
+    await stripe.refunds.create({ payment_intent: paymentIntent });
+    const balance = await balanceOf(user.id);
+    expect(balance.subscription).toBe(0);
+    expect((await prisma.payment.findUniqueOrThrow({ where: { id: invoice.id } })).status).toBe("refunded");
+  });
+
+  it("renews, fails a renewal, changes plan, cancels and opens the billing portal through Stripe", async () => {
+    const { user, cookie, sub } = await subscribedToBasic(`stripe-life-${Date.now()}@example.com`);
+    const prisma = await db();
+    await reserveCredits({ userId: user.id, amount: 300, operation: "chat" });
+
+    // Stripe's events carry whole seconds: a renewal's failure comes a period after the first payment, not in its second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await fetch(`${simulator.url}/_simulator/subscriptions/${sub.providerSubscriptionId}/fail`, { method: "POST" });
+    let row = await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row.status).toBe("past_due");
+    expect(row.paymentFailedAt).not.toBeNull();
+
+    await fetch(`${simulator.url}/_simulator/subscriptions/${sub.providerSubscriptionId}/renew`, { method: "POST" });
+    row = await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row.status).toBe("active");
+    expect(row.paymentFailedAt).toBeNull();
+    expect((await balanceOf(user.id)).subscription).toBe(1000); // the new period's allocation
+
+    const changed = await call(changePlan.POST, { path: "/api/payments/change-plan", cookie, body: { newVariantId: "local-pro-monthly" } });
+    expect(changed.status).toBe(200);
+    row = await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row).toMatchObject({ tier: "pro", variantId: "local-pro-monthly" });
+
+    const cancelled = await call(cancel.POST, { path: "/api/payments/cancel-subscription", cookie, body: {} });
+    expect(cancelled.status).toBe(200);
+    row = await prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row.status).toBe("cancelled");
+    expect(row.endsAt).not.toBeNull();
+
+    const portal = await call(portalSession.POST, { path: "/api/payments/create-portal-session", cookie, body: {} });
+    expect(portal.status).toBe(200);
+    const url = String(portal.body.url ?? portal.body.portalUrl);
+    expect(url).toMatch(new RegExp(`^${simulator.url}/portal/bps_`));
+    expect(await (await fetch(url)).text()).toContain("cancels at period end");
+  });
+});
+
+describe("POST /api/webhooks/stripe", () => {
+  const deliver = (payload: string, header: string | null) =>
+    call(stripeWebhook.POST, {
+      path: "/api/webhooks/stripe",
+      rawBody: payload,
+      headers: { "content-type": "application/json", ...(header ? { "stripe-signature": header } : {}) },
+    });
+  const signed = (payload: string, secret = SECRET, timestamp?: number) =>
+    Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+  const count = async () => (await db()).webhookDelivery.count();
+
+  it("answers 400 to a missing, wrong or stale signature and records nothing", async () => {
+    const payload = JSON.stringify({
+      id: "evt_forged",
+      object: "event",
+      type: "invoice.paid",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: {} },
+    });
+    const before = await count();
+    for (const header of [
+      null,
+      "t=1,v1=deadbeef",
+      signed(payload, "whsec_wrong"),
+      signed(payload, SECRET, Math.floor(Date.now() / 1000) - 3600),
+    ]) {
+      const res = await deliver(payload, header);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/Signature verification failed/);
+    }
+    expect(await deliver("not json", signed("not json")).then((r) => r.status)).toBe(400);
+    expect(await count()).toBe(before);
+  });
+
+  it("acknowledges an event it does not act on, and a redelivered or older event changes nothing twice", async () => {
+    const unknown = JSON.stringify({
+      id: `evt_unknown_${Date.now()}`,
+      object: "event",
+      type: "customer.tax_id.created",
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: "txi_1" } },
+    });
+    const ignored = await deliver(unknown, signed(unknown));
+    expect(ignored.status).toBe(200);
+    expect(ignored.body).toMatchObject({ received: true, status: "ignored" });
+
+    const { sub } = await subscribedToBasic(`stripe-replay-${Date.now()}@example.com`);
+    const created = simulator.events.find(
+      (e) =>
+        e.event.type === "customer.subscription.created" &&
+        (e.event.data as { object: { id: string } }).object.id === sub.providerSubscriptionId,
+    )!;
+    const payload = JSON.stringify(created.event);
+    const again = await deliver(payload, signed(payload));
+    expect(again.body).toMatchObject({ duplicate: true });
+
+    // A newer cancellation, then the older creation snapshot under a new event id: the newer state stays.
+    await stripe.subscriptions.update(sub.providerSubscriptionId, { cancel_at_period_end: true });
+    const older = JSON.stringify({ ...created.event, id: `evt_reordered_${Date.now()}`, created: Number(created.event.created) - 60 });
+    const stale = await deliver(older, signed(older));
+    expect(stale.status).toBe(200);
+    const row = await (await db()).subscription.findUniqueOrThrow({ where: { id: sub.id } });
+    expect(row.status).toBe("cancelled");
+  });
+});
