@@ -7,11 +7,13 @@ import { normalizeEmail } from "@/lib/email/normalize-email";
 import { applySubscriptionSnapshot } from "./subscriptions/apply-subscription-snapshot";
 import { currentSubscription } from "./subscriptions/current-subscription";
 import { grantBonusOrder } from "./checkout/grant-bonus-order";
+import { appBaseUrl } from "@/lib/config/public-url";
 import { lemonSqueezyFromEnv } from "./payment-provider/lemonsqueezy-client";
-import type { PaymentProvider, ProviderInvoice } from "./payment-provider/provider-types";
+import type { PaymentProvider, PaymentProviderName, ProviderInvoice } from "./payment-provider/provider-types";
+import { stripeFromEnv } from "./payment-provider/stripe-client";
 
 export interface BillingSyncReport {
-  provider: "lemonsqueezy" | "simulator";
+  provider: PaymentProviderName;
   /** renewalsAllocated: missed renewal payments whose monthly allocation was applied. */
   subscriptions: { seen: number; repaired: number; unchanged: number; unmatched: number; failed: number; renewalsAllocated: number };
   orders: { seen: number; granted: number; unmatched: number; failed: number };
@@ -31,17 +33,18 @@ function differs(before: Subscription | null, after: Subscription): boolean {
 
 /**
  * Reconciliation (npm run billing:sync, and the daily cron with BILLING_SYNC_IN_CRON=true): Lemon
- * Squeezy retries a webhook only 3 times in about 2.6 minutes, so a missed event is repaired by
- * re-reading every subscription and paid order of the store and applying them through the same
+ * Squeezy retries a webhook only 3 times in about 2.6 minutes (Stripe for 3 days, but an endpoint can
+ * be down longer), so a missed event is repaired by re-reading every subscription and paid order of
+ * the store (Stripe: completed one-time checkouts) and applying them through the same
  * idempotent paths as the webhook: snapshots by updated_at (never overwriting newer state), bonus
  * grants once per order id. Safe to run any number of times. With the local simulator the local
  * database is the provider's store, so there is nothing to re-read.
  */
 export async function syncBilling(options: { provider?: PaymentProvider | null; log?: Logger } = {}): Promise<BillingSyncReport> {
   const log = options.log ?? rootLog;
-  const provider = options.provider === undefined ? lemonSqueezyFromEnv() : options.provider;
+  const provider = options.provider === undefined ? (stripeFromEnv(appBaseUrl()) ?? lemonSqueezyFromEnv()) : options.provider;
   const report: BillingSyncReport = {
-    provider: provider?.name === "lemonsqueezy" ? "lemonsqueezy" : "simulator",
+    provider: provider?.name ?? "simulator",
     subscriptions: { seen: 0, repaired: 0, unchanged: 0, unmatched: 0, failed: 0, renewalsAllocated: 0 },
     orders: { seen: 0, granted: 0, unmatched: 0, failed: 0 },
     message: "",
@@ -77,7 +80,7 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
         userId,
         subscription: remote,
         event: "subscription_updated",
-        provider: "lemonsqueezy",
+        provider: provider.name,
         source: "reconciliation",
       });
       if (result.applied && differs(before, result.subscription)) {
@@ -97,7 +100,7 @@ export async function syncBilling(options: { provider?: PaymentProvider | null; 
   for await (const remote of provider.listSubscriptions()) await applyOne(remote);
   // Local subscriptions the listing did not include (another store, filtered out): ask one by one.
   const missing = await prisma.subscription.findMany({
-    where: { provider: "lemonsqueezy", status: { not: "expired" }, providerSubscriptionId: { notIn: [...seen] } },
+    where: { provider: provider.name, status: { not: "expired" }, providerSubscriptionId: { notIn: [...seen] } },
     select: { providerSubscriptionId: true },
     take: 1000,
   });

@@ -236,7 +236,12 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   async *listSubscriptions(): AsyncIterable<ProviderSubscription> {
-    for await (const sub of this.stripe.subscriptions.list({ status: "all", limit: 100 })) yield this.snapshot(sub);
+    for await (const sub of this.stripe.subscriptions.list({ status: "all", limit: 100 })) {
+      const snapshot = await this.snapshot(sub);
+      // Reconciliation matches a subscription it has no record of by the buyer's email.
+      snapshot.attributes.user_email = await this.customerEmail(idOf(sub.customer));
+      yield snapshot;
+    }
   }
 
   async *listOrders(): AsyncIterable<ProviderOrder> {

@@ -8,6 +8,7 @@ import * as portalSession from "@/app/api/payments/create-portal-session/route";
 import * as receipts from "@/app/api/payments/receipts/route";
 import * as subscription from "@/app/api/payments/subscription/route";
 import * as stripeWebhook from "@/app/api/webhooks/stripe/route";
+import { syncBilling } from "@/lib/billing/sync-billing";
 import { reserveCredits } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { startStripeSimulator, type StripeSimulator } from "@/lib/simulator/stripe/stripe-simulator";
@@ -26,10 +27,16 @@ let simulator: StripeSimulator;
 let webhook: { url: string; close(): Promise<void> };
 let restore: () => void;
 let stripe: Stripe;
+/** While true, the simulator's webhooks go nowhere (an endpoint that was down). */
+let webhooksLost = false;
 
 beforeAll(async () => {
   webhook = await serveRoute(stripeWebhook.POST);
-  simulator = await startStripeSimulator({ apiKey: KEY, webhookSecret: SECRET, webhookUrl: `${webhook.url}/api/webhooks/stripe` });
+  simulator = await startStripeSimulator({
+    apiKey: KEY,
+    webhookSecret: SECRET,
+    webhookUrl: () => (webhooksLost ? "http://127.0.0.1:9/down" : `${webhook.url}/api/webhooks/stripe`),
+  });
   restore = setEnv({
     PAYMENT_PROVIDER: "stripe",
     STRIPE_SECRET_KEY: KEY,
@@ -194,6 +201,49 @@ describe("Stripe as the payment provider (official package → local Stripe simu
     const url = String(portal.body.url ?? portal.body.portalUrl);
     expect(url).toMatch(new RegExp(`^${simulator.url}/portal/bps_`));
     expect(await (await fetch(url)).text()).toContain("cancels at period end");
+  });
+});
+
+describe("reconciliation with Stripe (npm run billing:sync)", () => {
+  it("repairs what lost webhooks missed: the subscription from Stripe's list, the pack from its completed checkout; a second run changes nothing", async () => {
+    const email = `stripe-sync-${Date.now()}@example.com`;
+    const { user, cookie } = await signIn(email);
+    webhooksLost = true;
+    try {
+      const res = await call(createCheckout.POST, {
+        path: "/api/payments/create-checkout",
+        cookie,
+        body: { variantId: "local-basic-monthly" },
+      });
+      await pay(res.body.checkoutUrl);
+      const pack = await stripe.checkout.sessions.create({
+        mode: "payment",
+        line_items: [{ price: "local-bonus-basic-500", quantity: 1 }],
+        success_url: "http://localhost:3000/done",
+        customer_email: email,
+        metadata: { price_id: "local-bonus-basic-500" },
+      });
+      await pay(pack.url!);
+    } finally {
+      webhooksLost = false;
+    }
+    const prisma = await db();
+    expect(await prisma.subscription.count({ where: { userId: user.id } })).toBe(0);
+
+    const report = await syncBilling();
+    expect(report.provider).toBe("stripe");
+    expect(report.subscriptions.repaired).toBeGreaterThanOrEqual(1);
+    expect(report.orders.granted).toBe(1);
+    expect(await prisma.subscription.findFirstOrThrow({ where: { userId: user.id } })).toMatchObject({
+      provider: "stripe",
+      tier: "basic",
+      status: "active",
+    });
+    expect(await prisma.bonusPurchase.findFirstOrThrow({ where: { userId: user.id } })).toMatchObject({ credits: 500, remaining: 500 });
+
+    const again = await syncBilling();
+    expect(again.orders.granted).toBe(0);
+    expect(await prisma.bonusPurchase.count({ where: { userId: user.id } })).toBe(1);
   });
 });
 
