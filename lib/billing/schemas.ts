@@ -70,10 +70,21 @@ export const receiptsResponse = z.object({
       amount: z.number().meta({ description: "in the currency's smallest unit (cents)" }),
       currency: z.string(),
       refundedAmount: z.number().meta({ description: "refunded so far, in cents" }),
-      status: z.string().meta({ description: "paid | partially_refunded | refunded" }),
+      status: z.string().meta({
+        description:
+          "paid | partially_refunded | refunded | disputed (credits frozen while the bank decides) | charged_back (a lost dispute)",
+      }),
       credits: z.number().meta({ description: "the credits the payment bought" }),
       creditsTakenBack: z.number().meta({ description: "the credits its refunds took back (unspent ones, or as debt)" }),
       refundedAt: z.string().nullable(),
+      dispute: z
+        .object({
+          status: z.string().meta({ description: "open | won | lost" }),
+          amount: z.number().meta({ description: "the disputed amount, in cents" }),
+          creditsHeld: z.number().meta({ description: "unspent credits frozen while the dispute is open" }),
+        })
+        .nullable()
+        .meta({ description: "a dispute (chargeback) on the payment (Stripe), null when none" }),
       receiptUrl: z
         .string()
         .nullable()

@@ -31,5 +31,6 @@ export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "
 export { exportCreditHistory } from "./export-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";
 export { takeBackPayment, type TakeBack } from "./take-back-payment";
+export { disputePayment, type DisputeMove, type DisputeState } from "./dispute-payment";
 export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";
 export { countCreditsGranted } from "./insert-bonus-purchase";

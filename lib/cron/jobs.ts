@@ -29,7 +29,8 @@ export const CRON_JOB_NAMES = ["check-trials", "expire-bonus-credits", "deliver-
 export type CronJobName = (typeof CRON_JOB_NAMES)[number];
 
 const syncInCron = () =>
-  env().BILLING_SYNC_IN_CRON && (Boolean(env().LEMONSQUEEZY_API_KEY) || (env().PAYMENT_PROVIDER === "stripe" && Boolean(env().STRIPE_SECRET_KEY)));
+  env().BILLING_SYNC_IN_CRON &&
+  (Boolean(env().LEMONSQUEEZY_API_KEY) || (env().PAYMENT_PROVIDER === "stripe" && Boolean(env().STRIPE_SECRET_KEY)));
 
 export const CRON_JOBS: Record<CronJobName, CronJob> = {
   "check-trials": {

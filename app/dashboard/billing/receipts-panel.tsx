@@ -5,7 +5,13 @@ import { Pending } from "@/components/paged-list";
 import type { Receipts } from "@/components/types";
 import { useApi } from "@/components/use-api";
 
-const STATUS: Record<string, string> = { paid: "Paid", partially_refunded: "Partly refunded", refunded: "Refunded" };
+const STATUS: Record<string, string> = {
+  paid: "Paid",
+  partially_refunded: "Partly refunded",
+  refunded: "Refunded",
+  disputed: "Disputed (credits frozen)",
+  charged_back: "Charged back",
+};
 
 /** Every payment of the account, with its provider receipt; refunds say what they took back. */
 export function ReceiptsPanel() {

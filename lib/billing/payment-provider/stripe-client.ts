@@ -21,6 +21,7 @@ import type {
  * table, allocations, receipts and refunds are one code path for both providers.
  */
 export type StripeEvent = Stripe.Event;
+export type StripeInvoice = Stripe.Invoice;
 
 /** Stripe's answer to "a delivery older than this is refused" (seconds): the package's default. */
 export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -142,6 +143,30 @@ export function refundAttributes(charge: Stripe.Charge, at: Date): OrderAttribut
     refunded_at: at.toISOString(),
     updated_at: at.toISOString(),
     urls: { receipt: charge.receipt_url ?? null },
+  };
+}
+
+export interface DisputeAttributes {
+  dispute_id: string;
+  /** open | won | lost */
+  status: "open" | "won" | "lost";
+  amount: number;
+  reason: string | null;
+  created_at: string | null;
+  updated_at: string;
+  [k: string]: unknown;
+}
+
+/** A dispute in the provider shape: a closed one won (or a warning closed, prevented) releases, lost takes back. */
+export function disputeAttributes(dispute: Stripe.Dispute, at: Date): DisputeAttributes {
+  const status = dispute.status === "lost" ? "lost" : ["won", "warning_closed", "prevented"].includes(dispute.status) ? "won" : "open";
+  return {
+    dispute_id: dispute.id,
+    status,
+    amount: dispute.amount,
+    reason: dispute.reason ?? null,
+    created_at: iso(dispute.created),
+    updated_at: at.toISOString(),
   };
 }
 
@@ -355,6 +380,7 @@ export type StripeEventMeaning =
     }
   | { kind: "order"; order: ProviderOrder; userId: string | null }
   | { kind: "refund"; paymentIntentId: string; attributes: ReturnType<typeof refundAttributes>; userId: string | null }
+  | { kind: "dispute"; name: "payment_dispute_opened" | "payment_dispute_closed"; paymentIntentId: string; attributes: DisputeAttributes }
   | { kind: "ignored"; why: string };
 
 const SUBSCRIPTION_EVENTS: Record<string, Extract<StripeEventMeaning, { kind: "subscription" }>["name"]> = {
@@ -402,6 +428,17 @@ export function stripeEventMeaning(event: StripeEvent): StripeEventMeaning {
     const paymentIntentId = idOf(charge.payment_intent);
     if (!paymentIntentId) return { kind: "ignored", why: "a charge without a payment intent" };
     return { kind: "refund", paymentIntentId, attributes: refundAttributes(charge, at), userId: charge.metadata?.user_id || null };
+  }
+  if (event.type === "charge.dispute.created" || event.type === "charge.dispute.closed") {
+    const dispute = event.data.object as Stripe.Dispute;
+    const paymentIntentId = idOf(dispute.payment_intent);
+    if (!paymentIntentId) return { kind: "ignored", why: "a dispute without a payment intent" };
+    return {
+      kind: "dispute",
+      name: event.type === "charge.dispute.created" ? "payment_dispute_opened" : "payment_dispute_closed",
+      paymentIntentId,
+      attributes: disputeAttributes(dispute, at),
+    };
   }
   return { kind: "ignored", why: `event type ${event.type} is not handled` };
 }

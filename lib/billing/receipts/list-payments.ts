@@ -15,6 +15,8 @@ export interface Receipt {
   credits: number;
   creditsTakenBack: number;
   refundedAt: string | null;
+  /** A dispute (chargeback): open | won | lost (null: none), the amount disputed, and the credits frozen while it is open. */
+  dispute: { status: string; amount: number; creditsHeld: number } | null;
   /** The provider's receipt or invoice (the local simulator's receipt page, valid 24 hours). */
   receiptUrl: string | null;
 }
@@ -43,6 +45,7 @@ export function receiptOf(p: Payment): Omit<Receipt, "receiptUrl"> {
     credits: p.credits,
     creditsTakenBack: p.creditsTakenBack,
     refundedAt: p.refundedAt?.toISOString() ?? null,
+    dispute: p.disputeStatus ? { status: p.disputeStatus, amount: p.disputedAmount, creditsHeld: p.creditsHeld } : null,
   };
 }
 

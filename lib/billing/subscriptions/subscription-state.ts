@@ -20,8 +20,10 @@ export const PAYMENT_EVENTS = [...SNAPSHOT_EVENTS, ...INVOICE_EVENTS, "order_cre
 
 /** Refunds (not in SPEC §6): they change no subscription state; they take back what a payment bought. */
 export const REFUND_EVENTS = ["order_refunded", "subscription_payment_refunded"] as const;
-/** Every payment event the webhook handles: SPEC §6's eleven and the refunds. */
-export const HANDLED_PAYMENT_EVENTS = [...PAYMENT_EVENTS, ...REFUND_EVENTS] as const;
+/** Disputes (Stripe's charge.dispute.*; Lemon Squeezy sends none): they freeze, give back or take back a payment's credits. */
+export const DISPUTE_EVENTS = ["payment_dispute_opened", "payment_dispute_closed"] as const;
+/** Every payment event the webhook handles: SPEC §6's eleven, the refunds and the disputes. */
+export const HANDLED_PAYMENT_EVENTS = [...PAYMENT_EVENTS, ...REFUND_EVENTS, ...DISPUTE_EVENTS] as const;
 
 export type SnapshotEvent = (typeof SNAPSHOT_EVENTS)[number];
 export type RefundEvent = (typeof REFUND_EVENTS)[number];

@@ -2,6 +2,7 @@ import type { HandledPaymentEvent } from "@/lib/billing/subscriptions/subscripti
 import { handleOrderRefunded } from "./handle-order-refunded";
 import { handleSubscriptionPaymentRefunded } from "./handle-subscription-payment-refunded";
 import { handleOrderCreated } from "./handle-order-created";
+import { handlePaymentDispute } from "./handle-payment-dispute";
 import { handleSubscriptionCancelled } from "./handle-subscription-cancelled";
 import { handleSubscriptionCreated } from "./handle-subscription-created";
 import { handleSubscriptionExpired } from "./handle-subscription-expired";
@@ -14,7 +15,7 @@ import { handleSubscriptionUnpaused } from "./handle-subscription-unpaused";
 import { handleSubscriptionUpdated } from "./handle-subscription-updated";
 import type { PaymentEventHandler } from "./types";
 
-/** The 11 payment event types of SPEC §6 and the two refunds, one handler file each. */
+/** The 11 payment event types of SPEC §6, the two refunds and the disputes, one handler file each. */
 export const PAYMENT_EVENT_HANDLERS: Record<HandledPaymentEvent, PaymentEventHandler> = {
   subscription_created: handleSubscriptionCreated,
   subscription_updated: handleSubscriptionUpdated,
@@ -29,4 +30,6 @@ export const PAYMENT_EVENT_HANDLERS: Record<HandledPaymentEvent, PaymentEventHan
   order_created: handleOrderCreated,
   order_refunded: handleOrderRefunded,
   subscription_payment_refunded: handleSubscriptionPaymentRefunded,
+  payment_dispute_opened: handlePaymentDispute,
+  payment_dispute_closed: handlePaymentDispute,
 };

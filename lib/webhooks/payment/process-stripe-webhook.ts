@@ -5,6 +5,7 @@ import {
   stripeWebhookSecret,
   verifyStripeEvent,
   type StripeEvent,
+  type StripeInvoice,
   type StripeEventMeaning,
   StripePaymentProvider,
   invoiceAttributes,
@@ -55,6 +56,26 @@ async function processStripeWebhookUnobserved(rawBody: string, signature: string
   return { ...(await runPaymentDelivery(delivery.id, event, log)), type: stripeEvent.type };
 }
 
+/**
+ * What a PaymentIntent paid: a credit pack (recorded under the PaymentIntent's id) or a subscription
+ * invoice (Stripe's invoice payments name it; recorded under the invoice's id), and whose it is.
+ */
+async function paymentOfIntent(paymentIntentId: string): Promise<{ userId: string | null; invoice: StripeInvoice | null }> {
+  const prisma = await db();
+  const receipt = await prisma.payment.findUnique({
+    where: { provider_providerPaymentId: { provider: "stripe", providerPaymentId: paymentIntentId } },
+    select: { userId: true, kind: true },
+  });
+  if (receipt?.kind === "pack") return { userId: receipt.userId, invoice: null };
+  const invoice = (await stripeProvider()?.invoiceOfPayment(paymentIntentId)) ?? null;
+  if (!invoice?.id) return { userId: receipt?.userId ?? null, invoice: null };
+  const invoiceReceipt = await prisma.payment.findUnique({
+    where: { provider_providerPaymentId: { provider: "stripe", providerPaymentId: invoice.id } },
+    select: { userId: true },
+  });
+  return { userId: invoiceReceipt?.userId ?? invoice.parent?.subscription_details?.metadata?.user_id ?? null, invoice };
+}
+
 function stripeProvider(): StripePaymentProvider | null {
   const provider = paymentProvider();
   return provider instanceof StripePaymentProvider ? provider : null;
@@ -96,14 +117,16 @@ async function paymentEventOf(stripeEvent: StripeEvent, meaning: StripeEventMean
           },
         },
       });
-    case "refund": {
-      const prisma = await db();
-      const receipt = await prisma.payment.findUnique({
-        where: { provider_providerPaymentId: { provider: "stripe", providerPaymentId: meaning.paymentIntentId } },
-        select: { userId: true, kind: true },
+    case "dispute": {
+      const paid = await paymentOfIntent(meaning.paymentIntentId);
+      return toPaymentEvent({
+        meta: { event_name: meaning.name, custom_data: custom(paid.userId) },
+        data: { id: paid.invoice?.id ?? meaning.paymentIntentId, type: "disputes", attributes: meaning.attributes },
       });
-      const userId = receipt?.userId ?? meaning.userId;
-      const invoice = receipt?.kind === "pack" ? null : await stripeProvider()?.invoiceOfPayment(meaning.paymentIntentId);
+    }
+    case "refund": {
+      const { userId: recorded, invoice } = await paymentOfIntent(meaning.paymentIntentId);
+      const userId = recorded ?? meaning.userId;
       if (invoice) {
         const invoiceAttrs = invoiceAttributes(invoice, new Date(stripeEvent.created * 1000));
         return toPaymentEvent({

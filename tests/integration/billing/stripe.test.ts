@@ -204,6 +204,72 @@ describe("Stripe as the payment provider (official package → local Stripe simu
   });
 });
 
+describe("disputes (charge.dispute.created / closed)", () => {
+  const dispute = (paymentIntent: string, status?: string) =>
+    fetch(`${simulator.url}/_simulator/disputes`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ payment_intent: paymentIntent, ...(status ? { status } : {}) }),
+    });
+
+  async function packBought(label: string) {
+    const { user, cookie } = await subscribedToBasic(`stripe-dispute-${label}-${Date.now()}@example.com`);
+    await (await db()).user.update({ where: { id: user.id }, data: { bonusCreditsAutoUse: true } });
+    const res = await call(creditsCheckout.POST, { path: "/api/credits/checkout", cookie, body: { variantId: "local-bonus-basic-500" } });
+    await pay(res.body.checkoutUrl);
+    const receipt = await (await db()).payment.findFirstOrThrow({ where: { userId: user.id, kind: "pack" } });
+    return { user, receipt };
+  }
+
+  it("an open dispute freezes the pack's unspent credits; won gives them back; replays change nothing", async () => {
+    const { user, receipt } = await packBought("won");
+    await reserveCredits({ userId: user.id, amount: 1100, operation: "chat" }); // 1000 subscription + 100 of the pack
+    expect(await balanceOf(user.id)).toMatchObject({ held: 400, total: 400 });
+
+    expect((await dispute(receipt.providerPaymentId)).status).toBe(200);
+    const prisma = await db();
+    let row = await prisma.payment.findUniqueOrThrow({ where: { id: receipt.id } });
+    expect(row).toMatchObject({ status: "disputed", disputeStatus: "open", creditsHeld: 400, disputedAmount: 499 });
+    let balance = await balanceOf(user.id);
+    expect(balance).toMatchObject({ held: 0, debt: 0, total: 0 });
+    expect(balance.ledger).toBe(balance.total);
+
+    // The same event again: nothing frozen twice.
+    const opened = simulator.events.findLast((e) => e.event.type === "charge.dispute.created")!;
+    const payload = JSON.stringify({ ...opened.event, id: `${opened.event.id}_replayed` });
+    await call(stripeWebhook.POST, {
+      path: "/api/webhooks/stripe",
+      rawBody: payload,
+      headers: {
+        "content-type": "application/json",
+        "stripe-signature": Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }),
+      },
+    });
+    expect((await balanceOf(user.id)).total).toBe(0);
+
+    expect((await dispute(receipt.providerPaymentId, "won")).status).toBe(200);
+    row = await prisma.payment.findUniqueOrThrow({ where: { id: receipt.id } });
+    expect(row).toMatchObject({ status: "paid", disputeStatus: "won", creditsHeld: 0 });
+    balance = await balanceOf(user.id);
+    expect(balance).toMatchObject({ held: 400, debt: 0, total: 400 });
+    expect(balance.ledger).toBe(balance.total);
+  });
+
+  it("a lost dispute keeps the frozen credits and takes back the rest as a refund: what was spent becomes debt", async () => {
+    const { user, receipt } = await packBought("lost");
+    await reserveCredits({ userId: user.id, amount: 1100, operation: "chat" });
+    await dispute(receipt.providerPaymentId);
+    await dispute(receipt.providerPaymentId, "lost");
+    const prisma = await db();
+    const row = await prisma.payment.findUniqueOrThrow({ where: { id: receipt.id } });
+    expect(row).toMatchObject({ status: "charged_back", disputeStatus: "lost", creditsTakenBack: 500 });
+    const balance = await balanceOf(user.id);
+    expect(balance).toMatchObject({ held: 0, debt: 100, total: -100 });
+    expect(balance.ledger).toBe(balance.total);
+    await expect(reserveCredits({ userId: user.id, amount: 1, operation: "chat" })).rejects.toMatchObject({ code: "insufficient_credits" });
+  });
+});
+
 describe("reconciliation with Stripe (npm run billing:sync)", () => {
   it("repairs what lost webhooks missed: the subscription from Stripe's list, the pack from its completed checkout; a second run changes nothing", async () => {
     const email = `stripe-sync-${Date.now()}@example.com`;
