@@ -91,7 +91,7 @@ const layeredPaths = LIB_LAYERS.flat().map(libPath);
  */
 const ROOMS = {
   ai: [["chat", "images", "speech", "content"], ["pricing"], ["providers"], ["catalog", "audio"]],
-  billing: [["checkout"], ["subscriptions"], ["receipts"], ["payment-provider"]],
+  billing: [["auto-recharge"], ["checkout"], ["subscriptions"], ["receipts"], ["payment-provider"]],
 };
 const roomRules = Object.entries(ROOMS).flatMap(([domain, layers]) =>
   layers.flatMap((layer, i) =>

@@ -92,3 +92,51 @@ export const receiptsResponse = z.object({
     }),
   ),
 });
+
+/** PUT /api/credits/auto-recharge. */
+export const autoRechargeBody = z.strictObject({
+  enabled: z.boolean(),
+  threshold: z.number().int().min(0).max(10_000_000).meta({ description: "a top-up starts when a charge leaves the balance under this" }),
+  variantId: z.string().min(1).max(200).meta({ description: "the bonus package bought each time (one of the tier's)" }),
+  monthlyMaxCount: z.number().int().min(1).max(100).meta({ description: "at most this many top-ups per calendar month (UTC)" }),
+  monthlyMaxAmount: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000_000)
+    .meta({ description: "at most this much money per calendar month, in cents (at least one top-up)" }),
+});
+
+/** GET and PUT /api/credits/auto-recharge. */
+export const autoRechargeResponse = z.object({
+  available: z.boolean().meta({ description: "whether auto-recharge can run here (Stripe, and a saved card)" }),
+  unavailableReason: z.string().nullable(),
+  settings: z
+    .object({
+      enabled: z.boolean(),
+      threshold: z.number(),
+      variantId: z.string(),
+      credits: z.number(),
+      amount: z.number().meta({ description: "cents" }),
+      currency: z.string(),
+      monthlyMaxCount: z.number(),
+      monthlyMaxAmount: z.number().meta({ description: "cents" }),
+      pausedAt: z.string().nullable().meta({ description: "set when a top-up failed: auto-recharge waits for the owner" }),
+      pausedReason: z.string().nullable(),
+    })
+    .nullable(),
+  card: z.string().nullable().meta({ description: "the saved card, e.g. visa ending 4242" }),
+  packages: z.array(z.object({ variantId: z.string(), credits: z.number(), price: z.number() })),
+  thisMonth: z.object({ count: z.number(), amount: z.number().meta({ description: "cents" }) }),
+  recent: z.array(
+    z.object({
+      id: z.string(),
+      status: z.string().meta({ description: "claimed | processing | succeeded | failed" }),
+      credits: z.number(),
+      amount: z.number(),
+      createdAt: z.string(),
+      finishedAt: z.string().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+});

@@ -1,3 +1,4 @@
+import { runDueAutoRecharges } from "@/lib/billing/auto-recharge/run-auto-recharges";
 import { expireTrials } from "@/lib/billing/subscriptions/expire-trials";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { env } from "@/lib/config/env";
@@ -67,15 +68,17 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
   "deliver-webhooks": {
     job: "deliver-webhooks",
     schedule: "*/5 * * * *",
-    summary: "Send due outbound webhooks and alert emails (retries with backoff for 24 hours)",
+    summary: "Send due outbound webhooks and alert emails (retries with backoff for 24 hours); pay claimed auto-recharges (Stripe)",
     active: () => true,
     inactiveMessage: "",
     run: async () => {
+      // Top-ups first: their events are then sent in the same run (serverless deployments have no server loop).
+      const recharges = env().PAYMENT_PROVIDER === "stripe" ? await runDueAutoRecharges() : null;
       const run = await deliverDue();
       return {
-        message: `Delivered ${run.delivered}, ${run.retrying} to retry, ${run.failed} failed for good`,
+        message: `Delivered ${run.delivered}, ${run.retrying} to retry, ${run.failed} failed for good${recharges ? `; auto-recharges: ${recharges.paid} paid, ${recharges.failed} failed, ${recharges.waiting} waiting` : ""}`,
         count: run.delivered,
-        details: { ...run },
+        details: { ...run, ...(recharges ? { autoRecharges: recharges } : {}) },
       };
     },
   },

@@ -34,6 +34,14 @@ export function emailOfEvent(event: EventEnvelope): { subject: string; text: str
           ? `The key has spent ${n(d.spent)} of its ${n(d.budget)}-credit budget${d.period && d.period !== "total" ? ` for this ${String(d.period)}` : ""}.`
           : `${n(d.used)} of this month's ${n(d.allocation)} credits are spent; ${n(d.balance)} usable credits are left.`;
       break;
+    case "credits.auto_recharge_failed":
+      subject = `Auto-recharge failed: ${n(d.credits)} credits were not bought${who}`;
+      line = `The saved card was not charged: ${String(d.message ?? "the payment failed")}. Auto-recharge is paused until you update the card (billing portal) and turn it on again on the credits page.`;
+      break;
+    case "credits.auto_recharge_succeeded":
+      subject = `Auto-recharge: ${n(d.credits)} credits bought${who}`;
+      line = `${n(d.credits)} credits were bought with the saved card (${(Number(d.amount ?? 0) / 100).toFixed(2)} ${String(d.currency ?? "")}).`;
+      break;
     default:
       subject = `Account notice: ${event.type}`;
       line = "Something changed on your account.";

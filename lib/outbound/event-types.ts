@@ -11,6 +11,8 @@ export const OUTBOUND_EVENT_TYPES = [
   "subscription.cancelled",
   "subscription.expired",
   "key.revoked",
+  "credits.auto_recharge_succeeded",
+  "credits.auto_recharge_failed",
   "webhook.test",
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];

@@ -72,6 +72,26 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   void sweepUploadsInBackground();
   refundStaleReservationsEvery(RESERVATION_SWEEP_MS);
   deliverOutboundEvery(OUTBOUND_DELIVERY_MS);
+  if (e.PAYMENT_PROVIDER === "stripe") payAutoRechargesEvery(AUTO_RECHARGE_MS);
+}
+
+/** How often each server pays the top-ups charges claimed (a lease per top-up keeps instances apart). */
+const AUTO_RECHARGE_MS = 3_000;
+
+function payAutoRechargesEvery(ms: number): void {
+  let running = false;
+  setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      const { runDueAutoRecharges } = await import("@/lib/billing/auto-recharge/run-auto-recharges");
+      await runDueAutoRecharges();
+    } catch (error) {
+      log.error("auto-recharge run failed", { error: (error as Error).message });
+    } finally {
+      running = false;
+    }
+  }, ms).unref();
 }
 
 /** How often each server sends due outbound webhooks and alert emails (a lease per endpoint keeps instances apart). */

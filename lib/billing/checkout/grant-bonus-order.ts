@@ -47,6 +47,7 @@ export async function grantBonusOrder(input: {
       credits: match.bonusPackage.credits,
       bonusPurchaseId: purchaseId,
       paidAt: timeOf(a.created_at) ?? new Date(),
+      providerCustomerId: a.customer_id ? String(a.customer_id) : null,
     },
     new Date(),
   );

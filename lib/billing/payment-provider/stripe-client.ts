@@ -129,6 +129,22 @@ export function orderOfSession(session: Stripe.Checkout.Session, at: Date): Prov
   return { id: paymentIntent, attributes };
 }
 
+/** A paid PaymentIntent that bought a pack without a checkout (auto-recharge) as an order. */
+export function orderOfIntent(intent: Stripe.PaymentIntent, at: Date): ProviderOrder {
+  return {
+    id: intent.id,
+    attributes: {
+      customer_id: idOf(intent.customer),
+      status: intent.status === "succeeded" ? "paid" : intent.status,
+      total: intent.amount_received || intent.amount,
+      currency: intent.currency.toUpperCase(),
+      first_order_item: { variant_id: intent.metadata?.price_id ?? "" },
+      created_at: iso(intent.created),
+      updated_at: at.toISOString(),
+    },
+  };
+}
+
 /** A charge's refunds so far in the provider's order shape (what the refund rules read). */
 export function refundAttributes(charge: Stripe.Charge, at: Date): OrderAttributes & { refunded_amount: number } {
   return {
@@ -169,6 +185,11 @@ export function disputeAttributes(dispute: Stripe.Dispute, at: Date): DisputeAtt
     updated_at: at.toISOString(),
   };
 }
+
+export type OffSessionCharge =
+  | { status: "succeeded"; paymentIntentId: string; receiptUrl: string | null }
+  | { status: "processing"; paymentIntentId: string }
+  | { status: "failed"; code: string; message: string; paymentIntentId: string | null };
 
 /** Stripe's error as ours: its message for the client when it is about the request, else upstream_failed. */
 function fromStripeError(error: unknown): AppError {
@@ -211,7 +232,8 @@ export class StripePaymentProvider implements PaymentProvider {
         metadata,
         ...(match.kind === "plan"
           ? { subscription_data: { metadata, ...(req.trialDays ? { trial_period_days: req.trialDays } : {}) } }
-          : { payment_intent_data: { metadata } }),
+          : // The card is saved for payments made without the buyer (auto-recharge), as Stripe's top-up flows do.
+            { payment_intent_data: { metadata, setup_future_usage: "off_session" as const } }),
       }),
     );
     if (!session.url) throw new AppError("upstream_failed", "Payment provider answered a checkout without an address");
@@ -289,6 +311,69 @@ export class StripePaymentProvider implements PaymentProvider {
     const invoiceId = idOf(links.data[0]?.invoice as string | null);
     if (!invoiceId) return null;
     return this.call(() => this.stripe.invoices.retrieve(invoiceId));
+  }
+
+  /** The card a customer saved for payments made without them (auto-recharge): the default one, else the first. */
+  async savedCard(customerId: string): Promise<{ id: string; label: string } | null> {
+    const customer = await this.call(() => this.stripe.customers.retrieve(customerId));
+    if ("deleted" in customer && customer.deleted) return null;
+    const cards = await this.call(() => this.stripe.customers.listPaymentMethods(customerId, { limit: 10 }));
+    const preferred = idOf((customer as Stripe.Customer).invoice_settings?.default_payment_method as string | null);
+    const card = cards.data.find((m) => m.id === preferred) ?? cards.data[0];
+    if (!card) return null;
+    return { id: card.id, label: card.card ? `${card.card.brand} ending ${card.card.last4}` : card.type };
+  }
+
+  /**
+   * A payment made without the customer (off-session) with their saved card, once per idempotency
+   * key (a retry after a lost answer gets the same PaymentIntent). A decline or a bank that wants the
+   * customer present is an answer (failed, with Stripe's code), not an error; an unreachable Stripe throws.
+   */
+  async chargeSavedCard(input: {
+    customerId: string;
+    amount: number;
+    currency: string;
+    description: string;
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<OffSessionCharge> {
+    const card = await this.savedCard(input.customerId);
+    if (!card)
+      return {
+        status: "failed",
+        code: "no_saved_card",
+        message: "No saved card: buy a credit pack once to save one",
+        paymentIntentId: null,
+      };
+    try {
+      const intent = await this.stripe.paymentIntents.create(
+        {
+          amount: input.amount,
+          currency: input.currency.toLowerCase(),
+          customer: input.customerId,
+          payment_method: card.id,
+          off_session: true,
+          confirm: true,
+          description: input.description,
+          metadata: input.metadata,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      if (intent.status === "succeeded") return { status: "succeeded", paymentIntentId: intent.id, receiptUrl: null };
+      if (intent.status === "processing") return { status: "processing", paymentIntentId: intent.id };
+      return {
+        status: "failed",
+        code: "authentication_required",
+        message: "The bank asks the cardholder to confirm this payment",
+        paymentIntentId: intent.id,
+      };
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeCardError) {
+        const intent = (error.raw as { payment_intent?: { id?: string } } | undefined)?.payment_intent;
+        return { status: "failed", code: error.code ?? "card_declined", message: error.message, paymentIntentId: intent?.id ?? null };
+      }
+      throw fromStripeError(error);
+    }
   }
 
   /** The email of a customer (subscription events name only the customer's id). */
@@ -422,6 +507,12 @@ export function stripeEventMeaning(event: StripeEvent): StripeEventMeaning {
     if (order.attributes.status !== "paid")
       return { kind: "ignored", why: `checkout payment ${String(order.attributes.status)}; the payment's own event follows` };
     return { kind: "order", order, userId: session.metadata?.user_id || session.client_reference_id || null };
+  }
+  if (event.type === "payment_intent.succeeded") {
+    const intent = event.data.object as Stripe.PaymentIntent;
+    // Checkout's packs arrive as checkout.session.completed; an auto-recharge has no checkout.
+    if (!intent.metadata?.auto_recharge_id) return { kind: "ignored", why: "a checkout's payment: checkout.session.completed carries it" };
+    return { kind: "order", order: orderOfIntent(intent, at), userId: intent.metadata.user_id || null };
   }
   if (event.type === "charge.refunded") {
     const charge = event.data.object as Stripe.Charge;

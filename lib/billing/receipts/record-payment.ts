@@ -23,6 +23,8 @@ export interface PaymentRecord {
   paidAt: Date;
   /** Refunded so far (cents), when the event that records it is a refund. */
   refundedAmount?: number;
+  /** The customer at the provider who paid (Stripe: whose saved card auto-recharge may charge). */
+  providerCustomerId?: string | null;
 }
 
 /**
@@ -34,16 +36,17 @@ export async function recordPayment(input: PaymentRecord, tx?: Prisma.Transactio
   const client = tx ?? (await db());
   const [row] = await client.$queryRaw<{ id: string; refunded_amount: number }[]>`
     INSERT INTO payments (id, user_id, provider, provider_payment_id, kind, description, amount, currency, receipt_url, credits,
-                          bonus_purchase_id, allocation_cycle, paid_at, refunded_amount, created_at, updated_at)
+                          bonus_purchase_id, allocation_cycle, paid_at, refunded_amount, provider_customer_id, created_at, updated_at)
     VALUES (${randomUUID()}::text, ${input.userId}::text, ${input.provider}::text, ${input.providerPaymentId}::text, ${input.kind}::text,
             ${input.description}::text, ${Math.max(0, Math.trunc(input.amount))}::int, ${input.currency.toUpperCase()}::text,
             ${input.receiptUrl ?? null}::text, ${input.credits ?? 0}::int, ${input.bonusPurchaseId ?? null}::text,
-            ${input.allocationCycle ?? null}::text, ${input.paidAt}::timestamptz, 0, now(), now())
+            ${input.allocationCycle ?? null}::text, ${input.paidAt}::timestamptz, 0, ${input.providerCustomerId ?? null}::text, now(), now())
     ON CONFLICT (provider, provider_payment_id) DO UPDATE SET
       credits = GREATEST(payments.credits, EXCLUDED.credits),
       bonus_purchase_id = COALESCE(payments.bonus_purchase_id, EXCLUDED.bonus_purchase_id),
       allocation_cycle = COALESCE(payments.allocation_cycle, EXCLUDED.allocation_cycle),
       receipt_url = COALESCE(EXCLUDED.receipt_url, payments.receipt_url),
+      provider_customer_id = COALESCE(payments.provider_customer_id, EXCLUDED.provider_customer_id),
       amount = GREATEST(payments.amount, EXCLUDED.amount),
       updated_at = now()
     RETURNING id, refunded_amount`;

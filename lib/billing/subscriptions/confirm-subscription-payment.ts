@@ -63,6 +63,7 @@ export async function confirmSubscriptionPayment(input: InvoiceEventInput): Prom
           credits: allocation?.amount ?? 0,
           allocationCycle: allocation ? cycleKey : null,
           paidAt: input.occurredAt,
+          providerCustomerId: a.customer_id ? String(a.customer_id) : subscription.providerCustomerId,
         },
         tx,
       );

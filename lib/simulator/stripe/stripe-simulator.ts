@@ -13,7 +13,7 @@ import { field, item, parseFormParams, stringMap, text, type FormValue } from ".
  * package's own generateTestHeaderString). The official package is pointed at it by host and port
  * (STRIPE_API_BASE). State is in memory: a restart forgets it, as a fresh test account would.
  * Prices are the pricing catalog's ids. Test controls (renew, fail a renewal, open or close a
- * dispute) are under /_simulator/.
+ * dispute, make a customer's saved card decline or ask for authentication) are under /_simulator/.
  */
 export interface StripeSimulatorOptions {
   /** Where webhooks go (the app's /api/webhooks/stripe). */
@@ -41,6 +41,8 @@ class SimError extends Error {
     message: string,
     readonly param?: string,
     readonly code?: string,
+    /** A card error's PaymentIntent. */
+    readonly paymentIntent?: StripeObject,
   ) {
     super(message);
   }
@@ -303,6 +305,8 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
         },
       };
       subscriptions.set(sub.id, sub);
+      // A subscription's card is saved to its customer, as Stripe does.
+      (customer.invoice_settings as Record<string, unknown>).default_payment_method ??= newId("pm");
       session.subscription = sub.id;
       session.payment_status = trialEnd ? "no_payment_required" : "paid";
       const { invoice } = invoiceFor(sub, "subscription_create", true, Boolean(trialEnd));
@@ -478,6 +482,44 @@ export async function startStripeSimulator(options: StripeSimulatorOptions): Pro
     return created;
   }
 
+  /** A PaymentIntent confirmed at once with a saved card (off-session); the customer's card behaviour decides. */
+  async function offSessionPayment(p: Record<string, FormValue>): Promise<StripeObject> {
+    const customer = customers.get(text(p.customer) ?? "");
+    if (!customer) throw new SimError(400, `No such customer: '${text(p.customer) ?? ""}'`, "customer", "resource_missing");
+    const pm = text(p.payment_method);
+    const saved = (customer.invoice_settings as { default_payment_method: string | null }).default_payment_method;
+    if (!pm || pm !== saved) throw new SimError(400, `No such PaymentMethod: '${pm ?? ""}'`, "payment_method", "resource_missing");
+    const amount = Number(text(p.amount));
+    if (!Number.isInteger(amount) || amount <= 0) throw new SimError(400, "Invalid positive integer", "amount");
+    const currency = text(p.currency) ?? "usd";
+    const behaviour = String(customer.sim_card ?? "ok");
+    if (behaviour !== "ok") {
+      const failed: StripeObject = {
+        id: newId("pi"),
+        object: "payment_intent",
+        amount,
+        currency,
+        customer: customer.id,
+        metadata: stringMap(p.metadata),
+        status: "requires_payment_method",
+        created: now(),
+        last_payment_error: {
+          code: behaviour === "authenticate" ? "authentication_required" : "card_declined",
+          message: behaviour === "authenticate" ? "This payment requires authentication." : "Your card was declined.",
+        },
+      };
+      paymentIntents.set(failed.id, failed);
+      await emit("payment_intent.payment_failed", failed);
+      const error = failed.last_payment_error as { code: string; message: string };
+      throw new SimError(402, error.message, "payment_method", error.code, failed);
+    }
+    const { pi, charge } = pay(amount, currency, customer.id, stringMap(p.metadata), text(p.description) ?? "Off-session payment");
+    pi.payment_method = pm;
+    await emit("payment_intent.succeeded", pi);
+    await emit("charge.succeeded", charge);
+    return pi;
+  }
+
   async function dispute(p: Record<string, FormValue>): Promise<StripeObject> {
     const pi = paymentIntents.get(text(p.payment_intent) ?? "");
     const charge = pi ? charges.get(String(pi.latest_charge)) : undefined;
@@ -555,8 +597,25 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
     };
     if (resource === "customers") {
       if (method === "POST" && !id) return customerFor({ email: text(p.email), name: text(p.name), metadata: stringMap(p.metadata) });
+      if (method === "GET" && id && sub === "payment_methods") {
+        const customer = one(customers, id, "customer");
+        const pm = (customer.invoice_settings as { default_payment_method: string | null }).default_payment_method;
+        const cards = pm
+          ? [
+              {
+                id: pm,
+                object: "payment_method",
+                type: "card",
+                customer: id,
+                card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2030 },
+              },
+            ]
+          : [];
+        return list(cards, p, `/v1/customers/${id}/payment_methods`);
+      }
       if (method === "GET" && id) return one(customers, id, "customer");
     }
+    if (resource === "payment_intents" && method === "POST" && !id) return offSessionPayment(p);
     if (resource === "checkout" && id === "sessions") {
       const sessionId = sub;
       if (method === "POST" && !sessionId) return publicSession(await createSession(p));
@@ -637,6 +696,14 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
       return renew(s, action === "renew");
     }
     if (resource === "disputes") return dispute(p);
+    if (resource === "customers" && action === "card") {
+      const customer = customers.get(id);
+      if (!customer) throw new SimError(404, `No such customer: '${id}'`);
+      const behaviour = text(p.behaviour) ?? "ok";
+      if (!["ok", "decline", "authenticate"].includes(behaviour)) throw new SimError(400, "behaviour: ok, decline or authenticate");
+      customer.sim_card = behaviour;
+      return { id, behaviour };
+    }
     throw new SimError(404, `Unknown simulator control ${path}`);
   }
 
@@ -712,10 +779,13 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
       if (error instanceof SimError) {
         return send(res, error.status, {
           error: {
-            type: error.status === 401 ? "invalid_request_error" : "invalid_request_error",
+            type: error.status === 402 ? "card_error" : "invalid_request_error",
             message: error.message,
             param: error.param,
             code: error.code,
+            ...(error.paymentIntent
+              ? { payment_intent: error.paymentIntent, decline_code: error.code === "card_declined" ? "generic_decline" : undefined }
+              : {}),
           },
         });
       }

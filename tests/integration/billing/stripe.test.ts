@@ -11,93 +11,33 @@ import * as stripeWebhook from "@/app/api/webhooks/stripe/route";
 import { syncBilling } from "@/lib/billing/sync-billing";
 import { reserveCredits } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
-import { startStripeSimulator, type StripeSimulator } from "@/lib/simulator/stripe/stripe-simulator";
-import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
-import { serveRoute } from "@/tests/helpers/route-server";
+import { balanceOf, startStripeKit, STRIPE_TEST_SECRET, type StripeKit } from "./stripe-kit";
 
 /**
  * Stripe as the payment provider, end to end: our routes call the official package, which talks to
  * the local Stripe simulator over HTTP; the simulator pays checkouts and sends webhooks signed as
- * Stripe signs them to /api/webhooks/stripe behind a real listener.
+ * Stripe signs them to /api/webhooks/stripe behind a real listener (tests/integration/billing/stripe-kit.ts).
  */
-const KEY = "sk_test_integration";
-const SECRET = "whsec_integration_secret";
-let simulator: StripeSimulator;
-let webhook: { url: string; close(): Promise<void> };
-let restore: () => void;
+const SECRET = STRIPE_TEST_SECRET;
+let kit: StripeKit;
+let simulator: StripeKit["simulator"];
 let stripe: Stripe;
-/** While true, the simulator's webhooks go nowhere (an endpoint that was down). */
-let webhooksLost = false;
 
 beforeAll(async () => {
-  webhook = await serveRoute(stripeWebhook.POST);
-  simulator = await startStripeSimulator({
-    apiKey: KEY,
-    webhookSecret: SECRET,
-    webhookUrl: () => (webhooksLost ? "http://127.0.0.1:9/down" : `${webhook.url}/api/webhooks/stripe`),
-  });
-  restore = setEnv({
-    PAYMENT_PROVIDER: "stripe",
-    STRIPE_SECRET_KEY: KEY,
-    STRIPE_WEBHOOK_SECRET: SECRET,
-    STRIPE_API_BASE: simulator.url,
-    RATE_LIMIT_ENABLED: "false",
-  });
-  const base = new URL(simulator.url);
-  stripe = new Stripe(KEY, { host: base.hostname, port: Number(base.port), protocol: "http", telemetry: false });
+  kit = await startStripeKit();
+  ({ simulator, stripe } = kit);
 });
 
 afterAll(async () => {
-  restore();
-  await simulator.close();
-  await webhook.close();
+  await kit.close();
   await closeDb();
 });
 
-async function pay(checkoutUrl: string): Promise<string> {
-  expect(checkoutUrl.startsWith(`${simulator.url}/checkout/cs_test_`)).toBe(true);
-  const page = await fetch(checkoutUrl);
-  expect(page.status).toBe(200);
-  expect(await page.text()).toContain("Stripe simulator");
-  const paid = await fetch(`${checkoutUrl}/pay`, { method: "POST", redirect: "manual" });
-  expect(paid.status).toBe(303);
-  return paid.headers.get("location") ?? "";
-}
-
-async function balanceOf(userId: string) {
-  const prisma = await db();
-  const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId } });
-  const held = (await prisma.bonusPurchase.findMany({ where: { userId, expiresAt: { gt: new Date() } } })).reduce(
-    (s, p) => s + p.remaining,
-    0,
-  );
-  const rows = await prisma.creditTransaction.findMany({ where: { userId } });
-  return {
-    subscription: balance.subscriptionCredits,
-    held,
-    debt: balance.debt,
-    total: balance.subscriptionCredits + held - balance.debt,
-    ledger: rows.reduce((s, r) => s + r.amount, 0),
-  };
-}
+const pay = (checkoutUrl: string) => kit.pay(checkoutUrl);
+const subscribedToBasic = (email: string) => kit.subscribedToBasic(email);
 
 const lastEvents = (n: number) => simulator.events.slice(-n).map((e) => [e.event.type, e.status]);
-
-async function subscribedToBasic(email: string) {
-  const { user, cookie } = await signIn(email);
-  const res = await call(createCheckout.POST, {
-    path: "/api/payments/create-checkout",
-    cookie,
-    body: { variantId: "local-basic-monthly" },
-  });
-  expect(res.status).toBe(200);
-  const landed = await pay(res.body.checkoutUrl);
-  expect(landed).toBe("http://localhost:3000/dashboard?checkout=success");
-  const prisma = await db();
-  const sub = await prisma.subscription.findFirstOrThrow({ where: { userId: user.id } });
-  return { user, cookie, sub };
-}
 
 describe("Stripe as the payment provider (official package → local Stripe simulator → signed webhooks)", () => {
   it("sells a plan: Checkout Session with the user's id, the subscription's events set tier and credits once", async () => {
@@ -274,7 +214,7 @@ describe("reconciliation with Stripe (npm run billing:sync)", () => {
   it("repairs what lost webhooks missed: the subscription from Stripe's list, the pack from its completed checkout; a second run changes nothing", async () => {
     const email = `stripe-sync-${Date.now()}@example.com`;
     const { user, cookie } = await signIn(email);
-    webhooksLost = true;
+    kit.setWebhooksLost(true);
     try {
       const res = await call(createCheckout.POST, {
         path: "/api/payments/create-checkout",
@@ -291,7 +231,7 @@ describe("reconciliation with Stripe (npm run billing:sync)", () => {
       });
       await pay(pack.url!);
     } finally {
-      webhooksLost = false;
+      kit.setWebhooksLost(false);
     }
     const prisma = await db();
     expect(await prisma.subscription.count({ where: { userId: user.id } })).toBe(0);
