@@ -20,6 +20,7 @@ import type {
   portalSessionResponse,
   subscriptionDetailsResponse,
   receiptsResponse,
+  autoRechargeResponse,
 } from "@/lib/billing/schemas";
 import type { apiKeyView, keyCreatedResponse, keysListResponse } from "@/lib/api-keys/schemas";
 import type { TierConfig } from "@/lib/config/pricing";
@@ -54,6 +55,7 @@ export type Usage = z.infer<typeof aiUsageResponse>;
 export type SubscriptionDetails = z.infer<typeof subscriptionDetailsResponse>;
 /** GET /api/payments/receipts */
 export type Receipts = z.infer<typeof receiptsResponse>;
+export type AutoRecharge = z.infer<typeof autoRechargeResponse>;
 /** POST /api/payments/cancel-subscription */
 export type SubscriptionCancelled = z.infer<typeof cancelSubscriptionResponse>;
 /** POST /api/payments/change-plan */

@@ -116,7 +116,7 @@ function startBalancer(instances: RunningServer[]): Promise<Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-export async function startCluster(options: { viaPgBouncer: boolean; instances?: number }): Promise<Cluster> {
+export async function startCluster(options: { viaPgBouncer: boolean; instances?: number; env?: Record<string, string> }): Promise<Cluster> {
   const admin = testDatabaseAdminUrl();
   const redisPort = Number(process.env.TEST_REDIS_PORT);
   if (!redisPort) throw new Error("TEST_REDIS_PORT is not set: scripts/test-services.sh start");
@@ -160,6 +160,7 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
     // One user's AI requests in progress, across the three (held in Redis): 64, so the suite's 64
     // concurrent charges of one user all reach the ledger, and the 65th shows the cap.
     AI_MAX_CONCURRENT_PER_USER: "64",
+    ...options.env,
   };
   const instances = await Promise.all(
     Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })),

@@ -3,6 +3,7 @@ import { waitUntil } from "@/tests/helpers/wait-until";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@/tests/e2e/client";
 import { ensureBuild } from "@/tests/e2e/server";
+import { startStripeSimulator, type StripeSimulator } from "@/lib/simulator/stripe/stripe-simulator";
 import { ADMIN_TOKEN, CRON_SECRET, IDENTITY_SECRET, startCluster, type Cluster } from "./cluster";
 
 /**
@@ -14,6 +15,9 @@ import { ADMIN_TOKEN, CRON_SECRET, IDENTITY_SECRET, startCluster, type Cluster }
  * delivered. Then all of it again through PgBouncer in transaction pooling mode.
  */
 beforeAll(() => ensureBuild(console.log), 600_000);
+
+const STRIPE_KEY = "sk_test_instances";
+const STRIPE_SECRET = "whsec_instances_stripe_secret";
 
 const admin = (c: Cluster, path: string, init: RequestInit = {}) =>
   fetch(`${c.url}${path}`, {
@@ -60,11 +64,74 @@ describe.each([
   { name: "through PgBouncer 1.18 in transaction pooling mode", viaPgBouncer: true },
 ])("three instances, $name", ({ viaPgBouncer }) => {
   let c: Cluster;
+  // Stripe sells here (its local simulator, reached over HTTP by every instance; webhooks through the balancer).
+  let stripe: StripeSimulator;
   beforeAll(async () => {
-    c = await startCluster({ viaPgBouncer });
+    stripe = await startStripeSimulator({
+      apiKey: STRIPE_KEY,
+      webhookSecret: STRIPE_SECRET,
+      webhookUrl: () => `${c.url}/api/webhooks/stripe`,
+    });
+    c = await startCluster({
+      viaPgBouncer,
+      env: { PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: STRIPE_KEY, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_API_BASE: stripe.url },
+    });
   }, 300_000);
   afterAll(async () => {
     await c?.stop();
+    await stripe?.close();
+  });
+
+  it("three instances start one auto-recharge: 32 concurrent charges over them cross the threshold, one top-up is paid once", async () => {
+    const { client, id } = await signedIn(c, `recharge-${viaPgBouncer}@example.com`);
+    const pay = async (path: string, variantId: string) => {
+      const res = await client.json<{ checkoutUrl: string }>(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ variantId }),
+      });
+      expect(res.status).toBe(200);
+      expect((await fetch(`${res.body.checkoutUrl}/pay`, { method: "POST", redirect: "manual" })).status).toBe(303);
+    };
+    await pay("/api/payments/create-checkout", "local-basic-monthly");
+    await pay("/api/credits/checkout", "local-bonus-basic-500"); // 1,000 + 500 credits; the card is saved
+    const on = await client.fetch("/api/credits/auto-recharge", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        enabled: true,
+        threshold: 1400,
+        variantId: "local-bonus-basic-500",
+        monthlyMaxCount: 3,
+        monthlyMaxAmount: 2000,
+      }),
+    });
+    expect(on.status).toBe(200);
+    const results = await Promise.all(
+      Array.from({ length: 32 }, () =>
+        client.fetch("/api/ai/chat", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+        }),
+      ),
+    );
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    await waitUntil(
+      "the top-up to be paid",
+      async () => (await c.sql("SELECT 1 FROM auto_recharges WHERE account_id = $1 AND status = 'succeeded'", [id])).length === 1,
+    );
+    await new Promise((r) => setTimeout(r, 4_000)); // every instance's loop ran again: nothing more is paid
+    const recharges = await c.sql<{ id: string; status: string }>("SELECT id, status FROM auto_recharges WHERE account_id = $1", [id]);
+    expect(recharges).toEqual([expect.objectContaining({ status: "succeeded" })]);
+    const paid = stripe.events.filter(
+      (e) =>
+        e.event.type === "payment_intent.succeeded" &&
+        (e.event.data as { object: { metadata?: { auto_recharge_id?: string } } }).object.metadata?.auto_recharge_id === recharges[0].id,
+    );
+    expect(paid).toHaveLength(1);
+    const packs = await c.sql("SELECT 1 FROM bonus_purchases WHERE user_id = $1", [id]);
+    expect(packs).toHaveLength(2);
   });
 
   it("64 concurrent charges spread over the instances against 20 charges' worth: exactly 20 answered, each settled once, the ledger adds up", async () => {

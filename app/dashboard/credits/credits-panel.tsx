@@ -18,6 +18,7 @@ import type {
 import { Banner, EmptyState, Meter, PageHeader, Spinner, Stat } from "@/components/ui";
 import { LIST_PAGE_SIZE, OffsetPager } from "@/components/paged-list";
 import { useApi } from "@/components/use-api";
+import { AutoRechargePanel } from "./auto-recharge-panel";
 
 const TYPE_LABEL: Record<string, string> = {
   usage: "Usage",
@@ -98,6 +99,7 @@ export function CreditsPanel({ features, currency, bonusExpiryDays, purchaseSucc
         {features.bonusCredits ? (
           <BonusSection currency={currency} bonusExpiryDays={bonusExpiryDays} autoUseToggle={features.userToggle} />
         ) : null}
+        {features.bonusCredits ? <AutoRechargePanel currency={currency} /> : null}
         {features.creditBased ? <AutoUseSection toggleEnabled={features.userToggle} onChange={loadUsage} /> : null}
       </div>
       {features.creditBased ? <UsageChart /> : null}
