@@ -5,7 +5,7 @@ import type { AutoRecharge, AutoRechargeSettings } from "@/lib/generated/prisma/
 import { currentTier } from "../checkout/bonus-packages";
 import { paymentProvider } from "../payment-provider/payment-provider";
 import { StripePaymentProvider } from "../payment-provider/stripe-client";
-import { stripeCustomerOf } from "./stripe-customer";
+import { stripeCustomerOf } from "../payment-provider/stripe-customer";
 
 export interface AutoRechargeInput {
   enabled: boolean;

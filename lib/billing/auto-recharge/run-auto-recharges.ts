@@ -8,7 +8,7 @@ import { emitEvent } from "@/lib/outbound/emit-event";
 import { grantBonusOrder } from "../checkout/grant-bonus-order";
 import { paymentProvider } from "../payment-provider/payment-provider";
 import { StripePaymentProvider } from "../payment-provider/stripe-client";
-import { stripeCustomerOf } from "./stripe-customer";
+import { stripeCustomerOf } from "../payment-provider/stripe-customer";
 
 /** A server paying a top-up holds it this long; a crash leaves it to another run after that. */
 const LEASE_SECONDS = 120;

@@ -276,6 +276,11 @@ export class StripePaymentProvider implements PaymentProvider {
     const sub = await this.call(() => this.stripe.subscriptions.retrieve(id));
     const customer = idOf(sub.customer);
     if (!customer) throw new AppError("not_found", "The subscription has no customer at the payment provider");
+    return this.customerPortalUrlOf(customer);
+  }
+
+  /** The Billing Portal of a customer (an account that bought packs only has no subscription to name). */
+  async customerPortalUrlOf(customer: string): Promise<string> {
     const portal = await this.call(() =>
       this.stripe.billingPortal.sessions.create({ customer, return_url: `${this.baseUrl}/dashboard/billing` }),
     );

@@ -10,6 +10,7 @@ import {
   StripePaymentProvider,
   invoiceAttributes,
 } from "@/lib/billing/payment-provider/stripe-client";
+import { env } from "@/lib/config/env";
 import { db } from "@/lib/db/client";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { observeDelivery } from "@/lib/webhooks/observe-delivery";
@@ -31,6 +32,16 @@ export function processStripeWebhook(rawBody: string, signature: string | null, 
  */
 async function processStripeWebhookUnobserved(rawBody: string, signature: string | null, log: Logger): Promise<PaymentWebhookResult> {
   const stripeEvent = verifyStripeEvent(rawBody, signature, stripeWebhookSecret());
+  // Verified, but Stripe does not sell here: acknowledged, nothing recorded under another provider's name.
+  if (env().PAYMENT_PROVIDER !== "stripe") {
+    return {
+      received: true,
+      type: stripeEvent.type,
+      duplicate: false,
+      status: "ignored",
+      result: "Stripe is not the payment provider here (PAYMENT_PROVIDER)",
+    };
+  }
   const event = await paymentEventOf(stripeEvent, stripeEventMeaning(stripeEvent));
   const { claimed, delivery } = await claimDelivery({
     source: "payment",
@@ -76,9 +87,14 @@ async function paymentOfIntent(paymentIntentId: string): Promise<{ userId: strin
   return { userId: invoiceReceipt?.userId ?? invoice.parent?.subscription_details?.metadata?.user_id ?? null, invoice };
 }
 
+/** The Stripe provider for the lookups an event needs (null with payments switched off: the event still applies). */
 function stripeProvider(): StripePaymentProvider | null {
-  const provider = paymentProvider();
-  return provider instanceof StripePaymentProvider ? provider : null;
+  try {
+    const provider = paymentProvider();
+    return provider instanceof StripePaymentProvider ? provider : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -253,6 +253,26 @@ describe("reconciliation with Stripe (npm run billing:sync)", () => {
   });
 });
 
+describe("the billing portal with Stripe", () => {
+  it("opens for an account that bought a pack only (its customer's saved card), 404 for one that never paid", async () => {
+    const { user, cookie } = await signIn(`stripe-portal-${Date.now()}@example.com`);
+    const none = await call(portalSession.POST, { path: "/api/payments/create-portal-session", cookie, body: {} });
+    expect(none.status).toBe(404);
+    const pack = await stripe.checkout.sessions.create({
+      mode: "payment",
+      line_items: [{ price: "local-bonus-basic-500", quantity: 1 }],
+      success_url: "http://localhost:3000/done",
+      customer_email: user.email!,
+      metadata: { user_id: user.id, price_id: "local-bonus-basic-500" },
+      payment_intent_data: { metadata: { user_id: user.id, price_id: "local-bonus-basic-500" }, setup_future_usage: "off_session" },
+    });
+    await pay(pack.url!);
+    const portal = await call(portalSession.POST, { path: "/api/payments/create-portal-session", cookie, body: {} });
+    expect(portal.status).toBe(200);
+    expect(String(portal.body.url)).toMatch(new RegExp(`^${simulator.url}/portal/bps_`));
+  });
+});
+
 describe("POST /api/webhooks/stripe", () => {
   const deliver = (payload: string, header: string | null) =>
     call(stripeWebhook.POST, {
