@@ -76,6 +76,7 @@ async function payAutoRecharge(row: AutoRecharge, log: Logger): Promise<keyof Au
       return "waiting";
     }
     // Granted once per payment, whichever comes first: this answer or the payment_intent.succeeded webhook.
+    const receipt = await provider.receiptUrlOfPayment(charge.paymentIntentId).catch(() => null);
     await grantBonusOrder({
       userId: row.accountId,
       order: {
@@ -87,6 +88,7 @@ async function payAutoRecharge(row: AutoRecharge, log: Logger): Promise<keyof Au
           customer_id: customer,
           first_order_item: { variant_id: row.variantId },
           created_at: new Date().toISOString(),
+          urls: { receipt },
         },
       },
     });

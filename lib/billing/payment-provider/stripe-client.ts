@@ -381,6 +381,14 @@ export class StripePaymentProvider implements PaymentProvider {
     }
   }
 
+  /** The receipt of a PaymentIntent's charge (a pack's; Stripe's checkout events do not carry it). */
+  async receiptUrlOfPayment(paymentIntentId: string): Promise<string | null> {
+    const intent = await this.call(() => this.stripe.paymentIntents.retrieve(paymentIntentId));
+    const chargeId = idOf(intent.latest_charge as string | null);
+    if (!chargeId) return null;
+    return (await this.call(() => this.stripe.charges.retrieve(chargeId))).receipt_url ?? null;
+  }
+
   /** The email of a customer (subscription events name only the customer's id). */
   async customerEmail(customerId: string | null): Promise<string | null> {
     if (!customerId) return null;

@@ -121,7 +121,11 @@ async function paymentEventOf(stripeEvent: StripeEvent, meaning: StripeEventMean
         meta: { event_name: meaning.name, custom_data: custom(meaning.userId) },
         data: { id: meaning.invoice.id, type: "subscription-invoices", attributes: meaning.invoice.attributes },
       });
-    case "order":
+    case "order": {
+      // The receipt is the charge's: a link for the buyer's billing page (none if Stripe cannot say now).
+      const receipt = await stripeProvider()
+        ?.receiptUrlOfPayment(meaning.order.id)
+        .catch(() => null);
       return toPaymentEvent({
         meta: { event_name: "order_created", custom_data: custom(meaning.userId) },
         data: {
@@ -130,9 +134,11 @@ async function paymentEventOf(stripeEvent: StripeEvent, meaning: StripeEventMean
           attributes: {
             ...meaning.order.attributes,
             first_order_item: { variant_id: meaning.order.attributes.first_order_item?.variant_id || "unknown" },
+            urls: { receipt: receipt ?? null },
           },
         },
       });
+    }
     case "dispute": {
       const paid = await paymentOfIntent(meaning.paymentIntentId);
       return toPaymentEvent({

@@ -75,6 +75,7 @@ describe("Stripe as the payment provider (official package → local Stripe simu
     const receipt = await prisma.payment.findFirstOrThrow({ where: { userId: user.id, kind: "pack" } });
     expect(receipt).toMatchObject({ provider: "stripe", amount: 499, credits: 500, status: "paid" });
     expect(receipt.providerPaymentId).toMatch(/^pi_/);
+    expect(receipt.receiptUrl).toBe(`${simulator.url}/receipts/${receipt.providerPaymentId}`);
 
     // About half the pack refunded through Stripe's API: floor(500 × 249 ÷ 499) = 249 credits taken back.
     await stripe.refunds.create({ payment_intent: receipt.providerPaymentId, amount: 249 });
