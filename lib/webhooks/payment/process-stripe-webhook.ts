@@ -11,6 +11,7 @@ import {
   invoiceAttributes,
 } from "@/lib/billing/payment-provider/stripe-client";
 import { env } from "@/lib/config/env";
+import { isAppError } from "@/lib/errors";
 import { db } from "@/lib/db/client";
 import { log as rootLog, type Logger } from "@/lib/log";
 import { observeDelivery } from "@/lib/webhooks/observe-delivery";
@@ -67,6 +68,12 @@ async function processStripeWebhookUnobserved(rawBody: string, signature: string
   return { ...(await runPaymentDelivery(delivery.id, event, log)), type: stripeEvent.type };
 }
 
+/** A lookup of something Stripe does not have (404) answers nothing; any other failure stands (Stripe retries the delivery). */
+function notFoundAsNull(error: unknown): null {
+  if (isAppError(error) && error.code === "not_found") return null;
+  throw error;
+}
+
 /**
  * What a PaymentIntent paid: a credit pack (recorded under the PaymentIntent's id) or a subscription
  * invoice (Stripe's invoice payments name it; recorded under the invoice's id), and whose it is.
@@ -110,7 +117,9 @@ async function paymentEventOf(stripeEvent: StripeEvent, meaning: StripeEventMean
     case "subscription": {
       const attributes = { ...meaning.subscription.attributes };
       // A registration-first purchase names no user: the customer's email finds (or waits for) the account.
-      if (!meaning.userId) attributes.user_email = (await stripeProvider()?.customerEmail(meaning.customerId)) ?? null;
+      // A customer Stripe no longer knows (deleted) leaves the event without an email: kept pending, not refused.
+      if (!meaning.userId)
+        attributes.user_email = (await stripeProvider()?.customerEmail(meaning.customerId).catch(notFoundAsNull)) ?? null;
       return toPaymentEvent({
         meta: { event_name: meaning.name, custom_data: custom(meaning.userId) },
         data: { id: meaning.subscription.id, type: "subscriptions", attributes },

@@ -308,6 +308,35 @@ describe("POST /api/webhooks/stripe", () => {
     expect(await count()).toBe(before);
   });
 
+  it("keeps an event for a customer nobody here is (yet) as pending, recorded for the console, not an error", async () => {
+    const event = {
+      id: `evt_stranger_${Date.now()}`,
+      object: "event",
+      type: "customer.subscription.created",
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: `sub_stranger_${Date.now()}`,
+          object: "subscription",
+          customer: "cus_nobody_knows",
+          status: "active",
+          cancel_at_period_end: false,
+          created: Math.floor(Date.now() / 1000),
+          metadata: {},
+          items: {
+            data: [{ id: "si_1", price: { id: "local-basic-monthly" }, current_period_end: Math.floor(Date.now() / 1000) + 86400 * 30 }],
+          },
+        },
+      },
+    };
+    const payload = JSON.stringify(event);
+    const res = await deliver(payload, signed(payload));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: true, status: "pending" });
+    const row = await (await db()).webhookDelivery.findFirstOrThrow({ where: { deliveryId: event.id } });
+    expect(row).toMatchObject({ source: "payment", eventType: "subscription_created", status: "pending" });
+  });
+
   it("acknowledges an event it does not act on, and a redelivered or older event changes nothing twice", async () => {
     const unknown = JSON.stringify({
       id: `evt_unknown_${Date.now()}`,
