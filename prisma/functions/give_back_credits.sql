@@ -4,7 +4,10 @@
 -- charge_draws) under the caller's balance lock, and writes one ledger row per bucket refilled on the
 -- operation p_operation_id, each with the balance after it (p_running before the first). A purchase
 -- that expired meanwhile gets its credits back, which are not spendable (the expiry job expires them
--- again): its row is on the ledger but leaves the balance as it was. Answers
+-- again): its row is on the ledger but leaves the balance as it was. A purchase a refund or a lost
+-- dispute took back holds at most what was not taken back: credits given back beyond that were
+-- counted as spent when it was taken back, so they pay the debt that made of them instead (pay_debt);
+-- the balance (buckets less debt) rises by the same amount either way. Answers
 --   returned      one entry per bucket refilled, in that order, {"bonusPurchaseId", "amount", "live"};
 --   subscription  returned to the subscription credits; bonus: returned to live bonus purchases;
 --   balance       the balance after the last row.
@@ -18,6 +21,7 @@ DECLARE
     take INTEGER;
     give INTEGER := GREATEST(p_amount, 0);
     live BOOLEAN;
+    excess INTEGER;
     rows_written INTEGER := 0;
 BEGIN
     returned := '[]'::JSONB;
@@ -35,8 +39,14 @@ BEGIN
             subscription := subscription + take;
         ELSE
             UPDATE bonus_purchases SET remaining = remaining + take WHERE id = d->>'bonusPurchaseId' AND user_id = p_user
-                RETURNING expires_at > now() INTO live;
+                RETURNING expires_at > now(), LEAST(GREATEST(remaining - (credits - taken_back), 0), take) INTO live, excess;
             live := COALESCE(live, FALSE);
+            IF live AND excess > 0 THEN
+                excess := pay_debt(p_user, excess);
+                IF excess > 0 THEN
+                    UPDATE bonus_purchases SET remaining = remaining - excess WHERE id = d->>'bonusPurchaseId';
+                END IF;
+            END IF;
             IF live THEN
                 bonus := bonus + take;
             END IF;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/api/ai/chat/route";
 import * as receipts from "@/app/api/payments/receipts/route";
 import * as simulatorRefund from "@/app/api/simulator/refund/route";
-import { reserveCredits } from "@/lib/credits";
+import { refundReservation, reserveCredits } from "@/lib/credits";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
@@ -141,6 +141,23 @@ describe("refunds take back what a payment bought (order_refunded, subscription_
     expect(paid.ledgerSum).toBe(paid.balance);
     const ok = await call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "hi" }] } });
     expect(ok.status).toBe(200);
+  });
+
+  it("a call refunded after its pack was refunded pays the debt its credits became, never refilling the refunded pack", async () => {
+    const { user, order: id } = await fresh();
+    const start = await account(user.id);
+    const order = await buyPack(user.id, id);
+    await spend(user.id, start.subscription); // the allocation
+    // A call reserves 300 of the pack; the pack is refunded while it runs; then the call fails and is refunded.
+    const inFlight = await spend(user.id, 300);
+    await deliver(refundEvent(order, 499));
+    expect(await account(user.id)).toMatchObject({ held: 0, debt: 300, balance: -300 });
+    await refundReservation(inFlight);
+    const after = await account(user.id);
+    expect(after).toMatchObject({ held: 0, debt: 0, balance: 0 });
+    expect(after.ledgerSum).toBe(after.balance);
+    const prisma = await db();
+    expect(await prisma.bonusPurchase.findFirstOrThrow({ where: { orderId: id } })).toMatchObject({ remaining: 0, takenBack: 500 });
   });
 
   it("a refund that arrives before its order: the order's credits are granted and taken back at once", async () => {
