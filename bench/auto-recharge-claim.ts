@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       await prisma.$executeRawUnsafe("DROP TRIGGER IF EXISTS claim_auto_recharge ON credit_transactions");
       if (on)
         await prisma.$executeRawUnsafe(
-          "CREATE TRIGGER claim_auto_recharge AFTER INSERT ON credit_transactions FOR EACH ROW WHEN (NEW.amount < 0) EXECUTE FUNCTION claim_auto_recharge()",
+          "CREATE TRIGGER claim_auto_recharge AFTER INSERT ON credit_transactions FOR EACH ROW WHEN (NEW.amount < 0 AND NEW.type = 'usage') EXECUTE FUNCTION claim_auto_recharge()",
         );
     };
     const charges = async (userId: string, n: number) => {

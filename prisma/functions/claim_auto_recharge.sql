@@ -1,5 +1,5 @@
--- Trigger function (AFTER INSERT on credit_transactions, rows that take credits): auto-recharge's
--- claim, in the charge's own transaction, so a charge pays no extra round trip for it and no crossing
+-- Trigger function (AFTER INSERT on credit_transactions, a charge's rows: amount < 0, type usage;
+-- migration 20261209000000): auto-recharge's claim, in the charge's own transaction, so a charge pays no extra round trip for it and no crossing
 -- is missed or claimed twice. When the row leaves the account's balance under its auto-recharge
 -- threshold (settings on, not paused), one auto_recharges row is claimed, unless one is already in
 -- flight (the unique auto_recharges.in_flight) or the calendar month's limits (count

@@ -50,7 +50,7 @@ export function subscriptionStatusOf(sub: Stripe.Subscription): SubscriptionStat
     case "incomplete_expired":
       return "expired";
     default:
-      // incomplete: the first payment has not succeeded (3-D Secure pending); no access yet.
+      // incomplete: never applied (stripeEventMeaning and the lists skip it); "unpaid" if one is read directly.
       return "unpaid";
   }
 }
@@ -289,6 +289,7 @@ export class StripePaymentProvider implements PaymentProvider {
 
   async *listSubscriptions(): AsyncIterable<ProviderSubscription> {
     for await (const sub of this.stripe.subscriptions.list({ status: "all", limit: 100 })) {
+      if (sub.status === "incomplete") continue;
       const snapshot = await this.snapshot(sub);
       // Reconciliation matches a subscription it has no record of by the buyer's email.
       snapshot.attributes.user_email = await this.customerEmail(idOf(sub.customer));
@@ -495,6 +496,9 @@ export function stripeEventMeaning(event: StripeEvent): StripeEventMeaning {
   const subscriptionName = SUBSCRIPTION_EVENTS[event.type];
   if (subscriptionName) {
     const sub = event.data.object as Stripe.Subscription;
+    // Its first payment has not gone through (3-D Secure, a slow method): nothing to give yet; the
+    // update to active (or incomplete_expired) that follows carries the whole subscription.
+    if (sub.status === "incomplete") return { kind: "ignored", why: "a subscription whose first payment is not complete yet" };
     return {
       kind: "subscription",
       name: subscriptionName,

@@ -131,6 +131,21 @@ describe("auto-recharge (Stripe): a top-up when a charge leaves the balance unde
     expect((await balanceOf(user.id)).total).toBe(950);
   });
 
+  it("answers charges only: a refund that takes the balance under the threshold buys nothing; the next charge does", async () => {
+    const { user, cookie } = await kit.subscribedToBasic(`recharge-refund-${Date.now()}@example.com`);
+    await (await db()).user.update({ where: { id: user.id }, data: { bonusCreditsAutoUse: true } });
+    await kit.buyPack(cookie);
+    expect((await put(cookie, settings({ threshold: 1200 }))).status).toBe(200);
+    await reserveCredits({ userId: user.id, amount: 250, operation: "chat" }); // 1,250: above the threshold
+    const prisma = await db();
+    const pack = await prisma.payment.findFirstOrThrow({ where: { userId: user.id, kind: "pack" } });
+    await kit.stripe.refunds.create({ payment_intent: pack.providerPaymentId }); // 500 taken back: 750
+    expect((await balanceOf(user.id)).total).toBe(750);
+    expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(0);
+    await reserveCredits({ userId: user.id, amount: 15, operation: "chat" });
+    expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(1);
+  });
+
   it("a bank that asks for the cardholder (authentication_required) fails the same way", async () => {
     const { user, cookie } = await kit.subscribedToBasic(`recharge-3ds-${Date.now()}@example.com`);
     expect((await put(cookie, settings())).status).toBe(200);

@@ -308,6 +308,32 @@ describe("POST /api/webhooks/stripe", () => {
     expect(await count()).toBe(before);
   });
 
+  it("leaves a subscription whose first payment is not complete alone; its update to active creates it", async () => {
+    const { user } = await signIn(`stripe-incomplete-${Date.now()}@example.com`);
+    const now = Math.floor(Date.now() / 1000);
+    const subscription = (status: string) => ({
+      id: `sub_incomplete_${user.id}`,
+      object: "subscription",
+      customer: "cus_incomplete",
+      status,
+      cancel_at_period_end: false,
+      created: now,
+      metadata: { user_id: user.id },
+      items: { data: [{ id: "si_1", price: { id: "local-basic-monthly" }, current_period_end: now + 86400 * 30 }] },
+    });
+    const send = async (id: string, type: string, status: string, created: number) => {
+      const payload = JSON.stringify({ id, object: "event", type, created, data: { object: subscription(status) } });
+      return deliver(payload, signed(payload));
+    };
+    const first = await send(`evt_inc_${user.id}`, "customer.subscription.created", "incomplete", now);
+    expect(first.body).toMatchObject({ status: "ignored" });
+    const prisma = await db();
+    expect(await prisma.subscription.count({ where: { userId: user.id } })).toBe(0);
+    const active = await send(`evt_act_${user.id}`, "customer.subscription.updated", "active", now + 1);
+    expect(active.body).toMatchObject({ status: "processed" });
+    expect(await prisma.subscription.findFirstOrThrow({ where: { userId: user.id } })).toMatchObject({ status: "active", tier: "basic" });
+  });
+
   it("keeps an event for a customer nobody here is (yet) as pending, recorded for the console, not an error", async () => {
     const event = {
       id: `evt_stranger_${Date.now()}`,
