@@ -75,12 +75,16 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
   const { s } = scoped(scope);
   const userId = s.accountId;
   const prisma = await db();
-  const active = await prisma.apiKey.count({ where: { userId, revokedAt: null } });
-  if (active >= MAX_ACTIVE_KEYS)
-    throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
   const secret = newKeySecret();
-  const key = await prisma.apiKey.create({
-    data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
+  // Counted and created under the account row's lock: concurrent creations never pass the limit.
+  const key = await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId}::text FOR UPDATE`;
+    const active = await tx.apiKey.count({ where: { userId, revokedAt: null } });
+    if (active >= MAX_ACTIVE_KEYS)
+      throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+    return tx.apiKey.create({
+      data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
+    });
   });
   log.info("api key created", { userId, keyId: key.id, ...(s.createdBy ? { memberId: s.createdBy } : {}) });
   return { key: toKeyView(key, 0), secret };

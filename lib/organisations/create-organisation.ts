@@ -30,14 +30,16 @@ export async function createOrganisation(
   body: { name: string; slug?: string },
 ): Promise<{ organisation: OrganisationView }> {
   const prisma = await db();
-  const owned = await prisma.organisationMember.count({ where: { userId, role: "owner" } });
-  if (owned >= MAX_OWNED_ORGANISATIONS)
-    throw new AppError("forbidden", `You own ${MAX_OWNED_ORGANISATIONS} organisations, the most one person may own`);
   const slug = body.slug ?? slugFrom(body.name);
   if (await prisma.organisation.findUnique({ where: { slug }, select: { id: true } }))
     throw new AppError("conflict", `The slug "${slug}" is taken; choose another`);
   try {
     const org = await prisma.$transaction(async (tx) => {
+      // Counted and created under the person's row lock: concurrent creations never pass the limit.
+      await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId}::text FOR UPDATE`;
+      const owned = await tx.organisationMember.count({ where: { userId, role: "owner" } });
+      if (owned >= MAX_OWNED_ORGANISATIONS)
+        throw new AppError("forbidden", `You own ${MAX_OWNED_ORGANISATIONS} organisations, the most one person may own`);
       const account = await tx.user.create({ data: { kind: "organisation", name: body.name } });
       // Reset this month: the free tier's lazy rollover has nothing to apply to an organisation.
       await tx.creditBalance.create({ data: { userId: account.id, subscriptionCredits: 0, monthlyAllocation: 0, resetAt: new Date() } });
