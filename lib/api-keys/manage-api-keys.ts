@@ -32,8 +32,14 @@ const scoped = (scope: KeyScope | string) => {
   return { s, where: { userId: s.accountId, ...(s.onlyOwn ? { createdBy: s.createdBy } : {}) } };
 };
 
-/** Keys a user may hold at once (revoked ones do not count). */
+/** Keys an account (a person, or an organisation) may hold at once (revoked ones do not count). */
 export const MAX_ACTIVE_KEYS = 50;
+/**
+ * An organisation's keys by its plain members: each member may hold MEMBER_KEYS at once, and all of
+ * them together leave KEYS_KEPT_FOR_ADMINS of the account's limit to its owner and admins, so no member
+ * can lock the people who run the organisation out of making keys.
+ */
+export const ORGANISATION_KEY_LIMITS = { perMember: 10, keptForAdmins: 10 };
 
 function invalid(param: string, message: string): AppError {
   return new AppError("validation_failed", `Invalid body: ${param}: ${message}`, { param });
@@ -76,18 +82,45 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
   const userId = s.accountId;
   const prisma = await db();
   const secret = newKeySecret();
-  // Counted and created under the account row's lock: concurrent creations never pass the limit.
+  // Counted and created under the account row's lock: concurrent creations never pass a limit.
   const key = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId}::text FOR UPDATE`;
-    const active = await tx.apiKey.count({ where: { userId, revokedAt: null } });
-    if (active >= MAX_ACTIVE_KEYS)
-      throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`);
+    await checkKeyLimits(tx, s);
     return tx.apiKey.create({
       data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
     });
   });
   log.info("api key created", { userId, keyId: key.id, ...(s.createdBy ? { memberId: s.createdBy } : {}) });
   return { key: toKeyView(key, 0), secret };
+}
+
+/** The key limits a new key of `scope` must stay within (ORGANISATION_KEY_LIMITS for a plain member). */
+async function checkKeyLimits(tx: Prisma.TransactionClient, s: KeyScope): Promise<void> {
+  const [counts] = await tx.$queryRaw<Array<{ total: bigint; mine: bigint; by_members: bigint }>>`
+    SELECT count(*) AS total,
+           count(*) FILTER (WHERE k.created_by = ${s.createdBy}::text) AS mine,
+           count(*) FILTER (WHERE m.role = 'member') AS by_members
+      FROM api_keys k
+      LEFT JOIN organisation_members m ON m.organisation_id = k.user_id AND m.user_id = k.created_by
+     WHERE k.user_id = ${s.accountId}::text AND k.revoked_at IS NULL`;
+  if (Number(counts.total) >= MAX_ACTIVE_KEYS)
+    throw new AppError("forbidden", `This account has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another`, {
+      reason: "key_limit",
+    });
+  if (!s.onlyOwn) return;
+  const { perMember, keptForAdmins } = ORGANISATION_KEY_LIMITS;
+  if (Number(counts.mine) >= perMember)
+    throw new AppError(
+      "forbidden",
+      `You have ${perMember} active keys in this organisation, the most a member may hold; revoke one before creating another`,
+      { reason: "key_limit" },
+    );
+  if (Number(counts.by_members) >= MAX_ACTIVE_KEYS - keptForAdmins)
+    throw new AppError(
+      "forbidden",
+      `This organisation's members hold ${MAX_ACTIVE_KEYS - keptForAdmins} active keys, the most members may (the last ${keptForAdmins} of its ${MAX_ACTIVE_KEYS} are kept for its owner and admins); ask an admin to revoke unused ones`,
+      { reason: "key_limit" },
+    );
 }
 
 export async function listApiKeys(scope: KeyScope | string): Promise<{ keys: ApiKeyView[] }> {

@@ -185,7 +185,8 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         );
       }
       case "no_key":
-        throw new AppError("unauthorized", "The API key is not valid");
+        // Revoked since this instance cached it (elsewhere, or with its maker's removal): the statement decides.
+        throw new AppError("unauthorized", "The API key is not valid: it was revoked");
       case "no_member":
         throw new AppError("forbidden", "You are not a member of this organisation (any more): its wallet cannot be charged", {
           reason: "not_a_member",

@@ -64,22 +64,27 @@ export async function inviteMember(
   await requireMember(organisationId, actorId, "admin");
   const email = normalizeEmail(body.email);
   const prisma = await db();
-  const [org, inviter, existing, pending] = await Promise.all([
+  const [org, inviter, existing] = await Promise.all([
     prisma.organisation.findUniqueOrThrow({ where: { id: organisationId } }),
     prisma.user.findUnique({ where: { id: actorId }, select: { email: true, name: true } }),
     prisma.organisationMember.findFirst({ where: { organisationId, user: { email } }, select: { userId: true } }),
-    prisma.organisationInvite.count({ where: { organisationId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } } }),
   ]);
   if (existing) throw new AppError("conflict", `${email} is already a member of this organisation`);
-  if (pending >= MAX_PENDING_INVITES)
-    throw new AppError("forbidden", `This organisation has ${MAX_PENDING_INVITES} invitations waiting; revoke some before sending more`);
   await checkInviteLimits(organisationId, actorId, email);
   const token = randomBytes(32).toString("base64url");
+  // Under the organisation row's lock: concurrent invitations to one address leave one waiting (the
+  // last), and concurrent ones to many never pass MAX_PENDING_INVITES.
   const invite = await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
     await tx.organisationInvite.updateMany({
       where: { organisationId, email, acceptedAt: null, revokedAt: null },
       data: { revokedAt: new Date() },
     });
+    const pending = await tx.organisationInvite.count({
+      where: { organisationId, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
+    });
+    if (pending >= MAX_PENDING_INVITES)
+      throw new AppError("forbidden", `This organisation has ${MAX_PENDING_INVITES} invitations waiting; revoke some before sending more`);
     return tx.organisationInvite.create({
       data: {
         organisationId,

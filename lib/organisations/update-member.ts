@@ -53,9 +53,10 @@ export async function updateMember(
 /**
  * Ends a membership: an admin removes a member or another admin (never the owner); anyone leaves
  * (the owner only after transferring ownership: an organisation always has exactly one owner). The
- * keys the person made for the organisation are revoked in the same transaction; their sessions lose
- * the organisation at once here and on every instance within the membership bound, and a charge in
- * flight can no longer be reserved (the charge statement checks membership).
+ * keys the person made for the organisation, and the invitations they sent that are still waiting,
+ * are revoked in the same transaction; their sessions lose the organisation at once here and on every
+ * instance within the membership bound, and a charge in flight can no longer be reserved (the charge
+ * statement checks membership, and a revoked key's charge is refused by the statement too).
  */
 export async function removeMember(organisationId: string, actorId: string, memberId: string): Promise<{ removed: true }> {
   const leaving = actorId === memberId;
@@ -84,11 +85,17 @@ export async function removeMember(organisationId: string, actorId: string, memb
         type: "key.revoked",
         data: { keyId: k.id, name: k.name, by: leaving ? "member_left" : "member_removed" },
       });
+    // The invitations they sent and nobody accepted yet stop working with them.
+    await tx.organisationInvite.updateMany({
+      where: { organisationId, invitedBy: memberId, acceptedAt: null, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     return keys.map((k) => k.id);
   });
   if (revokedKeys.length) deliverSoon();
-  // The keys' cached copies need no forgetting: a key of an organisation works only while its maker is a member.
+  // The keys' cached copies need no forgetting: a key of an organisation works only while its maker is a
+  // member, and its charges are refused by the charge statement once it is revoked (reserve_credits_for_key).
   forgetMembership(organisationId, memberId);
   log.info(leaving ? "organisation member left" : "organisation member removed", {
     organisationId,

@@ -1,7 +1,8 @@
 -- A charge made with an API key that has a budget (lib/credits/reserve-credits.ts). One statement: the
 -- balance row, then the key's (lock_charge_accounts), the key's budget window rolled over when a new
 -- day or month began, the charge refused when the key's reserved and settled spend plus this one would
--- pass its budget ('over_budget'; 'no_key' for a key that is not the account's), else reserved by
+-- pass its budget ('over_budget'; 'no_key' for a key that is not the account's, or is revoked: a
+-- revoked key never charges, whatever an instance's key cache still says), else reserved by
 -- reserve_credits and counted in the window. In-flight reservations count, so concurrent calls never
 -- take a key past its budget; the settlement or refund corrects the window (credit_operations_windows).
 CREATE OR REPLACE FUNCTION reserve_credits_for_key(
@@ -25,7 +26,7 @@ DECLARE
 BEGIN
     PERFORM lock_charge_accounts(p_user, NULL, p_key_id);
     SELECT ak.budget_credits, ak.budget_period, ak.window_start, ak.window_spent INTO k
-        FROM api_keys ak WHERE ak.id = p_key_id AND ak.user_id = p_user;
+        FROM api_keys ak WHERE ak.id = p_key_id AND ak.user_id = p_user AND ak.revoked_at IS NULL;
     IF NOT FOUND THEN
         RETURN QUERY SELECT 'no_key'::TEXT, NULL::TEXT, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN, NULL::INTEGER, NULL::TIMESTAMPTZ, NULL::TEXT,
             NULL::INTEGER, NULL::INTEGER, NULL::TEXT, NULL::TIMESTAMPTZ;

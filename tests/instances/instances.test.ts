@@ -233,6 +233,54 @@ describe.each([
     await expectLedgerAddsUp(c, orgId);
   });
 
+  it("a key revoked with its maker's removal on one instance never charges on another, though its maker is re-admitted within its cache time", async () => {
+    const owner = await signedIn(c, `revoke-owner-${viaPgBouncer}@example.com`);
+    const created = await owner.client.fetch("/api/orgs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: `Revocation ${viaPgBouncer}` }),
+    });
+    const orgId = ((await created.json()) as { organisation: { id: string } }).organisation.id;
+    const m = await signedIn(c, `revoke-member-${viaPgBouncer}@example.com`);
+    const addMember = () =>
+      c.sql("INSERT INTO organisation_members (organisation_id, user_id, role, updated_at) VALUES ($1, $2, 'member', now())", [
+        orgId,
+        m.id,
+      ]);
+    await addMember();
+    await setCredits(c, orgId, 1_000);
+    const made = await m.client.fetch("/api/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-account-id": orgId },
+      body: JSON.stringify({ name: "on another instance" }),
+    });
+    expect(made.status).toBe(200);
+    const { secret } = (await made.json()) as { secret: string };
+    const completion = (baseUrl: string) =>
+      fetch(`${baseUrl}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 }),
+      });
+    // Instance 1 caches the key as active.
+    expect((await completion(c.instances[1].baseUrl)).status).toBe(200);
+    const ownerOnFirst = new Client(c.instances[0].baseUrl);
+    await ownerOnFirst.signIn(`revoke-owner-${viaPgBouncer}@example.com`);
+    const removed = await ownerOnFirst.fetch(`/api/orgs/${orgId}/members/${m.id}`, { method: "DELETE" });
+    expect(removed.status).toBe(200);
+    await addMember();
+    const [before] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [
+      orgId,
+    ]);
+    const again = await completion(c.instances[1].baseUrl);
+    expect(again.status).toBe(401);
+    const [after] = await c.sql<{ subscription_credits: number }>("SELECT subscription_credits FROM credit_balances WHERE user_id = $1", [
+      orgId,
+    ]);
+    expect(after.subscription_credits).toBe(before.subscription_credits);
+    await expectLedgerAddsUp(c, orgId);
+  });
+
   it("32 concurrent charges over the instances crossing 80% and 100% at once fire each alert exactly once, emailed once", async () => {
     const email = `alerts-${viaPgBouncer}@example.com`;
     const { client, id } = await signedIn(c, email);

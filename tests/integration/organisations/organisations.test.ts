@@ -11,6 +11,7 @@ import * as accept from "@/app/api/invites/accept/route";
 import * as active from "@/app/api/account/active/route";
 import * as chat from "@/app/api/ai/chat/route";
 import * as keys from "@/app/api/keys/route";
+import * as keyRoute from "@/app/api/keys/[id]/route";
 import * as history from "@/app/api/credits/history/route";
 import * as checkout from "@/app/api/payments/create-checkout/route";
 import * as completions from "@/app/v1/chat/completions/route";
@@ -504,6 +505,97 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const theirs = await call(active.GET, { path: "/api/account/active", cookie: `${other.cookie}; ${setCookie}` });
     expect(theirs.status).toBe(200);
     expect(theirs.body.account).toMatchObject({ kind: "person", id: other.user.id });
+  });
+
+  it("a revoked key never works again: its maker removed and re-admitted within the key cache's 3 s, the key answers 401 and charges nothing", async () => {
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator, id, 100);
+    const made = await call(keys.POST, { path: "/api/keys", cookie: t.member.cookie, headers: actingAs(id), body: { name: "cached" } });
+    const secret = made.body.secret as string;
+    const completion = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10 };
+    // This call leaves the key cached as active in this process.
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(200);
+    const removed = await call(member.DELETE, {
+      method: "DELETE",
+      path: `/api/orgs/${id}/members/${t.member.user.id}`,
+      params: { id, userId: t.member.user.id },
+      cookie: t.admin.cookie,
+    });
+    expect(removed.status).toBe(200);
+    await join(id, t.owner, t.member, "member");
+    const left = await balanceOf(id);
+    const again = await v1(completions.POST, "/v1/chat/completions", secret, { body: completion });
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe("invalid_api_key");
+    expect(await balanceOf(id)).toBe(left);
+    const listed = await call(keys.GET, { path: "/api/keys", cookie: t.owner.cookie, headers: actingAs(id) });
+    expect(listed.body.keys.find((k: { id: string }) => k.id === made.body.key.id)).toMatchObject({ status: "revoked" });
+  });
+
+  it("a member holds at most 10 of the organisation's keys and members together 40: the last 10 stay for the owner and admins", async () => {
+    const t = await team();
+    const id = t.orgId;
+    const create = (p: Person, name: string) =>
+      call(keys.POST, { path: "/api/keys", cookie: p.cookie, headers: actingAs(id), body: { name } });
+    for (let i = 0; i < 10; i++) expect((await create(t.member, `m${i}`)).status).toBe(200);
+    const eleventh = await create(t.member, "one too many");
+    expect(eleventh.status).toBe(403);
+    expect(eleventh.body.error).toMatch(/10 active keys in this organisation, the most a member may hold/);
+    const others: Person[] = [];
+    for (let n = 0; n < 4; n++) {
+      const p = await person("key-member");
+      await join(id, t.owner, p, "member");
+      others.push(p);
+    }
+    for (const p of others.slice(0, 3)) for (let i = 0; i < 10; i++) expect((await create(p, `k${i}`)).status).toBe(200);
+    // 40 keys by plain members: the fifth member is refused though they hold none.
+    const full = await create(others[3], "first");
+    expect(full.status).toBe(403);
+    expect(full.body.error).toMatch(/members hold 40 active keys.*kept for its owner and admins/);
+    for (let i = 0; i < 5; i++) expect((await create(t.owner, `o${i}`)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await create(t.admin, `a${i}`)).status).toBe(200);
+    const fiftyFirst = await create(t.owner, "over");
+    expect(fiftyFirst.status).toBe(403);
+    expect(fiftyFirst.body.error).toMatch(/50 active keys/);
+    // A revoked key frees its place.
+    const mine = await call(keys.GET, { path: "/api/keys", cookie: t.member.cookie, headers: actingAs(id) });
+    const first = mine.body.keys[0].id as string;
+    expect(
+      (
+        await call(keyRoute.DELETE, {
+          method: "DELETE",
+          path: `/api/keys/${first}`,
+          params: { id: first },
+          cookie: t.member.cookie,
+          headers: actingAs(id),
+        })
+      ).status,
+    ).toBe(200);
+    expect((await create(t.owner, "after a revocation")).status).toBe(200);
+  });
+
+  it("an admin's waiting invitations are withdrawn when the admin is removed", async () => {
+    const t = await team();
+    const invitee = await person("invited-by-admin");
+    const sent = await call(invites.POST, {
+      path: `/api/orgs/${t.orgId}/invites`,
+      params: { id: t.orgId },
+      cookie: t.admin.cookie,
+      body: { email: invitee.user.email, role: "member" },
+    });
+    expect(sent.status).toBe(200);
+    const token = await mailedInviteToken(invitee.user.email as string);
+    const removed = await call(member.DELETE, {
+      method: "DELETE",
+      path: `/api/orgs/${t.orgId}/members/${t.admin.user.id}`,
+      params: { id: t.orgId, userId: t.admin.user.id },
+      cookie: t.owner.cookie,
+    });
+    expect(removed.status).toBe(200);
+    const listed = await call(invites.GET, { path: `/api/orgs/${t.orgId}/invites`, params: { id: t.orgId }, cookie: t.owner.cookie });
+    expect(listed.body.invites.find((i: { id: string }) => i.id === sent.body.invite.id)).toMatchObject({ status: "revoked" });
+    expect((await call(accept.POST, { path: "/api/invites/accept", cookie: invitee.cookie, body: { token } })).status).toBe(404);
   });
 
   it("the console finds an organisation, shows its members and wallet, and adjusts its credits with an audit row", async () => {
