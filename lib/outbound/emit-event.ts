@@ -14,7 +14,8 @@ export const newEventId = () => `msg_${randomBytes(18).toString("base64url")}`;
 
 /**
  * Writes an event to the outbox in the caller's transaction (so it exists exactly when what it tells
- * does), with one delivery per enabled endpoint of the account that wants its type, and one per
+ * does), with one delivery per endpoint of the account that wants its type (a disabled one's waits
+ * for it to be enabled again), and one per
  * email recipient given. Nothing is sent here: the delivery runner (deliver-outbound.ts) sends them
  * after the commit, in order per endpoint. The payload is the event's envelope:
  * `{ id, type, createdAt, accountId, data }`.
@@ -27,7 +28,8 @@ export async function emitEvent(
   const createdAt = new Date();
   const payload = { id, type: input.type, createdAt: createdAt.toISOString(), accountId: input.accountId, data: input.data };
   const endpoints = await tx.webhookEndpoint.findMany({
-    where: { accountId: input.accountId, enabled: true, ...(input.onlyEndpoint ? { id: input.onlyEndpoint } : {}) },
+    // Disabled endpoints too: their deliveries wait, and go out (the last 24 hours of them) when it is enabled again.
+    where: { accountId: input.accountId, ...(input.onlyEndpoint ? { id: input.onlyEndpoint } : {}) },
     select: { id: true, events: true },
   });
   const targets = endpoints.filter((e) => input.onlyEndpoint || wants(e.events, input.type));

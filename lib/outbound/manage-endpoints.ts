@@ -2,7 +2,7 @@ import { db } from "@/lib/db/client";
 import { AppError, notFound } from "@/lib/errors";
 import type { OutboundDelivery, OutboundEvent, WebhookEndpoint } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
-import { deliverSoon } from "./deliver-outbound";
+import { deliverSoon, expireWaitingDeliveries } from "./deliver-outbound";
 import { emitEvent } from "./emit-event";
 import { checkEndpointUrl, privateTargetsAllowed, resolveSafely } from "./safe-target";
 import { newSigningSecret } from "./sign-payload";
@@ -89,7 +89,7 @@ export async function listEndpoints(accountId: string) {
   return { endpoints: rows.map(toEndpointView) };
 }
 
-/** Changes an endpoint; enabling a disabled one sends what waited for it. */
+/** Changes an endpoint; enabling a disabled one sends what waited for it (events of the last 24 hours). */
 export async function updateEndpoint(
   accountId: string,
   endpointId: string,
@@ -97,6 +97,8 @@ export async function updateEndpoint(
 ) {
   await owned(accountId, endpointId);
   const prisma = await db();
+  // What waited past its 24 hours while the endpoint was off fails first; the rest goes out once it is on.
+  if (body.enabled === true) await expireWaitingDeliveries(new Date(), endpointId);
   const endpoint = await prisma.webhookEndpoint.update({
     where: { id: endpointId },
     data: {

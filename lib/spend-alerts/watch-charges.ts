@@ -55,7 +55,8 @@ async function evaluate(c: SettledCharge): Promise<void> {
   }
   const key = c.key;
   if (key?.alertThresholds?.length) {
-    const period = key.period === "total" || !key.windowStart ? "total" : key.windowStart.toISOString();
+    // The budget is part of the period: a changed budget (which starts counting afresh) re-arms its thresholds, on every instance.
+    const period = `${key.period === "total" || !key.windowStart ? "total" : key.windowStart.toISOString()}@${key.budget}`;
     let name: string | null | undefined;
     for (const t of key.alertThresholds) {
       if (key.spent < Math.ceil((key.budget * t) / 100)) continue;

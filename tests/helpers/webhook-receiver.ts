@@ -15,6 +15,12 @@ export interface WebhookReceiver {
   received: Received[];
   /** The next `times` deliveries answer `status` (a receiver that is down). */
   failNext(times: number, status?: number): void;
+  /** Every answer from now on comes after `ms` (a slow receiver; 0: at once). */
+  answerAfter(ms: number): void;
+  /** Runs before each answer is sent (a test's clock moving on while a delivery is in flight). */
+  beforeAnswer(hook: ((received: Received) => Promise<void>) | null): void;
+  /** Deliveries being answered right now, and the most ever at once. */
+  inFlight(): { now: number; max: number };
   close(): Promise<void>;
 }
 
@@ -23,15 +29,23 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
   const received: Received[] = [];
   let failing = 0;
   let failStatus = 500;
+  let delayMs = 0;
+  let hook: ((received: Received) => Promise<void>) | null = null;
+  const load = { now: 0, max: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
+    load.max = Math.max(load.max, ++load.now);
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const status = failing > 0 ? failStatus : 200;
       if (failing > 0) failing--;
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      received.push({ headers, body, json: JSON.parse(body), status });
+      const entry = { headers, body, json: JSON.parse(body), status };
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      if (hook) await hook(entry);
+      received.push(entry);
+      load.now--;
       res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : "down");
     });
   });
@@ -44,7 +58,18 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
       failing = times;
       failStatus = status;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    answerAfter(ms) {
+      delayMs = ms;
+    },
+    beforeAnswer(h) {
+      hook = h;
+    },
+    inFlight: () => ({ ...load }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

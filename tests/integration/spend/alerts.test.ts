@@ -4,6 +4,7 @@ import * as chat from "@/app/api/ai/chat/route";
 import * as endpoints from "@/app/api/webhook-endpoints/route";
 import * as usage from "@/app/api/usage/route";
 import * as completions from "@/app/v1/chat/completions/route";
+import * as keyRoute from "@/app/api/keys/[id]/route";
 import { db } from "@/lib/db/client";
 import { drainOutbound } from "@/lib/outbound/deliver-outbound";
 import { setEnv } from "@/tests/helpers/env";
@@ -129,6 +130,22 @@ describe("spend alerts", () => {
       budget: 30,
     });
     expect(await (await db()).emailLog.count({ where: { to: user.email!, type: "alert" } })).toBe(0);
+    // Raising the budget starts the count afresh and re-arms the alert: it fires again at the new 100%.
+    const raised = await call(keyRoute.PATCH, {
+      method: "PATCH",
+      path: `/api/keys/${key.id}`,
+      params: { id: key.id },
+      cookie,
+      body: { budget: { credits: 45, period: "total" } },
+    });
+    expect(raised.status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(200);
+    expect((await v1(completions.POST, "/v1/chat/completions", secret, { body })).status).toBe(429);
+    await fired(user.id, 2);
+    await waitUntil("the key's second budget alert", async () => events(user.id, "budget.threshold").length === 2);
+    expect(events(user.id, "budget.threshold")[1].json.data).toMatchObject({ scope: "key", keyId: key.id, spent: 45, budget: 45 });
+    const listed = await call(alerts.GET, { path: "/api/alerts", cookie });
+    expect(listed.body.fired.map((f: { period: string }) => f.period).sort()).toEqual(["total@30", "total@45"]);
 
     const t = await team();
     expect(

@@ -131,6 +131,43 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     );
   });
 
+  it("events fired while an endpoint is disabled wait for it: enabled again, it gets those of the last 24 hours, in order; older ones fail", async () => {
+    const { cookie, key } = await userWithKey();
+    const { endpoint: ep } = await register(cookie, ["key.revoked", "credits.low"]);
+    const patch = (enabled: boolean) =>
+      call(endpoint.PATCH, { method: "PATCH", path: `/api/webhook-endpoints/${ep.id}`, params: { id: ep.id }, cookie, body: { enabled } });
+    expect((await patch(false)).status).toBe(200);
+    expect((await call(keysRoute.DELETE, { method: "DELETE", path: `/api/keys/${key.id}`, params: { id: key.id }, cookie })).status).toBe(
+      200,
+    );
+    await drainOutbound();
+    await deliverDue();
+    expect(receiver.received.some((r) => r.json.data.keyId === key.id)).toBe(false);
+    const prisma = await db();
+    const waiting = await prisma.outboundDelivery.findMany({ where: { endpointId: ep.id }, include: { event: true } });
+    expect(waiting.map((d) => [d.event.type, d.status])).toEqual([["key.revoked", "pending"]]);
+    // A second event, as if it had waited for more than a day.
+    const staleId = `msg_stale_${ep.id.slice(0, 8)}`;
+    const stale = await prisma.outboundEvent.create({
+      data: {
+        id: staleId,
+        accountId: waiting[0].event.accountId,
+        type: "credits.low",
+        payload: { id: staleId, type: "credits.low", data: {} },
+        createdAt: new Date(Date.now() - 25 * 60 * 60_000),
+      },
+    });
+    await prisma.outboundDelivery.create({ data: { eventId: stale.id, endpointId: ep.id, createdAt: stale.createdAt } });
+
+    expect((await patch(true)).status).toBe(200);
+    await waitUntil("the waiting key.revoked to arrive", async () => delivered("key.revoked").some((r) => r.json.data.keyId === key.id));
+    await drainOutbound();
+    expect(receiver.received.some((r) => r.json.id === stale.id)).toBe(false);
+    const after = await prisma.outboundDelivery.findMany({ where: { endpointId: ep.id }, include: { event: true } });
+    expect(after.find((d) => d.eventId === stale.id)).toMatchObject({ status: "failed", lastError: expect.stringMatching(/disabled/) });
+    expect(after.find((d) => d.event.type === "key.revoked")).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+
   it("key.revoked reaches the key owner's endpoints; another account's endpoint is 404; bad input is 400", async () => {
     const { cookie, key } = await userWithKey();
     const { endpoint: ep } = await register(cookie, ["key.revoked"]);
