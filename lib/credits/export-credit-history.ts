@@ -1,7 +1,11 @@
 import { db } from "@/lib/db/client";
 import { csvField as field } from "./csv-field";
 
-/** The columns of the CSV export: the ledger row, then the AI usage it recorded (empty when none). */
+/**
+ * The columns of the CSV export: the ledger row, then the AI usage it recorded, then who and what the
+ * call was for (the API key, the organisation member, X-Request-Tags joined by spaces, OpenAI's
+ * `user` and the request's `metadata` as JSON); empty when none. New columns go at the end.
+ */
 const COLUMNS = [
   "id",
   "createdAt",
@@ -18,6 +22,11 @@ const COLUMNS = [
   "costUsd",
   "credits",
   "reason",
+  "apiKeyId",
+  "memberId",
+  "tags",
+  "endUser",
+  "requestMetadata",
 ] as const;
 
 const PAGE = 1000;
@@ -50,6 +59,11 @@ function line(row: {
     costUsd: cost,
     credits: m.credits,
     reason: m.reason,
+    apiKeyId: m.apiKeyId,
+    memberId: m.memberId,
+    tags: Array.isArray(m.tags) ? m.tags.join(" ") : undefined,
+    endUser: m.endUser,
+    requestMetadata: m.requestMetadata && typeof m.requestMetadata === "object" ? JSON.stringify(m.requestMetadata) : undefined,
   };
   return `${COLUMNS.map((c) => field(values[c])).join(",")}\r\n`;
 }

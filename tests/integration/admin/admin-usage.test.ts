@@ -91,7 +91,7 @@ describe("GET /api/credits/history?format=csv", () => {
     expect(res.headers.get("content-disposition")).toBe(`attachment; filename="credits-${new Date().getUTCFullYear()}.csv"`);
     const lines = res.text.trim().split("\r\n");
     expect(lines[0]).toBe(
-      "id,createdAt,type,operation,amount,balanceAfter,model,promptTokens,cachedPromptTokens,completionTokens,images,audioSeconds,costUsd,credits,reason",
+      "id,createdAt,type,operation,amount,balanceAfter,model,promptTokens,cachedPromptTokens,completionTokens,images,audioSeconds,costUsd,credits,reason,apiKeyId,memberId,tags,endUser,requestMetadata",
     );
     const usage = lines.find((l) => l.includes(",usage,chat,")) as string;
     expect(usage.split(",").slice(2, 4)).toEqual(["usage", "chat"]);

@@ -5,6 +5,7 @@ import * as endpoints from "@/app/api/webhook-endpoints/route";
 import * as usage from "@/app/api/usage/route";
 import * as completions from "@/app/v1/chat/completions/route";
 import * as keyRoute from "@/app/api/keys/[id]/route";
+import * as history from "@/app/api/credits/history/route";
 import { db } from "@/lib/db/client";
 import { drainOutbound } from "@/lib/outbound/deliver-outbound";
 import { setEnv } from "@/tests/helpers/env";
@@ -198,6 +199,12 @@ describe("request tags and the usage API", () => {
       orderBy: { createdAt: "asc" },
     });
     expect(row.metadata).toMatchObject({ tags: ["team-a", "exp:1"], endUser: "end-user-7", requestMetadata: { feature: "search" } });
+    // The history's CSV carries them too (the key, the tags, the end user, the metadata as JSON).
+    const exported = await call(history.GET, { path: "/api/credits/history?format=csv", cookie });
+    const [header, ...csvLines] = exported.text.trim().split("\r\n");
+    expect(header.split(",").slice(-5)).toEqual(["apiKeyId", "memberId", "tags", "endUser", "requestMetadata"]);
+    const taggedLine = csvLines.find((l) => l.startsWith(`${row.id},`)) as string;
+    expect(taggedLine.endsWith(`,${key.id},,team-a exp:1,end-user-7,"{""feature"":""search""}"`)).toBe(true);
 
     const bad = await v1(completions.POST, "/v1/chat/completions", secret, { body, headers: { "x-request-tags": "ok,not ok" } });
     expect(bad.status).toBe(400);
