@@ -145,10 +145,10 @@ async function renewLease(endpointId: string, token: string): Promise<boolean> {
 async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Promise<void> {
   const prisma = await db();
   const token = randomUUID();
-  const claimed = await prisma.$queryRaw<{ id: string; url: string; secret: string }[]>`
+  const claimed = await prisma.$queryRaw<{ id: string; url: string; secret: string; previous_secret: string | null }[]>`
     UPDATE webhook_endpoints SET locked_until = now() + ${`${LEASE_MS} milliseconds`}::interval, lease_token = ${token}
      WHERE id = ${endpointId} AND enabled AND (locked_until IS NULL OR locked_until < now())
-     RETURNING id, url, secret`;
+     RETURNING id, url, secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret END AS previous_secret`;
   const endpoint = claimed[0];
   if (!endpoint) return;
   const began = Date.now();
@@ -170,7 +170,11 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
         return;
       }
       const body = JSON.stringify(head.payload);
-      const outcome = await postWebhook(endpoint.url, body, signedHeaders(endpoint.secret, head.event_id, body));
+      const outcome = await postWebhook(
+        endpoint.url,
+        body,
+        signedHeaders(endpoint.secret, head.event_id, body, new Date(), endpoint.previous_secret),
+      );
       const attempts = head.attempts + 1;
       if (outcome.ok) {
         await prisma.outboundDelivery.update({

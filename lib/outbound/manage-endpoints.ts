@@ -21,6 +21,10 @@ export function toEndpointView(e: WebhookEndpoint): EndpointView {
     enabled: e.enabled,
     disabledAt: e.disabledAt?.toISOString() ?? null,
     disabledReason: e.disabledReason,
+    previousSecretExpiresAt:
+      e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > new Date()
+        ? e.previousSecretExpiresAt.toISOString()
+        : null,
     createdAt: e.createdAt.toISOString(),
   };
 }
@@ -123,12 +127,28 @@ export async function deleteEndpoint(accountId: string, endpointId: string): Pro
   return { deleted: true };
 }
 
-/** A new signing secret (the old one stops signing at once). */
-export async function rotateEndpointSecret(accountId: string, endpointId: string) {
-  await owned(accountId, endpointId);
+/** How long a rotated secret keeps signing beside the new one unless the rotation says otherwise. */
+export const DEFAULT_SECRET_OVERLAP_HOURS = 24;
+
+/**
+ * A new signing secret. The one it replaces keeps signing beside it (both signatures on every
+ * delivery) for `overlapHours` (default 24; 0: it stops at once, for a secret that leaked), so a
+ * receiver can switch without rejecting a delivery. Rotating again ends an overlap still running.
+ */
+export async function rotateEndpointSecret(accountId: string, endpointId: string, body: { overlapHours?: number } = {}) {
+  const current = await owned(accountId, endpointId);
   const prisma = await db();
   const secret = newSigningSecret();
-  const endpoint = await prisma.webhookEndpoint.update({ where: { id: endpointId }, data: { secret } });
+  const overlapMs = (body.overlapHours ?? DEFAULT_SECRET_OVERLAP_HOURS) * 60 * 60_000;
+  const endpoint = await prisma.webhookEndpoint.update({
+    where: { id: endpointId },
+    data: {
+      secret,
+      previousSecret: overlapMs > 0 ? current.secret : null,
+      previousSecretExpiresAt: overlapMs > 0 ? new Date(Date.now() + overlapMs) : null,
+    },
+  });
+  log.info("webhook endpoint secret rotated", { accountId, endpointId, overlapHours: overlapMs / 3_600_000 });
   return { endpoint: toEndpointView(endpoint), secret };
 }
 

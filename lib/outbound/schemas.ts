@@ -29,6 +29,10 @@ export const endpointView = z.object({
   enabled: z.boolean(),
   disabledAt: z.string().nullable(),
   disabledReason: z.string().nullable(),
+  previousSecretExpiresAt: z
+    .string()
+    .nullable()
+    .meta({ description: "until then the secret before the last rotation signs beside the current one (null: no overlap running)" }),
   createdAt: z.string(),
 });
 export const endpointResponse = z.object({ endpoint: endpointView });
@@ -36,6 +40,17 @@ export const endpointCreatedResponse = z.object({
   endpoint: endpointView,
   secret: z.string().meta({ description: "the signing secret (whsec_…), shown in this answer and when rotated" }),
 });
+export const rotateSecretBody = z
+  .object({
+    overlapHours: z
+      .number({ error: "must be a number of hours" })
+      .int("must be a whole number of hours")
+      .min(0, "must be 0 or more")
+      .max(168, "must be at most 168 (7 days)")
+      .optional()
+      .meta({ description: "hours the current secret keeps signing beside the new one (default 24; 0 stops it at once)" }),
+  })
+  .optional();
 export const endpointsResponse = z.object({ endpoints: z.array(endpointView) });
 export const deliveryView = z.object({
   id: z.string(),

@@ -53,13 +53,42 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     await drainOutbound();
     const log = await call(deliveries.GET, { path: `/api/webhook-endpoints/${ep.id}/deliveries`, params: { id: ep.id }, cookie });
     expect(log.body.deliveries[0]).toMatchObject({ type: "webhook.test", status: "delivered", attempts: 1, lastStatus: 200 });
+    // A rotation keeps the old secret signing beside the new one for 24 hours (both signatures), so the
+    // receiver switches without a gap; a rotation with overlapHours 0 stops the old one at once.
     const rotated = await call(rotate.POST, { path: `/api/webhook-endpoints/${ep.id}/rotate-secret`, params: { id: ep.id }, cookie });
     expect(rotated.body.secret).not.toBe(secret);
-    const again = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
-    await waitUntil("the second test event", async () => receiver.received.some((r) => r.json.id === again.body.delivery.eventId));
-    const second = receiver.received.find((r) => r.json.id === again.body.delivery.eventId)!;
+    const overlapEnds = Date.parse(rotated.body.endpoint.previousSecretExpiresAt);
+    expect(Math.abs(overlapEnds - (Date.now() + 24 * 3_600_000))).toBeLessThan(60_000);
+    const sendTest = async () => {
+      const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+      await waitUntil("the test event", async () => receiver.received.some((r) => r.json.id === sent.body.delivery.eventId));
+      return receiver.received.find((r) => r.json.id === sent.body.delivery.eventId)!;
+    };
+    const second = await sendTest();
+    expect(second.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(() => new Webhook(rotated.body.secret).verify(second.body, second.headers)).not.toThrow();
+    expect(() => new Webhook(secret).verify(second.body, second.headers)).not.toThrow();
     expect(verifyStandardWebhook(rotated.body.secret, second.headers, second.body)).toBe(true);
-    expect(verifyStandardWebhook(secret, second.headers, second.body)).toBe(false);
+    const leaked = await call(rotate.POST, {
+      path: `/api/webhook-endpoints/${ep.id}/rotate-secret`,
+      params: { id: ep.id },
+      cookie,
+      body: { overlapHours: 0 },
+    });
+    expect(leaked.body.endpoint.previousSecretExpiresAt).toBeNull();
+    const third = await sendTest();
+    expect(third.headers["webhook-signature"].split(" ")).toHaveLength(1);
+    expect(verifyStandardWebhook(leaked.body.secret, third.headers, third.body)).toBe(true);
+    expect(verifyStandardWebhook(rotated.body.secret, third.headers, third.body)).toBe(false);
+    expect(verifyStandardWebhook(secret, third.headers, third.body)).toBe(false);
+    const bad = await call(rotate.POST, {
+      path: `/api/webhook-endpoints/${ep.id}/rotate-secret`,
+      params: { id: ep.id },
+      cookie,
+      body: { overlapHours: 500 },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/overlapHours/);
   });
 
   it("a receiver that fails 5 times then recovers gets every event exactly once, in the order they were created", async () => {

@@ -1,7 +1,7 @@
 import { accountAdminRoute } from "@/lib/http/account-routes";
 import { methods } from "@/lib/http/route";
 import { rotateEndpointSecret } from "@/lib/outbound/manage-endpoints";
-import { endpointCreatedResponse } from "@/lib/outbound/schemas";
+import { endpointCreatedResponse, rotateSecretBody } from "@/lib/outbound/schemas";
 
 export const dynamic = "force-dynamic";
 
@@ -10,9 +10,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     {
       rateLimit: "writes",
       tags: ["webhook-endpoints"],
-      summary: "A new signing secret for an endpoint (the old one stops signing at once); the secret is in this answer",
+      body: rotateSecretBody,
+      summary:
+        "A new signing secret for an endpoint (in this answer); the old one keeps signing beside it for overlapHours (default 24, 0: stops at once)",
       response: endpointCreatedResponse,
     },
-    ({ account, params }) => rotateEndpointSecret(account.id, params.id),
+    ({ account, params, body }) => rotateEndpointSecret(account.id, params.id, body ?? {}),
   ),
 });
