@@ -34,6 +34,22 @@ export const emailList = z
     });
     return entries;
   });
+/** A comma-separated list of TCP ports (1-65535); unset or empty: none. */
+export const portList = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const entries = (v ?? "")
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
+    const ports = entries.map(Number);
+    ports.forEach((port, i) => {
+      if (!Number.isInteger(port) || port < 1 || port > 65535)
+        ctx.addIssue({ code: "custom", message: `entry ${i + 1} is not a port (1-65535)` });
+    });
+    return ports;
+  });
 export const int = (fallback: number, min = 0) =>
   z
     .string()

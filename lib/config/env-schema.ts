@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { bool, decimal, emailList, int, jsonObject, optionalEnum, optionalText, optionalUrl } from "./env-fields";
+import { bool, decimal, emailList, int, jsonObject, optionalEnum, optionalText, optionalUrl, portList } from "./env-fields";
 import { pricingOverrideSchema } from "./pricing-schema";
 
 /**
@@ -100,6 +100,8 @@ export const envSchema = z.object({
   EMAIL_FROM: optionalText,
   /** Outbound webhooks may go to http and private addresses (local receivers): outside production by default, never in production. */
   OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: bool(true),
+  /** Ports besides 80 and 443 a public webhook URL may name (where private targets are refused: production). */
+  OUTBOUND_WEBHOOKS_ALLOWED_PORTS: portList,
   EMAIL_ALLOWED_RECIPIENT_DOMAINS: optionalText,
 
   // Payments

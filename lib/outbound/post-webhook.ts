@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { guardedLookup, isBlockedAddress, privateTargetsAllowed } from "./safe-target";
+import { guardedLookup, isBlockedAddress, portAllowed, portRefusal, privateTargetsAllowed } from "./safe-target";
 
 /** At most this much of a receiver's answer is read (the rest is not waited for). */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -24,6 +24,11 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
     const literal = target.hostname.replace(/^\[|\]$/g, "");
     if (!privateTargetsAllowed() && isIP(literal) !== 0 && isBlockedAddress(literal)) {
       resolve({ ok: false, status: null, error: `${literal} is a private, loopback or link-local address` });
+      return;
+    }
+    // Checked again at each delivery: an endpoint registered before the policy changed is held to it too.
+    if (!portAllowed(target)) {
+      resolve({ ok: false, status: null, error: portRefusal(target) });
       return;
     }
     const client = target.protocol === "https:" ? https : http;

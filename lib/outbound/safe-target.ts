@@ -9,7 +9,8 @@ import { AppError } from "@/lib/errors";
  * address, checked on every address the name resolves to at the moment of sending (the connection
  * uses the checked address, so DNS rebinding between the check and the connection cannot happen).
  * Outside production plain http and local addresses are allowed (local receivers while developing),
- * unless OUTBOUND_WEBHOOKS_ALLOW_PRIVATE=false.
+ * unless OUTBOUND_WEBHOOKS_ALLOW_PRIVATE=false. Where they are refused, a URL's port is 80 or 443 or one
+ * of OUTBOUND_WEBHOOKS_ALLOWED_PORTS (no probing of a host's other services through our deliveries).
  */
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
@@ -57,7 +58,18 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** A URL an endpoint may have: http(s) (https in production), no credentials, at most 2,000 characters. */
+/** Whether a URL's port may be reached (any outside production; else 80, 443 and OUTBOUND_WEBHOOKS_ALLOWED_PORTS). */
+export function portAllowed(url: URL): boolean {
+  if (privateTargetsAllowed()) return true;
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  return port === 80 || port === 443 || env().OUTBOUND_WEBHOOKS_ALLOWED_PORTS.includes(port);
+}
+
+/** Why a URL's port may not be reached. */
+export const portRefusal = (url: URL) =>
+  `port ${url.port} is not allowed: webhooks go to ports 80 and 443${env().OUTBOUND_WEBHOOKS_ALLOWED_PORTS.length ? ` and ${env().OUTBOUND_WEBHOOKS_ALLOWED_PORTS.join(", ")}` : ""} (OUTBOUND_WEBHOOKS_ALLOWED_PORTS adds more)`;
+
+/** A URL an endpoint may have: http(s) (https in production), no credentials, an allowed port, at most 2,000 characters. */
 export function checkEndpointUrl(raw: string): URL {
   let url: URL;
   try {
@@ -70,6 +82,7 @@ export function checkEndpointUrl(raw: string): URL {
   }
   if (url.username || url.password)
     throw new AppError("validation_failed", "Invalid body: url: must not carry credentials", { param: "url" });
+  if (!portAllowed(url)) throw new AppError("validation_failed", `Invalid body: url: ${portRefusal(url)}`, { param: "url" });
   if (!privateTargetsAllowed() && isIP(url.hostname.replace(/^\[|\]$/g, "")) && isBlockedAddress(url.hostname.replace(/^\[|\]$/g, ""))) {
     throw new AppError("validation_failed", "Invalid body: url: must not be a private, loopback or link-local address", { param: "url" });
   }

@@ -254,8 +254,21 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     const { cookie } = await signIn();
     // Registered while private targets are allowed (development), then the server runs in production.
     const { endpoint: ep } = await register(cookie, ["credits.low"], receiver.url.replace("127.0.0.1", "localhost"));
-    const restore = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32) });
+    // The receiver's port is allowed here, so what stops the delivery is its loopback address.
+    const restore = setEnv({
+      APP_ENV: "production",
+      CRON_SECRET: "c".repeat(32),
+      OUTBOUND_WEBHOOKS_ALLOWED_PORTS: new URL(receiver.url).port,
+    });
     try {
+      // Ports: 80, 443 and the allowed list only (a 400 naming the port), at registration.
+      const port = await call(endpoints.POST, {
+        path: "/api/webhook-endpoints",
+        cookie,
+        body: { url: "https://example.com:8080/hook", events: ["credits.low"] },
+      });
+      expect(port.status).toBe(400);
+      expect(port.body.error).toMatch(/port 8080 is not allowed: webhooks go to ports 80 and 443 and \d+/);
       for (const url of [
         "http://example.com/hook",
         "https://127.0.0.1/hook",
@@ -279,6 +292,21 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
       expect(row.lastError).toMatch(/127\.0\.0\.1|::1|loopback/);
     } finally {
       restore();
+    }
+    // Without the port on the list, the same delivery is refused for its port before any connection.
+    const strict = setEnv({ APP_ENV: "production", CRON_SECRET: "c".repeat(32) });
+    try {
+      const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
+      expect(sent.status).toBe(200);
+      const prisma = await db();
+      await prisma.outboundDelivery.updateMany({ where: { endpointId: ep.id, status: "pending" }, data: { nextAttemptAt: new Date() } });
+      await drainOutbound();
+      await deliverDue();
+      // The endpoint's queue head (the first test event, still pending) is what was attempted.
+      const head = await prisma.outboundDelivery.findFirstOrThrow({ where: { endpointId: ep.id }, orderBy: { createdAt: "asc" } });
+      expect(head.lastError).toMatch(/port \d+ is not allowed/);
+    } finally {
+      strict();
     }
   });
 
