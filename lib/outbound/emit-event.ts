@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { wants, type OutboundEventType } from "./event-types";
 
@@ -11,6 +11,8 @@ export interface EmittedEvent {
 
 /** An event id: `msg_` and 24 random characters (the webhook-id receivers dedupe on). */
 export const newEventId = () => `msg_${randomBytes(18).toString("base64url")}`;
+/** The event id of a fact that may be told more than once (a provider's webhook retried): the same fact, the same id. */
+const eventIdOf = (dedupeKey: string) => `msg_${createHash("sha256").update(dedupeKey, "utf8").digest("base64url").slice(0, 24)}`;
 
 /**
  * Writes an event to the outbox in the caller's transaction (so it exists exactly when what it tells
@@ -22,9 +24,17 @@ export const newEventId = () => `msg_${randomBytes(18).toString("base64url")}`;
  */
 export async function emitEvent(
   tx: Tx,
-  input: { accountId: string; type: OutboundEventType; data: Record<string, unknown>; emailTo?: string[]; onlyEndpoint?: string },
+  input: {
+    accountId: string;
+    type: OutboundEventType;
+    data: Record<string, unknown>;
+    emailTo?: string[];
+    onlyEndpoint?: string;
+    /** Names the fact: an event emitted again with the same key is not written twice (exactly once across retries). */
+    dedupeKey?: string;
+  },
 ): Promise<EmittedEvent> {
-  const id = newEventId();
+  const id = input.dedupeKey ? eventIdOf(input.dedupeKey) : newEventId();
   const createdAt = new Date();
   const payload = { id, type: input.type, createdAt: createdAt.toISOString(), accountId: input.accountId, data: input.data };
   const endpoints = await tx.webhookEndpoint.findMany({
@@ -39,9 +49,12 @@ export async function emitEvent(
   ];
   // An event nobody is to receive is not kept (an account without endpoints pays no outbox row).
   if (rows.length === 0) return { id, deliveries: 0 };
-  await tx.outboundEvent.create({
-    data: { id, accountId: input.accountId, type: input.type, payload: payload as Prisma.InputJsonValue, createdAt },
+  const { count } = await tx.outboundEvent.createMany({
+    data: [{ id, accountId: input.accountId, type: input.type, payload: payload as Prisma.InputJsonValue, createdAt }],
+    skipDuplicates: true,
   });
+  // Told before (the same dedupe key): its deliveries exist already.
+  if (count === 0) return { id, deliveries: 0 };
   await tx.outboundDelivery.createMany({ data: rows });
   return { id, deliveries: rows.length };
 }

@@ -4,6 +4,7 @@ import type { PaymentEventOutcome } from "../payment-provider/payment-event-outc
 import { paymentProviderName } from "../payment-provider/payment-provider-name";
 import { recordPaymentAndTakeBack } from "../receipts/record-payment";
 import { describeVariant, receiptUrlOf, timeOf } from "../receipts/refund-payment";
+import { tellPaymentEvent } from "../receipts/tell-payment-event";
 import type { ProviderOrder } from "../payment-provider/provider-types";
 
 /**
@@ -34,15 +35,18 @@ export async function grantBonusOrder(input: {
     price: typeof a.total === "number" ? a.total / 100 : match.bonusPackage.price,
   });
   // The receipt, with what it bought; a refund that arrived before this order takes its credits back now.
-  const { takeBack } = await recordPaymentAndTakeBack(
+  const provider = paymentProviderName();
+  const amount = typeof a.total === "number" ? a.total : Math.round(match.bonusPackage.price * 100);
+  const currency = typeof a.currency === "string" ? a.currency.toUpperCase() : "USD";
+  const { takeBack, paymentId } = await recordPaymentAndTakeBack(
     {
       userId: input.userId,
-      provider: paymentProviderName(),
+      provider,
       providerPaymentId: input.order.id,
       kind: "pack",
       description: describeVariant(variantId),
-      amount: typeof a.total === "number" ? a.total : Math.round(match.bonusPackage.price * 100),
-      currency: typeof a.currency === "string" ? a.currency : "USD",
+      amount,
+      currency,
       receiptUrl: receiptUrlOf(a),
       credits: match.bonusPackage.credits,
       bonusPurchaseId: purchaseId,
@@ -51,6 +55,12 @@ export async function grantBonusOrder(input: {
     },
     new Date(),
   );
+  await tellPaymentEvent({
+    accountId: input.userId,
+    type: "credits.purchased",
+    factKey: `${provider}:${input.order.id}`,
+    data: { paymentId, credits: match.bonusPackage.credits, amount, currency, description: describeVariant(variantId) },
+  });
   const refunded = takeBack?.outcome === "taken_back" ? `; refunded before: ${takeBack.taken} taken back` : "";
   return {
     status: "processed",

@@ -4,6 +4,7 @@ import { paymentProviderName } from "../payment-provider/payment-provider-name";
 import type { PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
 import type { InvoiceAttributes, OrderAttributes } from "../payment-provider/provider-types";
 import { recordPaymentAndTakeBack, type PaymentKind } from "./record-payment";
+import { tellPaymentEvent } from "./tell-payment-event";
 
 /** What a refund event says was refunded so far (cents): refunded_amount, or the total when fully refunded. */
 export function refundedSoFar(a: { refunded_amount?: unknown; total?: unknown; status?: unknown; refunded?: unknown }): number {
@@ -58,21 +59,44 @@ async function refundPayment(
   description: string,
 ): Promise<PaymentEventOutcome> {
   const refunded = refundedSoFar(a);
+  const provider = paymentProviderName();
+  const amount = typeof a.total === "number" ? a.total : 0;
+  const currency = typeof a.currency === "string" ? a.currency.toUpperCase() : "USD";
   const result = await recordPaymentAndTakeBack(
     {
       userId,
-      provider: paymentProviderName(),
+      provider,
       providerPaymentId,
       kind,
       description,
-      amount: typeof a.total === "number" ? a.total : 0,
-      currency: typeof a.currency === "string" ? a.currency : "USD",
+      amount,
+      currency,
       receiptUrl: receiptUrlOf(a),
       paidAt: timeOf(a.created_at) ?? occurredAt,
       refundedAmount: refunded,
     },
     timeOf(a.refunded_at) ?? timeOf(a.updated_at) ?? occurredAt,
   );
+  if (refunded > 0) {
+    const t = result.takeBack?.outcome === "taken_back" ? result.takeBack : null;
+    // One event per refunded total (a second partial refund is a new fact; the same one delivered again is not).
+    await tellPaymentEvent({
+      accountId: userId,
+      type: "payment.refunded",
+      factKey: `${provider}:${providerPaymentId}:${refunded}`,
+      data: {
+        paymentId: result.paymentId,
+        kind,
+        description,
+        amount,
+        refundedAmount: refunded,
+        currency,
+        full: amount > 0 && refunded >= amount,
+        creditsTakenBack: t?.taken ?? 0,
+        creditsOwed: t?.owed ?? 0,
+      },
+    });
+  }
   return outcome(result, refunded);
 }
 

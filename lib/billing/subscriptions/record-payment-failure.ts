@@ -3,6 +3,8 @@ import { db } from "@/lib/db/client";
 import { sendEmail } from "@/lib/email/send-email";
 import type { Subscription } from "@/lib/generated/prisma/client";
 import { log as rootLog, type Logger } from "@/lib/log";
+import { deliverSoon } from "@/lib/outbound/deliver-outbound";
+import { emitEvent } from "@/lib/outbound/emit-event";
 import { lockInvoiceSubscription } from "./lock-invoice-subscription";
 import { SUBSCRIPTION_NOT_KNOWN_YET, type InvoiceEventInput, type PaymentEventOutcome } from "../payment-provider/payment-event-outcome";
 import { recordSubscriptionEvent } from "./record-subscription-event";
@@ -28,11 +30,22 @@ export async function recordPaymentFailure(input: InvoiceEventInput, log: Logger
         statusFrom: found.subscription.status,
         occurredAt: input.occurredAt,
       });
+      await emitEvent(tx, {
+        accountId: input.userId,
+        type: "payment.failed",
+        dedupeKey: `payment.failed:${found.subscription.id}:${input.occurredAt.toISOString()}`,
+        data: {
+          subscriptionId: found.subscription.providerSubscriptionId,
+          tier: found.subscription.tier,
+          failedAt: input.occurredAt.toISOString(),
+        },
+      });
     }
     return { applied, subscription: found.subscription };
   });
   if (!outcome) return SUBSCRIPTION_NOT_KNOWN_YET;
   if (!outcome.applied) return { status: "processed", result: "older than a successful payment; ignored" };
+  deliverSoon();
   try {
     await notifyPaymentFailure(input.userId, outcome.subscription);
   } catch (error) {
