@@ -94,6 +94,9 @@ export const envSchema = z.object({
   FILE_URL_TTL_SECONDS: int(900, 1),
   FILE_URL_SECRET: optionalText,
 
+  /** How long a server started while its database is down retries before exiting 1 for a restart (lib/server/start-server.ts). */
+  DATABASE_STARTUP_RETRY_SECONDS: int(300, 1),
+
   // Email
   RESEND_API_KEY: optionalText,
   RESEND_BASE_URL: optionalUrl,

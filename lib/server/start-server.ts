@@ -33,21 +33,16 @@ export async function startServer(options: { exit?: (code: number) => never } = 
 
   const started = Date.now();
   try {
-    const { db, dbKind } = await import("@/lib/db/client");
-    await db();
-    log.info("database ready", { kind: await dbKind(), ms: Date.now() - started });
-    const { registerInstance } = await import("@/lib/db/instance");
-    await registerInstance();
-    // Settlements a stopped server on this machine kept through an outage: written before the first
-    // sweep, which would otherwise refund those delivered answers.
-    const { replayJournaledSettlements } = await import("@/lib/credits");
-    await replayJournaledSettlements();
-    // Said at start, not at the first question: what knowledge search loses without pgvector.
-    const { hasVectorSupport } = await import("@/lib/rag/vector-support");
-    await hasVectorSupport(await db());
+    await openDatabase();
+    log.info("database ready", { kind: await (await import("@/lib/db/client")).dbKind(), ms: Date.now() - started });
   } catch (error) {
-    // Not fatal: /api/health answers 503 and names the database as disconnected until it recovers.
-    log.error("database unavailable at start-up", { error: (error as Error).message });
+    // Not fatal: /api/health answers 503 and requests answer 503 until the database answers; the
+    // start-up steps are retried in the background within DATABASE_STARTUP_RETRY_SECONDS.
+    log.error("database unavailable at start-up; retrying in the background", {
+      error: (error as Error).message,
+      retryForSeconds: e.DATABASE_STARTUP_RETRY_SECONDS,
+    });
+    void retryOpenDatabase(started, e.DATABASE_STARTUP_RETRY_SECONDS * 1000, exit);
   }
 
   // What a stopping server does once its requests are done (scripts/preflight.ts calls it on SIGTERM):
@@ -73,6 +68,53 @@ export async function startServer(options: { exit?: (code: number) => never } = 
   refundStaleReservationsEvery(RESERVATION_SWEEP_MS);
   deliverOutboundEvery(OUTBOUND_DELIVERY_MS);
   if (e.PAYMENT_PROVIDER === "stripe") payAutoRechargesEvery(AUTO_RECHARGE_MS);
+}
+
+/**
+ * The database's start-up steps: open it (and on the embedded default migrate it), register this
+ * process as a live instance (its heartbeat keeps the sweep off its charges), write the settlements a
+ * stopped server journaled through an outage before any sweep, and check vector support.
+ */
+async function openDatabase(): Promise<void> {
+  const { db } = await import("@/lib/db/client");
+  await db();
+  const { registerInstance } = await import("@/lib/db/instance");
+  await registerInstance();
+  // Settlements a stopped server on this machine kept through an outage: written before the first
+  // sweep, which would otherwise refund those delivered answers.
+  const { replayJournaledSettlements } = await import("@/lib/credits");
+  await replayJournaledSettlements();
+  // Said at start, not at the first question: what knowledge search loses without pgvector.
+  const { hasVectorSupport } = await import("@/lib/rag/vector-support");
+  await hasVectorSupport(await db());
+}
+
+/**
+ * Retries the start-up steps while the database is down (1 s, 2 s, 4 s, then every 10 s), one log
+ * line per attempt, until they pass ("database ready") or `boundMs` has passed since start: then
+ * the process exits 1, for its supervisor to restart it (a server that never reached its database
+ * should not look alive forever).
+ */
+async function retryOpenDatabase(started: number, boundMs: number, exit: (code: number) => never): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const wait = Math.min(10_000, 1_000 * 2 ** (attempt - 1));
+    if (Date.now() - started + wait > boundMs) {
+      log.error("database still unavailable after the start-up bound; exiting for a restart", {
+        attempts: attempt - 1,
+        seconds: Math.round((Date.now() - started) / 1000),
+      });
+      exit(1);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, wait).unref());
+    try {
+      await openDatabase();
+      log.info("database ready", { afterStartupRetries: attempt, ms: Date.now() - started });
+      return;
+    } catch (error) {
+      log.warn("database still unavailable at start-up", { attempt, error: (error as Error).message });
+    }
+  }
 }
 
 /** How often each server pays the top-ups charges claimed (a lease per top-up keeps instances apart). */
