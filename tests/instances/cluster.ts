@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { testDatabaseAdminUrl, withPgClient } from "@/tests/helpers/pg";
 import { applyMigrations } from "@/lib/db/migrate";
-import { freePort, removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
+import { removeDir, startServer, type RunningServer } from "@/tests/e2e/server";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { startResendStub, type ResendStub } from "@/tests/helpers/resend-stub";
 import { startUpstashEmulator } from "@/tests/helpers/upstash-emulator";
+import { startPgBouncer } from "@/tests/helpers/pgbouncer";
 
 /**
  * Three production servers (the standalone build) on one PostgreSQL database and one Redis (through
@@ -31,57 +28,6 @@ export interface Cluster {
   /** SQL on the database itself (not through the pooler). */
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
-}
-
-/** PgBouncer 1.18 (Debian) in transaction mode in front of the database; as an unprivileged user when we are root. */
-async function startPgBouncer(databaseUrl: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), "svc-pgbouncer-"));
-  chmodSync(dir, 0o777);
-  const port = await freePort();
-  const db = new URL(databaseUrl);
-  writeFileSync(
-    path.join(dir, "pgbouncer.ini"),
-    [
-      "[databases]",
-      `app = host=${db.hostname} port=${db.port || 5432} dbname=${db.pathname.slice(1)} user=${decodeURIComponent(db.username) || "postgres"}`,
-      "[pgbouncer]",
-      "listen_addr = 127.0.0.1",
-      `listen_port = ${port}`,
-      "auth_type = any",
-      "pool_mode = transaction",
-      "max_client_conn = 1000",
-      "default_pool_size = 20",
-      "unix_socket_dir =",
-      `logfile = ${dir}/pgbouncer.log`,
-      "ignore_startup_parameters = extra_float_digits,options",
-    ].join("\n"),
-  );
-  const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn("/usr/sbin/pgbouncer", [...(asRoot ? ["-u", "nobody"] : []), path.join(dir, "pgbouncer.ini")], {
-    stdio: "ignore",
-  });
-  const url = `postgresql://postgres@127.0.0.1:${port}/app`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await withPgClient(url, (c) => c.query("SELECT 1"));
-      break;
-    } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`pgbouncer did not start: ${(error as Error).message}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
-        await exited;
-      }
-      removeDir(dir);
-    },
-  };
 }
 
 /** Round robin over the instances, appending the client's address to X-Forwarded-For (one trusted hop); a client's leaving reaches the instance. */
