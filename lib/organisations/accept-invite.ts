@@ -3,7 +3,7 @@ import { normalizeEmail } from "@/lib/email/normalize-email";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { hashInviteToken } from "./invite-member";
-import { forgetMembership } from "./membership";
+import { forgetMembership, requireUnlocked } from "./membership";
 import { toOrganisationView } from "./views";
 import type { OrganisationView } from "./schemas";
 
@@ -39,6 +39,8 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
       { reason: "email_unverified" },
     );
   }
+  // Nobody joins an organisation an operator has locked (the invitation stays usable after the unlock).
+  await requireUnlocked(invite.organisationId);
   const org = await prisma.$transaction(async (tx) => {
     const { count } = await tx.organisationInvite.updateMany({
       where: { id: invite.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },

@@ -6,7 +6,7 @@ import { sendEmail } from "@/lib/email/send-email";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { checkWindowLimit } from "@/lib/ratelimit";
-import { requireMember } from "./membership";
+import { requireMember, requireMemberToChange } from "./membership";
 import type { InviteView } from "./schemas";
 
 /** How long an invitation works. */
@@ -61,7 +61,7 @@ export async function inviteMember(
   actorId: string,
   body: { email: string; role: "admin" | "member" },
 ): Promise<{ invite: InviteView }> {
-  await requireMember(organisationId, actorId, "admin");
+  await requireMemberToChange(organisationId, actorId, "admin");
   const email = normalizeEmail(body.email);
   const prisma = await db();
   const [org, inviter, existing] = await Promise.all([
@@ -138,7 +138,7 @@ export async function listInvites(organisationId: string, actorId: string): Prom
 
 /** Withdraws a waiting invitation (owner and admins); its link stops working. Another organisation's invitation: 404. */
 export async function revokeInvite(organisationId: string, actorId: string, inviteId: string): Promise<{ invite: InviteView }> {
-  await requireMember(organisationId, actorId, "admin");
+  await requireMemberToChange(organisationId, actorId, "admin");
   const prisma = await db();
   const found = /^[0-9a-f-]{36}$/i.test(inviteId)
     ? await prisma.organisationInvite.findFirst({ where: { id: inviteId, organisationId } })

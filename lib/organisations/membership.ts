@@ -2,6 +2,7 @@ import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { roleAllows, type ActingAccount, type OrganisationRole, type RequiredRole } from "./roles";
 import { processState } from "@/lib/process-state";
+import { accountState } from "@/lib/users/account-state";
 
 /**
  * Memberships by (organisation, person), remembered for MEMBERSHIP_TTL_MS per process so a request
@@ -46,6 +47,26 @@ export async function requireMember(organisationId: string, userId: string, need
   if (!role) throw new AppError("not_found", "Organisation not found");
   if (!roleAllows(role, needed)) throw forbiddenFor(needed);
   return { id: organisationId, kind: "organisation", role, memberId: userId };
+}
+
+/**
+ * As requireMember, for a change to the organisation itself (its members, roles, caps, invitations,
+ * name or owner): refused while an operator has it locked, as its wallet is (403 account_locked).
+ */
+export async function requireMemberToChange(organisationId: string, userId: string, needed: RequiredRole): Promise<ActingAccount> {
+  const acting = await requireMember(organisationId, userId, needed);
+  await requireUnlocked(organisationId);
+  return acting;
+}
+
+/** 403 while an operator has the organisation locked (lib/users/account-state.ts: the same few-second bound as a locked person). */
+export async function requireUnlocked(organisationId: string): Promise<void> {
+  if ((await accountState(organisationId)) === "locked")
+    throw new AppError(
+      "forbidden",
+      "This organisation is locked by the site's operator: its members, invitations and settings cannot be changed; contact support",
+      { reason: "account_locked" },
+    );
 }
 
 export function forbiddenFor(needed: RequiredRole): AppError {

@@ -1,12 +1,12 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { forgetMembership, requireMember } from "./membership";
+import { forgetMembership, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
 
 /** The owner hands the organisation to another member, who becomes its owner; the former owner stays as an admin. */
 export async function transferOwnership(organisationId: string, ownerId: string, newOwnerId: string) {
-  await requireMember(organisationId, ownerId, "owner");
+  await requireMemberToChange(organisationId, ownerId, "owner");
   if (newOwnerId === ownerId)
     throw new AppError("validation_failed", "Invalid body: userId: you are already the owner", { param: "userId" });
   const prisma = await db();

@@ -3,7 +3,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { deliverSoon } from "@/lib/outbound/deliver-outbound";
 import { emitEvent } from "@/lib/outbound/emit-event";
-import { forgetMembership, requireMember } from "./membership";
+import { forgetMembership, requireMember, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
 
 /**
@@ -17,7 +17,7 @@ export async function updateMember(
   memberId: string,
   body: { role?: "admin" | "member"; dailyCap?: number | null; monthlyCap?: number | null },
 ) {
-  await requireMember(organisationId, actorId, "admin");
+  await requireMemberToChange(organisationId, actorId, "admin");
   const prisma = await db();
   const updated = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
@@ -60,7 +60,9 @@ export async function updateMember(
  */
 export async function removeMember(organisationId: string, actorId: string, memberId: string): Promise<{ removed: true }> {
   const leaving = actorId === memberId;
-  await requireMember(organisationId, actorId, leaving ? "member" : "admin");
+  // Anyone may leave, even a locked organisation; removing someone else is a change it refuses while locked.
+  if (leaving) await requireMember(organisationId, actorId, "member");
+  else await requireMemberToChange(organisationId, actorId, "admin");
   const prisma = await db();
   const revokedKeys = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;

@@ -1,11 +1,11 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { requireMember } from "./membership";
+import { requireMemberToChange } from "./membership";
 import { toOrganisationView } from "./views";
 
 /** Renames an organisation or changes its slug (owner and admins). */
 export async function updateOrganisation(organisationId: string, userId: string, body: { name?: string; slug?: string }) {
-  const acting = await requireMember(organisationId, userId, "admin");
+  const acting = await requireMemberToChange(organisationId, userId, "admin");
   const prisma = await db();
   try {
     const org = await prisma.$transaction(async (tx) => {

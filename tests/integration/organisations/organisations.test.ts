@@ -666,9 +666,44 @@ describe("organisations: an operator's lock", () => {
     expect(await balanceOf(id)).toBe(100);
     // The members' own wallets are not locked.
     expect((await chatAs(t.member, null)).status).toBe(200);
+    // Nor can anything about the organisation change: invitations, roles, caps, removals, its name, its owner, joining.
+    const joiner = await person("joiner");
+    const pending = await call(invites.POST, {
+      path: `/api/orgs/${id}/invites`,
+      params: { id },
+      cookie: t.owner.cookie,
+      body: { email: joiner.user.email, role: "member" },
+    });
+    expect(pending.status).toBe(403);
+    expect(pending.body.error).toMatch(/organisation is locked by the site's operator/);
+    const memberPath = { path: `/api/orgs/${id}/members/${t.member.user.id}`, params: { id, userId: t.member.user.id } };
+    const lockedOut = [
+      await call(member.PATCH, { method: "PATCH", ...memberPath, cookie: t.admin.cookie, body: { dailyCap: 10 } }),
+      await call(member.PATCH, { method: "PATCH", ...memberPath, cookie: t.owner.cookie, body: { role: "admin" } }),
+      await call(member.DELETE, { method: "DELETE", ...memberPath, cookie: t.admin.cookie }),
+      await call(org.PATCH, {
+        method: "PATCH",
+        path: `/api/orgs/${id}`,
+        params: { id },
+        cookie: t.owner.cookie,
+        body: { name: "Renamed" },
+      }),
+      await call(transfer.POST, {
+        path: `/api/orgs/${id}/transfer`,
+        params: { id },
+        cookie: t.owner.cookie,
+        body: { userId: t.admin.user.id },
+      }),
+    ];
+    expect(lockedOut.map((r) => r.status)).toEqual([403, 403, 403, 403, 403]);
+    expect((await call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: t.admin.cookie })).status).toBe(200);
     expect(
       (await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator, body: { reason: "cleared" } })).status,
     ).toBe(200);
+    // Unlocked: the same changes work again.
+    expect((await call(member.PATCH, { method: "PATCH", ...memberPath, cookie: t.admin.cookie, body: { dailyCap: 1000 } })).status).toBe(
+      200,
+    );
     expect((await chatAs(t.member, id)).status).toBe(200);
     expect((await v1(completions.POST, "/v1/chat/completions", secret, { body: completion })).status).toBe(200);
   });
