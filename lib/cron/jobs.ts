@@ -68,7 +68,7 @@ export const CRON_JOBS: Record<CronJobName, CronJob> = {
   "deliver-webhooks": {
     job: "deliver-webhooks",
     schedule: "*/5 * * * *",
-    summary: "Send due outbound webhooks and alert emails (retries with backoff for 24 hours); pay claimed auto-recharges (Stripe)",
+    summary: "Send due outbound webhooks and alert emails (retries with backoff for 3 days); pay claimed auto-recharges (Stripe)",
     active: () => true,
     inactiveMessage: "",
     run: async () => {

@@ -9,10 +9,10 @@ import { signedHeaders } from "./sign-payload";
 import { sendEmail } from "@/lib/email/send-email";
 import { processState } from "@/lib/process-state";
 
-/** How long an event is retried for, from its creation. */
-export const RETRY_WINDOW_MS = 24 * 60 * 60_000;
-/** The wait after each failed attempt (the last repeats until the window ends): 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h. */
-export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
+/** How long an event is retried for, from its creation: 3 days (a receiver down over a weekend gets its events). */
+export const RETRY_WINDOW_MS = 3 * 24 * 60 * 60_000;
+/** The wait after each failed attempt (the last repeats until the window ends): 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h. */
+export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000];
 /**
  * How long a runner's hold on an endpoint lasts unless renewed: renewed before every send (a send takes
  * at most SEND_TIMEOUT_MS), so a run of any length keeps it, and another instance takes over only
@@ -61,7 +61,7 @@ const runner = processState("outboundRunner", () => ({
  * on the endpoint, renewed as the run goes, so several instances never send the same delivery at once
  * nor out of order); endpoints side by side, at most MAX_ENDPOINTS_IN_FLIGHT per process, so a slow or
  * failing receiver delays only its own queue. A failure stops that endpoint's queue until its retry is
- * due (5 s, 30 s, 2 min, ... 4 h) and after 24 hours the delivery fails for good and the endpoint is
+ * due (5 s, 30 s, 2 min, ... 8 h) and after 3 days the delivery fails for good and the endpoint is
  * disabled, its owners emailed. Emails of alerts go out the same way (each on its own). Run after
  * every commit that wrote events, every 10 seconds by each server and by the deliver-webhooks cron
  * job. `waitForEndpoints: false` (the servers' own passes) starts the endpoints' runs and returns.
@@ -115,7 +115,7 @@ async function startDueEndpoints(now: Date, run: DeliveryRun): Promise<Promise<v
 /**
  * Deliveries that waited past the retry window without an attempt because their endpoint was
  * disabled the whole time fail for good, as a failing endpoint's would: what an endpoint gets when it
- * is enabled again is the last 24 hours of its events. Every disabled endpoint's at most once a
+ * is enabled again is the last 3 days of its events. Every disabled endpoint's at most once a
  * minute per process; one endpoint's (`endpointId`) at once, when it is enabled again.
  */
 export async function expireWaitingDeliveries(now: Date, endpointId?: string): Promise<number> {
@@ -127,7 +127,7 @@ export async function expireWaitingDeliveries(now: Date, endpointId?: string): P
   const cutoff = new Date(now.getTime() - RETRY_WINDOW_MS);
   return prisma.$executeRaw`
     UPDATE outbound_deliveries d SET status = 'failed',
-           last_error = 'Not sent: its endpoint was disabled for the 24 hours an event is kept'
+           last_error = 'Not sent: its endpoint was disabled for the 3 days an event is kept'
       FROM outbound_events ev, webhook_endpoints e
      WHERE ev.id = d.event_id AND e.id = d.endpoint_id AND d.status = 'pending' AND d.attempts = 0 AND ev.created_at < ${cutoff}
        AND (e.id = ${endpointId ?? null}::text OR (${endpointId ?? null}::text IS NULL AND NOT e.enabled))`;
@@ -210,10 +210,10 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
         return;
       }
       run.failed++;
-      // A day of failures: the endpoint is switched off (its later events wait, not lost) and its owners told.
+      // 3 days of failures: the endpoint is switched off (its later events wait, not lost) and its owners told.
       await prisma.webhookEndpoint.update({
         where: { id: endpointId },
-        data: { enabled: false, disabledAt: new Date(), disabledReason: `Every attempt failed for 24 hours: ${outcome.error}` },
+        data: { enabled: false, disabledAt: new Date(), disabledReason: `Every attempt failed for 3 days: ${outcome.error}` },
       });
       log.warn("outbound webhook endpoint disabled", { endpointId, error: outcome.error });
       await notifyEndpointDisabled(endpointId).catch((error) =>

@@ -38,7 +38,7 @@ export async function emitEvent(
   const createdAt = new Date();
   const payload = { id, type: input.type, createdAt: createdAt.toISOString(), accountId: input.accountId, data: input.data };
   const endpoints = await tx.webhookEndpoint.findMany({
-    // Disabled endpoints too: their deliveries wait, and go out (the last 24 hours of them) when it is enabled again.
+    // Disabled endpoints too: their deliveries wait, and go out (the last 3 days of them) when it is enabled again.
     where: { accountId: input.accountId, ...(input.onlyEndpoint ? { id: input.onlyEndpoint } : {}) },
     select: { id: true, events: true },
   });

@@ -93,7 +93,7 @@ export async function listEndpoints(accountId: string) {
   return { endpoints: rows.map(toEndpointView) };
 }
 
-/** Changes an endpoint; enabling a disabled one sends what waited for it (events of the last 24 hours). */
+/** Changes an endpoint; enabling a disabled one sends what waited for it (events of the last 3 days). */
 export async function updateEndpoint(
   accountId: string,
   endpointId: string,
@@ -101,7 +101,7 @@ export async function updateEndpoint(
 ) {
   await owned(accountId, endpointId);
   const prisma = await db();
-  // What waited past its 24 hours while the endpoint was off fails first; the rest goes out once it is on.
+  // What waited past its 3 days while the endpoint was off fails first; the rest goes out once it is on.
   if (body.enabled === true) await expireWaitingDeliveries(new Date(), endpointId);
   const endpoint = await prisma.webhookEndpoint.update({
     where: { id: endpointId },

@@ -9,7 +9,7 @@ export async function notifyEndpointDisabled(endpointId: string): Promise<void> 
   const endpoint = await prisma.webhookEndpoint.findUnique({ where: { id: endpointId } });
   if (!endpoint) return;
   const link = `${mailedLinkBase()}/dashboard/webhooks`;
-  const text = `Your webhook endpoint ${endpoint.url} failed every delivery for 24 hours and was disabled: ${endpoint.disabledReason ?? ""}\n\nIts events wait for it. Fix the receiver, then enable it again (and replay what failed) on ${link}\n`;
+  const text = `Your webhook endpoint ${endpoint.url} failed every delivery for 3 days and was disabled: ${endpoint.disabledReason ?? ""}\n\nIts events wait for it. Fix the receiver, then enable it again (and replay what failed) on ${link}\n`;
   for (const to of await accountRecipients(endpoint.accountId)) {
     await sendEmail({ to, type: "notification", subject: "A webhook endpoint was disabled", text });
   }

@@ -177,7 +177,7 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
     <Card id="endpoints" title="Webhook endpoints" className="mt-4 overflow-x-auto">
       <p className="mt-1 text-sm text-slate-600">
         Deliveries are JSON, signed by the Standard Webhooks scheme (headers webhook-id, webhook-timestamp, webhook-signature), retried with
-        backoff for 24 hours.
+        backoff for 3 days.
       </p>
       {created ? (
         <Banner tone="success" title="Endpoint added. Copy its signing secret now: it is not shown again.">

@@ -119,14 +119,15 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     expect(rows.find((r) => r.eventId === ids[0])?.attempts).toBe(6);
   });
 
-  it("after 24 hours of failures a delivery fails for good, the endpoint is disabled and its owner emailed; enabling and replaying send it", async () => {
+  it("after 3 days of failures a delivery fails for good, the endpoint is disabled and its owner emailed; enabling and replaying send it", async () => {
     const { user, cookie } = await signIn();
     const { endpoint: ep } = await register(cookie, ["credits.low"]);
     receiver.failNext(1000, 500);
     const sent = await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie });
     await drainOutbound();
+    // Attempts every hour of a simulated 80 hours: each one that is due fails, until the 3 days are up.
     let now = Date.now();
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 80; i++) {
       now += 60 * 60_000;
       await deliverDue(new Date(now));
     }
@@ -136,7 +137,7 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     expect(row.status).toBe("failed");
     const disabled = await prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
     expect(disabled.enabled).toBe(false);
-    expect(disabled.disabledReason).toMatch(/24 hours/);
+    expect(disabled.disabledReason).toMatch(/3 days/);
     const mail = await prisma.emailLog.findFirst({ where: { to: user.email!, subject: "A webhook endpoint was disabled" } });
     expect(mail).not.toBeNull();
     // Replay needs the endpoint enabled (409), then sends it.
@@ -160,7 +161,7 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     );
   });
 
-  it("events fired while an endpoint is disabled wait for it: enabled again, it gets those of the last 24 hours, in order; older ones fail", async () => {
+  it("events fired while an endpoint is disabled wait for it: enabled again, it gets those of the last 3 days, in order; older ones fail", async () => {
     const { cookie, key } = await userWithKey();
     const { endpoint: ep } = await register(cookie, ["key.revoked", "credits.low"]);
     const patch = (enabled: boolean) =>
@@ -175,7 +176,7 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     const prisma = await db();
     const waiting = await prisma.outboundDelivery.findMany({ where: { endpointId: ep.id }, include: { event: true } });
     expect(waiting.map((d) => [d.event.type, d.status])).toEqual([["key.revoked", "pending"]]);
-    // A second event, as if it had waited for more than a day.
+    // A second event, as if it had waited for more than 3 days.
     const staleId = `msg_stale_${ep.id.slice(0, 8)}`;
     const stale = await prisma.outboundEvent.create({
       data: {
@@ -183,7 +184,7 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
         accountId: waiting[0].event.accountId,
         type: "credits.low",
         payload: { id: staleId, type: "credits.low", data: {} },
-        createdAt: new Date(Date.now() - 25 * 60 * 60_000),
+        createdAt: new Date(Date.now() - 73 * 60 * 60_000),
       },
     });
     await prisma.outboundDelivery.create({ data: { eventId: stale.id, endpointId: ep.id, createdAt: stale.createdAt } });
