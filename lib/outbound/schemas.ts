@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { oneLineText } from "@/lib/text-shapes";
-import { SUBSCRIBABLE } from "./event-types";
+import { OUTBOUND_EVENT_TYPES, SUBSCRIBABLE } from "./event-types";
 
 /** Requests and responses of /api/webhook-endpoints (the dashboard infers its types from these). */
 const events = z
@@ -71,3 +71,41 @@ export const deliveryResponse = z.object({ delivery: deliveryView });
 
 export type EndpointView = z.infer<typeof endpointView>;
 export type DeliveryView = z.infer<typeof deliveryView>;
+
+/** GET /api/webhook-events: the account's events, newest first, by type and time, paged. */
+export const listEventsQuery = z.object({
+  type: z.enum(OUTBOUND_EVENT_TYPES, { error: `must be an event type: ${OUTBOUND_EVENT_TYPES.join(", ")}` }).optional(),
+  from: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time" }).optional().meta({ description: "created at or after" }),
+  to: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time" }).optional().meta({ description: "created before" }),
+  cursor: z
+    .string()
+    .regex(/^\d{1,19}$/, "must be a nextCursor from a previous page")
+    .optional()
+    .meta({ description: "the nextCursor of the previous page" }),
+  limit: z.coerce.number({ error: "must be a number" }).int().min(1, "must be 1 to 100").max(100, "must be 1 to 100").default(50),
+});
+export const eventView = z.object({
+  id: z.string(),
+  type: z.string(),
+  createdAt: z.string(),
+  payload: z.unknown(),
+  deliveries: z.array(
+    z.object({
+      id: z.string(),
+      channel: z.enum(["webhook", "email"]),
+      endpointId: z.string().nullable(),
+      status: z.enum(["pending", "delivered", "failed"]),
+      attempts: z.number(),
+      lastStatus: z.number().nullable(),
+      deliveredAt: z.string().nullable(),
+    }),
+  ),
+});
+export const eventsResponse = z.object({ events: z.array(eventView), nextCursor: z.string().nullable() });
+export const eventResponse = z.object({ event: eventView });
+export const recoverBody = z.object({
+  since: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 time" })
+    .meta({ description: "failed deliveries of events created at or after this time are sent again" }),
+});
+export const recoverResponse = z.object({ recovered: z.number() });

@@ -7,6 +7,9 @@ import * as deliveries from "@/app/api/webhook-endpoints/[id]/deliveries/route";
 import * as replay from "@/app/api/webhook-endpoints/[id]/deliveries/[deliveryId]/replay/route";
 import * as rotate from "@/app/api/webhook-endpoints/[id]/rotate-secret/route";
 import * as keysRoute from "@/app/api/keys/[id]/route";
+import * as events from "@/app/api/webhook-events/route";
+import * as resend from "@/app/api/webhook-events/[id]/resend/route";
+import * as recover from "@/app/api/webhook-endpoints/[id]/recover/route";
 import * as cron from "@/app/api/cron/deliver-webhooks/route";
 import { closeDb, db } from "@/lib/db/client";
 import { deliverDue, drainOutbound } from "@/lib/outbound/deliver-outbound";
@@ -196,6 +199,77 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
     const after = await prisma.outboundDelivery.findMany({ where: { endpointId: ep.id }, include: { event: true } });
     expect(after.find((d) => d.eventId === stale.id)).toMatchObject({ status: "failed", lastError: expect.stringMatching(/disabled/) });
     expect(after.find((d) => d.event.type === "key.revoked")).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+
+  it("the events API lists an account's events by type and time, paged; resends one; recovers an endpoint's failures since a time", async () => {
+    const { cookie } = await signIn();
+    const { endpoint: ep } = await register(cookie, ["credits.low"]);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await call(testEvent.POST, { path: `/api/webhook-endpoints/${ep.id}/test`, params: { id: ep.id }, cookie })).body.delivery.eventId,
+      );
+    await drainOutbound();
+    await waitUntil("three test events", async () => ids.every((id) => delivered("webhook.test").some((r) => r.json.id === id)));
+    const first = await call(events.GET, { path: "/api/webhook-events?type=webhook.test&limit=2", cookie });
+    expect(first.status).toBe(200);
+    expect(first.body.events.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+    expect(first.body.events[0].deliveries).toEqual([
+      expect.objectContaining({ channel: "webhook", endpointId: ep.id, status: "delivered", attempts: 1, lastStatus: 200 }),
+    ]);
+    const second = await call(events.GET, {
+      path: `/api/webhook-events?type=webhook.test&limit=2&cursor=${first.body.nextCursor}`,
+      cookie,
+    });
+    expect(second.body.events.map((e: { id: string }) => e.id)).toEqual([ids[0]]);
+    expect(second.body.nextCursor).toBeNull();
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await call(events.GET, { path: `/api/webhook-events?from=${future}`, cookie })).body.events).toEqual([]);
+    for (const bad of ["type=credits.lots", "from=yesterday", "limit=500", "cursor=abc"]) {
+      const res = await call(events.GET, { path: `/api/webhook-events?${bad}`, cookie });
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error, bad).toMatch(new RegExp(bad.split("=")[0]));
+    }
+    // Resend: the receiver gets the same event (same webhook-id) again.
+    const before = receiver.received.filter((r) => r.json.id === ids[0]).length;
+    const resent = await call(resend.POST, { path: `/api/webhook-events/${ids[0]}/resend`, params: { id: ids[0] }, cookie });
+    expect(resent.status).toBe(200);
+    await waitUntil("the resent event", async () => receiver.received.filter((r) => r.json.id === ids[0]).length === before + 1);
+    const other = await signIn();
+    expect(
+      (await call(resend.POST, { path: `/api/webhook-events/${ids[0]}/resend`, params: { id: ids[0] }, cookie: other.cookie })).status,
+    ).toBe(404);
+    // Recover: failed deliveries since a time go out again.
+    const prisma = await db();
+    await prisma.outboundDelivery.updateMany({ where: { endpointId: ep.id }, data: { status: "failed" } });
+    await drainOutbound();
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const recovered = await call(recover.POST, {
+      path: `/api/webhook-endpoints/${ep.id}/recover`,
+      params: { id: ep.id },
+      cookie,
+      body: { since },
+    });
+    expect(recovered.status).toBe(200);
+    expect(recovered.body.recovered).toBe(3);
+    await drainOutbound();
+    await waitUntil(
+      "the recovered deliveries",
+      async () => (await prisma.outboundDelivery.count({ where: { endpointId: ep.id, status: "delivered" } })) === 3,
+    );
+    expect(
+      (await call(recover.POST, { path: `/api/webhook-endpoints/${ep.id}/recover`, params: { id: ep.id }, cookie, body: {} })).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(recover.POST, {
+          path: `/api/webhook-endpoints/${ep.id}/recover`,
+          params: { id: ep.id },
+          cookie: other.cookie,
+          body: { since },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("key.revoked reaches the key owner's endpoints; another account's endpoint is 404; bad input is 400", async () => {
