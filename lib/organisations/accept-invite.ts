@@ -50,8 +50,34 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
     const existing = await tx.organisationMember.findUnique({
       where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } },
     });
-    if (!existing)
-      await tx.organisationMember.create({ data: { organisationId: invite.organisationId, userId: who.userId, role: invite.role } });
+    if (!existing) {
+      // A former member comes back with the caps and this period's spend they left with (the charge
+      // statement rolls the windows over when a new day or month has begun).
+      const former = await tx.organisationFormerMember.findUnique({
+        where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } },
+      });
+      await tx.organisationMember.create({
+        data: {
+          organisationId: invite.organisationId,
+          userId: who.userId,
+          role: invite.role,
+          ...(former
+            ? {
+                dailyCap: former.dailyCap,
+                monthlyCap: former.monthlyCap,
+                dayStart: former.dayStart,
+                daySpent: former.daySpent,
+                monthStart: former.monthStart,
+                monthSpent: former.monthSpent,
+              }
+            : {}),
+        },
+      });
+      if (former)
+        await tx.organisationFormerMember.delete({
+          where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } },
+        });
+    }
     const o = await tx.organisation.findUniqueOrThrow({ where: { id: invite.organisationId } });
     return { o, role: existing?.role ?? invite.role };
   });

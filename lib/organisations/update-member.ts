@@ -92,6 +92,21 @@ export async function removeMember(organisationId: string, actorId: string, memb
       where: { organisationId, invitedBy: memberId, acceptedAt: null, revokedAt: null },
       data: { revokedAt: new Date() },
     });
+    // Their caps and this period's spend are kept: re-admitted, they start where they left off.
+    const kept = {
+      dailyCap: target.dailyCap,
+      monthlyCap: target.monthlyCap,
+      dayStart: target.dayStart,
+      daySpent: target.daySpent,
+      monthStart: target.monthStart,
+      monthSpent: target.monthSpent,
+      leftAt: new Date(),
+    };
+    await tx.organisationFormerMember.upsert({
+      where: { organisationId_userId: { organisationId, userId: memberId } },
+      create: { organisationId, userId: memberId, ...kept },
+      update: kept,
+    });
     await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     return keys.map((k) => k.id);
   });
