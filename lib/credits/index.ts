@@ -34,3 +34,4 @@ export { takeBackPayment, type TakeBack } from "./take-back-payment";
 export { disputePayment, type DisputeMove, type DisputeState } from "./dispute-payment";
 export { adjustCredits, type AdjustmentInput, type AdjustmentResult, type CreditBucket } from "./adjust-credits";
 export { countCreditsGranted } from "./insert-bonus-purchase";
+export { checkModelRules, forgetModelRules, modelAllowed, modelRulesOf } from "./model-rules";

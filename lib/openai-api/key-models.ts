@@ -2,15 +2,22 @@ import type { ApiKeyPrincipal } from "@/lib/api-keys/authenticate-api-key";
 import type { KeyKind } from "@/lib/api-keys/schemas";
 import { KIND_OF_MODEL, offeredModels } from "@/lib/ai/providers/offered-models";
 import type { ModelSpec } from "@/lib/ai/catalog/models";
+import { modelAllowed, modelRulesOf } from "@/lib/credits";
 import { AppError } from "@/lib/errors";
 
 /**
  * The models a key may use: those offered, narrowed to the key's models and to the kinds of call it
- * may make, when it lists them (a chat-only key sees chat models only).
+ * may make, when it lists them (a chat-only key sees chat models only), and for an organisation's key
+ * to its model rules.
  */
-export function modelsForKey(key: ApiKeyPrincipal): ModelSpec[] {
+export async function modelsForKey(key: ApiKeyPrincipal): Promise<ModelSpec[]> {
+  // An organisation's key: its organisation's and its maker's model rules narrow it too.
+  const rules = key.memberId ? await modelRulesOf(key.userId, key.memberId) : null;
   return offeredModels().filter(
-    (m) => (key.models.length === 0 || key.models.includes(m.id)) && (key.kinds.length === 0 || key.kinds.includes(KIND_OF_MODEL[m.kind])),
+    (m) =>
+      (key.models.length === 0 || key.models.includes(m.id)) &&
+      (key.kinds.length === 0 || key.kinds.includes(KIND_OF_MODEL[m.kind])) &&
+      (!rules || modelAllowed(rules, m.id)),
   );
 }
 

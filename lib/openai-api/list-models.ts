@@ -59,13 +59,13 @@ function limitsOf(model: string) {
 }
 
 /** GET /v1/models: what this key may use, with our prices. */
-export function listModels(key: ApiKeyPrincipal) {
-  return { object: "list" as const, data: modelsForKey(key).map(toModelObject) };
+export async function listModels(key: ApiKeyPrincipal) {
+  return { object: "list" as const, data: (await modelsForKey(key)).map(toModelObject) };
 }
 
 /** GET /v1/models/{model}. */
-export function getModel(key: ApiKeyPrincipal, id: string) {
-  const found = modelsForKey(key).find((m) => m.id === id);
+export async function getModel(key: ApiKeyPrincipal, id: string) {
+  const found = (await modelsForKey(key)).find((m) => m.id === id);
   if (!found)
     throw new AppError("not_found", `The model \`${id}\` does not exist or you do not have access to it`, {
       param: "model",

@@ -30,6 +30,7 @@ export function toMemberView(
     daySpent: number;
     monthStart: Date | null;
     monthSpent: number;
+    allowedModels?: string[];
     user: { email: string | null; name: string | null };
   },
   withCaps: boolean,

@@ -15,15 +15,31 @@ export const createOrganisationBody = z.object({
   name,
   slug: slug.optional().meta({ description: "unique; default: made from the name" }),
 });
-export const updateOrganisationBody = z.object({ name: name.optional(), slug: slug.optional() });
+/** A model rule: the model ids allowed (GET /v1/models lists them); empty: no rule. */
+const allowedModels = z
+  .array(z.string().trim().min(1).max(100), { error: "must be a list of model ids" })
+  .max(200, "must list at most 200 models")
+  .optional();
+export const updateOrganisationBody = z
+  .object({
+    name: name.optional(),
+    slug: slug.optional(),
+    allowedModels: allowedModels.meta({ description: "the models members may use on the wallet; [] allows every offered model" }),
+  })
+  .refine((b) => b.name !== undefined || b.slug !== undefined || b.allowedModels !== undefined, {
+    message: "give name, slug or allowedModels",
+  });
 export const updateMemberBody = z
   .object({
     role: z.enum(["admin", "member"], { error: "must be admin or member (ownership moves with POST /api/orgs/{id}/transfer)" }).optional(),
     dailyCap: cap.meta({ description: "credits the member may spend per UTC day; null: no cap" }),
     monthlyCap: cap.meta({ description: "credits the member may spend per calendar month (UTC); null: no cap" }),
+    allowedModels: allowedModels.meta({
+      description: "the models this member may use, within the organisation's; [] for no narrower rule",
+    }),
   })
-  .refine((b) => b.role !== undefined || b.dailyCap !== undefined || b.monthlyCap !== undefined, {
-    message: "give role, dailyCap or monthlyCap",
+  .refine((b) => b.role !== undefined || b.dailyCap !== undefined || b.monthlyCap !== undefined || b.allowedModels !== undefined, {
+    message: "give role, dailyCap, monthlyCap or allowedModels",
   });
 export const transferBody = z.object({ userId: z.uuid({ error: "must be a member's user id" }) });
 export const createInviteBody = z.object({
@@ -42,12 +58,22 @@ export const activeAccountBody = z.object({
 });
 
 const role = z.enum(ORGANISATION_ROLES);
-export const organisationView = z.object({ id: z.string(), name: z.string(), slug: z.string(), role, createdAt: z.string() });
+export const organisationView = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  role,
+  allowedModels: z.array(z.string()).meta({ description: "the models members may use on the wallet; []: every offered model" }),
+  createdAt: z.string(),
+});
 export const memberCaps = z.object({
   dailyCap: z.number().nullable(),
   monthlyCap: z.number().nullable(),
   spentToday: z.number().meta({ description: "credits charged (and reserved) today, UTC" }),
   spentThisMonth: z.number(),
+  allowedModels: z
+    .array(z.string())
+    .meta({ description: "the models this member may use, within the organisation's; []: no narrower rule" }),
 });
 export const walletView = z.object({
   tier: z.string(),

@@ -3,6 +3,8 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { deliverSoon } from "@/lib/outbound/deliver-outbound";
 import { emitEvent } from "@/lib/outbound/emit-event";
+import { forgetModelRules } from "@/lib/credits";
+import { checkedAllowedModels } from "./check-allowed-models";
 import { forgetMembership, requireMember, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
 
@@ -15,9 +17,10 @@ export async function updateMember(
   organisationId: string,
   actorId: string,
   memberId: string,
-  body: { role?: "admin" | "member"; dailyCap?: number | null; monthlyCap?: number | null },
+  body: { role?: "admin" | "member"; dailyCap?: number | null; monthlyCap?: number | null; allowedModels?: string[] },
 ) {
   await requireMemberToChange(organisationId, actorId, "admin");
+  const allowedModels = body.allowedModels !== undefined ? checkedAllowedModels(body.allowedModels) : undefined;
   const prisma = await db();
   const updated = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
@@ -34,11 +37,13 @@ export async function updateMember(
         ...(body.role !== undefined ? { role: body.role } : {}),
         ...(body.dailyCap !== undefined ? { dailyCap: body.dailyCap } : {}),
         ...(body.monthlyCap !== undefined ? { monthlyCap: body.monthlyCap } : {}),
+        ...(allowedModels !== undefined ? { allowedModels } : {}),
       },
       include: { user: { select: { email: true, name: true } } },
     });
   });
   forgetMembership(organisationId, memberId);
+  if (allowedModels !== undefined) forgetModelRules(organisationId);
   log.info("organisation member updated", {
     organisationId,
     memberId,
@@ -46,6 +51,7 @@ export async function updateMember(
     role: body.role,
     dailyCap: body.dailyCap,
     monthlyCap: body.monthlyCap,
+    allowedModels,
   });
   return { member: toMemberView(updated, true) };
 }

@@ -1,18 +1,30 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
+import { forgetModelRules } from "@/lib/credits";
+import { log } from "@/lib/log";
+import { checkedAllowedModels } from "./check-allowed-models";
 import { requireMemberToChange } from "./membership";
 import { toOrganisationView } from "./views";
 
-/** Renames an organisation or changes its slug (owner and admins). */
-export async function updateOrganisation(organisationId: string, userId: string, body: { name?: string; slug?: string }) {
+/** Renames an organisation, changes its slug or its model rule (owner and admins). */
+export async function updateOrganisation(
+  organisationId: string,
+  userId: string,
+  body: { name?: string; slug?: string; allowedModels?: string[] },
+) {
   const acting = await requireMemberToChange(organisationId, userId, "admin");
+  const data = { ...body, ...(body.allowedModels !== undefined ? { allowedModels: checkedAllowedModels(body.allowedModels) } : {}) };
   const prisma = await db();
   try {
     const org = await prisma.$transaction(async (tx) => {
-      const updated = await tx.organisation.update({ where: { id: organisationId }, data: body });
+      const updated = await tx.organisation.update({ where: { id: organisationId }, data });
       if (body.name) await tx.user.update({ where: { id: organisationId }, data: { name: body.name } });
       return updated;
     });
+    if (body.allowedModels !== undefined) {
+      forgetModelRules(organisationId);
+      log.info("organisation model rule changed", { organisationId, by: userId, allowedModels: org.allowedModels });
+    }
     return { organisation: toOrganisationView(org, acting.role) };
   } catch (error) {
     if ((error as { code?: string })?.code === "P2002") throw new AppError("conflict", `The slug "${body.slug}" is taken; choose another`);

@@ -1,4 +1,4 @@
-import { refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
+import { checkModelRules, refundReservation, reserveCredits, settleInBackground, settleReservation, type Reservation } from "@/lib/credits";
 import type { ChargeSlot } from "@/lib/db/ai-slots";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -57,6 +57,9 @@ export interface ChargeAccount {
 export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
   const { quote } = input;
   const metadata = { model: quote.model.id, pricing: quote.flatCredits === null ? "metered" : "flat", ...input.metadata };
+  // An organisation's wallet (a member charging it): its model rules first (a person's own wallet has none).
+  const memberId = input.account?.memberId ?? input.apiKey?.memberId ?? null;
+  if (memberId) await checkModelRules(input.account?.id ?? input.userId, memberId, quote.model.id);
   try {
     const reservation = await reserveCredits({
       userId: input.account?.id ?? input.userId,

@@ -15,6 +15,7 @@ import * as keyRoute from "@/app/api/keys/[id]/route";
 import * as history from "@/app/api/credits/history/route";
 import * as checkout from "@/app/api/payments/create-checkout/route";
 import * as completions from "@/app/v1/chat/completions/route";
+import * as modelsRoute from "@/app/v1/models/route";
 import * as adminOrgs from "@/app/api/admin/organisations/route";
 import * as adminUser from "@/app/api/admin/users/[id]/route";
 import * as adminUsers from "@/app/api/admin/users/route";
@@ -77,6 +78,7 @@ describe("organisations: create, invite, accept", () => {
       monthlyCap: null,
       spentToday: 0,
       spentThisMonth: 0,
+      allowedModels: [],
     });
     // Acting as it, a call is refused for want of credits: nothing from the person's own 200.
     const refused = await chatAs(owner, id);
@@ -549,6 +551,64 @@ describe("organisations: one wallet, caps per member and per key", () => {
     const over = await chatAs(t.member, id);
     expect(over.status).toBe(429);
     expect(over.body.error).toMatch(/30 of 30 credits spent today/);
+  });
+
+  it("model rules: the organisation's list and a member's narrower one hold at every charge and in /v1/models, with a 403 naming the rule", async () => {
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator, id, 300);
+    const made = await call(keys.POST, { path: "/api/keys", cookie: t.member.cookie, headers: actingAs(id), body: { name: "rules" } });
+    const secret = made.body.secret as string;
+    const offered = (await v1(modelsRoute.GET, "/v1/models", secret)).body.data.map((m: { id: string }) => m.id) as string[];
+    expect(offered).toContain("gpt-4o");
+    expect(offered).toContain("gpt-4o-mini");
+    const completion = (model: string) =>
+      v1(completions.POST, "/v1/chat/completions", secret, {
+        body: { model, messages: [{ role: "user", content: "hi" }], max_tokens: 10 },
+      });
+    const patchOrg = (cookie: string, allowedModels: string[]) =>
+      call(org.PATCH, { method: "PATCH", path: `/api/orgs/${id}`, params: { id }, cookie, body: { allowedModels } });
+
+    // The organisation allows gpt-4o only: the session's default chat model (gpt-4o-mini) and the key's gpt-4o-mini are refused.
+    const set = await patchOrg(t.admin.cookie, ["gpt-4o"]);
+    expect(set.status).toBe(200);
+    expect(set.body.organisation.allowedModels).toEqual(["gpt-4o"]);
+    const before = await balanceOf(id);
+    const refused = await chatAs(t.member, id);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(/This organisation allows its members the models gpt-4o; `gpt-4o-mini` is not one of them/);
+    const refusedV1 = await completion("gpt-4o-mini");
+    expect(refusedV1.status).toBe(403);
+    expect(refusedV1.body.error.code).toBe("model_not_allowed");
+    expect(await balanceOf(id)).toBe(before);
+    expect((await completion("gpt-4o")).status).toBe(200);
+    expect((await v1(modelsRoute.GET, "/v1/models", secret)).body.data.map((m: { id: string }) => m.id)).toEqual(["gpt-4o"]);
+    // The member's own wallet has no rule.
+    expect((await chatAs(t.member, null)).status).toBe(200);
+
+    // A member's narrower rule: within the organisation's.
+    expect((await patchOrg(t.owner.cookie, [])).status).toBe(200);
+    const memberPath = { path: `/api/orgs/${id}/members/${t.member.user.id}`, params: { id, userId: t.member.user.id } };
+    const narrowed = await call(member.PATCH, {
+      method: "PATCH",
+      ...memberPath,
+      cookie: t.admin.cookie,
+      body: { allowedModels: ["gpt-4o-mini"] },
+    });
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.member.caps.allowedModels).toEqual(["gpt-4o-mini"]);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    const mine = await completion("gpt-4o");
+    expect(mine.status).toBe(403);
+    expect(mine.body.error.message).toMatch(/In this organisation you may use the models gpt-4o-mini; `gpt-4o` is not one of them/);
+    // Others are not narrowed.
+    expect((await chatAs(t.admin, id)).status).toBe(200);
+
+    // Bad lists: 400 naming the field; a plain member may not set rules.
+    const bad = await patchOrg(t.owner.cookie, ["no-such-model"]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/allowedModels: "no-such-model" is not offered/);
+    expect((await patchOrg(t.member.cookie, ["gpt-4o"])).status).toBe(403);
   });
 
   it("a member holds at most 10 of the organisation's keys and members together 40: the last 10 stay for the owner and admins", async () => {

@@ -31,11 +31,11 @@ describe("outbound webhooks: where they may go", () => {
     expect(isBlockedAddress(address)).toBe(false);
   });
 
-  it("retries after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h", () => {
-    expect(Array.from({ length: 10 }, (_, i) => retryDelay(i + 1) / 1000)).toEqual([
-      5, 30, 120, 600, 1800, 3600, 7200, 14400, 14400, 14400,
+  it("retries after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, then every 8 h", () => {
+    expect(Array.from({ length: 11 }, (_, i) => retryDelay(i + 1) / 1000)).toEqual([
+      5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800, 28800,
     ]);
-    expect(RETRY_DELAYS_MS).toHaveLength(8);
+    expect(RETRY_DELAYS_MS).toHaveLength(9);
   });
 
   it("an endpoint subscribed to subscription.* wants every subscription event, nothing else", () => {
