@@ -3,7 +3,7 @@ import { accountPeriodEnd } from "./allocation-period";
 import { AppError } from "@/lib/errors";
 import { csvField } from "./csv-field";
 
-export const USAGE_GROUPS = ["day", "model", "key", "tag", "member"] as const;
+export const USAGE_GROUPS = ["day", "model", "key", "tag", "member", "end_user"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 export const USAGE_STACKS = ["model", "key"] as const;
 export type UsageStack = (typeof USAGE_STACKS)[number];
@@ -17,6 +17,8 @@ export interface UsageQuery {
   stack?: UsageStack | null;
   from?: string;
   to?: string;
+  /** The IANA time zone whose days the day buckets are (default UTC). */
+  timeZone?: string;
   /** false: without the cycle's projection (a caller that does not show it). */
   projection?: boolean;
 }
@@ -32,12 +34,27 @@ export interface UsageRow {
 }
 
 const COLUMN: Record<UsageGroup | UsageStack, string> = {
-  day: "to_char(date_trunc('day', o.created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')",
+  // $5: the report's time zone (checked against the runtime's zone list before it gets here).
+  day: "to_char(date_trunc('day', o.created_at AT TIME ZONE $5::text), 'YYYY-MM-DD')",
   model: "o.model",
   key: "o.api_key_id",
   tag: "t.tag",
   member: "o.member_id",
+  // OpenAI's `user` field of a /v1 call (metadata.endUser); null: none given.
+  end_user: "o.details->'metadata'->>'endUser'",
 };
+
+/** An IANA time zone name the runtime knows (Intl), or a 400 naming `tz`. */
+export function checkTimeZone(name: string | undefined): string {
+  if (!name) return "UTC";
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    throw new AppError("validation_failed", `Invalid query: tz: "${name.slice(0, 60)}" is not an IANA time zone (e.g. Europe/Paris)`, {
+      param: "tz",
+    });
+  }
+}
 
 function periodOf(q: UsageQuery, now = new Date()): { from: Date; to: Date } {
   const from = q.from ? new Date(q.from) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -62,6 +79,7 @@ export async function getUsageReport(q: UsageQuery) {
   if (q.stack && q.groupBy !== "day")
     throw new AppError("validation_failed", "Invalid query: stack: only with group_by=day", { param: "stack" });
   const { from, to } = periodOf(q);
+  const timeZone = checkTimeZone(q.timeZone);
   const prisma = await db();
   const group = COLUMN[q.groupBy];
   const stack = q.stack ? COLUMN[q.stack] : "NULL";
@@ -76,11 +94,13 @@ export async function getUsageReport(q: UsageQuery) {
        FROM credit_operations o ${tagJoin}
       WHERE o.user_id = $1 AND o.kind = 'charge' AND o.status IN ('reserved', 'settled') AND o.created_at >= $2 AND o.created_at < $3
         AND ($4::text IS NULL OR o.member_id = $4::text)
+        AND $5::text IS NOT NULL -- the time zone, named here so it is typed when no column uses it
       GROUP BY 1, 2 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
     q.accountId,
     from,
     to,
     q.memberId ?? null,
+    timeZone,
   );
   const keyIds = new Set<string>();
   const memberIds = new Set<string>();
@@ -110,7 +130,9 @@ export async function getUsageReport(q: UsageQuery) {
         ? "session (no key)"
         : dim === "tag"
           ? "untagged"
-          : null
+          : dim === "end_user"
+            ? "no end user"
+            : null
       : dim === "key" || dim === "member"
         ? (names.get(value) ?? value)
         : value;
@@ -127,6 +149,7 @@ export async function getUsageReport(q: UsageQuery) {
     to: to.toISOString(),
     groupBy: q.groupBy,
     stack: q.stack ?? null,
+    timeZone,
     rows: out,
     total: q.groupBy === "tag" ? await totalOf(q, from, to) : sumOf(out),
     projection: q.projection === false ? null : await projectCycle(q.accountId, q.memberId ?? null),

@@ -54,14 +54,15 @@ const usageAmounts = {
 export const usageReportResponse = z.object({
   from: z.string(),
   to: z.string(),
-  groupBy: z.enum(["day", "model", "key", "tag", "member"]),
+  groupBy: z.enum(["day", "model", "key", "tag", "member", "end_user"]),
   stack: z.enum(["model", "key"]).nullable(),
+  timeZone: z.string().meta({ description: "the IANA time zone of the day buckets (tz; default UTC)" }),
   rows: z.array(
     z.object({
-      group: z
-        .string()
-        .nullable()
-        .meta({ description: "the day (YYYY-MM-DD), model, key id, tag or member id; null: none (a call without a key or a tag)" }),
+      group: z.string().nullable().meta({
+        description:
+          "the day (YYYY-MM-DD), model, key id, tag, member id or end user; null: none (a call without a key, a tag or an end user)",
+      }),
       label: z.string().nullable(),
       stack: z.string().nullable().optional(),
       stackLabel: z.string().nullable().optional(),

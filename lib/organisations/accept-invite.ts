@@ -69,6 +69,7 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
                 daySpent: former.daySpent,
                 monthStart: former.monthStart,
                 monthSpent: former.monthSpent,
+                allowedModels: former.allowedModels,
               }
             : {}),
         },

@@ -106,6 +106,7 @@ export async function removeMember(organisationId: string, actorId: string, memb
       daySpent: target.daySpent,
       monthStart: target.monthStart,
       monthSpent: target.monthSpent,
+      allowedModels: target.allowedModels,
       leftAt: new Date(),
     };
     await tx.organisationFormerMember.upsert({

@@ -21,10 +21,11 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
           .meta({ description: "with group_by=day: a second dimension (a stacked chart)" }),
         from: date.meta({ description: "ISO 8601 date or date-time (UTC), inclusive; default the start of this month" }),
         to: date.meta({ description: "ISO 8601, exclusive; default the start of next month; at most 366 days after from" }),
+        tz: z.string().max(64).optional().meta({ description: "IANA time zone of the day buckets (e.g. Europe/Paris); default UTC" }),
         format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json"),
       }),
       summary:
-        "Credits spent in a period, grouped by day, model, API key, request tag or member (JSON or CSV), with this cycle's projection",
+        "Credits spent in a period, grouped by day (in a time zone), model, API key, request tag, member or end user (JSON or CSV), with this cycle's projection",
       description:
         "The account the session acts for (an organisation's member who is not an admin: their own spend). Tags are those of /v1 calls' X-Request-Tags header. `projection`: credits spent since the last allocation reset and, at that pace, by the cycle's end, against the allocation.",
       tags: ["credits"],
@@ -39,6 +40,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         stack: query.stack ?? null,
         from: query.from,
         to: query.to,
+        timeZone: query.tz,
       });
       if (query.format !== "csv") return report;
       return new Response(usageReportCsv(report), {

@@ -535,18 +535,27 @@ describe("organisations: one wallet, caps per member and per key", () => {
     expect(listed.body.keys.find((k: { id: string }) => k.id === made.body.key.id)).toMatchObject({ status: "revoked" });
   });
 
-  it("a re-admitted member comes back with the caps and this period's spend they left with", async () => {
+  it("a re-admitted member comes back with the caps, model rule and this period's spend they left with", async () => {
     const t = await team();
     const id = t.orgId;
     await grant(operator, id, 200);
     const memberPath = { path: `/api/orgs/${id}/members/${t.member.user.id}`, params: { id, userId: t.member.user.id } };
-    expect((await call(member.PATCH, { method: "PATCH", ...memberPath, cookie: t.admin.cookie, body: { dailyCap: 30 } })).status).toBe(200);
+    expect(
+      (
+        await call(member.PATCH, {
+          method: "PATCH",
+          ...memberPath,
+          cookie: t.admin.cookie,
+          body: { dailyCap: 30, allowedModels: ["gpt-4o-mini"] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await chatAs(t.member, id)).status).toBe(200);
     expect((await call(member.DELETE, { method: "DELETE", ...memberPath, cookie: t.admin.cookie })).status).toBe(200);
     await join(id, t.owner, t.member, "member");
     const listed = await call(members.GET, { path: `/api/orgs/${id}/members`, params: { id }, cookie: t.admin.cookie });
     const back = listed.body.members.find((m: { userId: string }) => m.userId === t.member.user.id);
-    expect(back.caps).toMatchObject({ dailyCap: 30, spentToday: 15 });
+    expect(back.caps).toMatchObject({ dailyCap: 30, spentToday: 15, allowedModels: ["gpt-4o-mini"] });
     expect((await chatAs(t.member, id)).status).toBe(200);
     const over = await chatAs(t.member, id);
     expect(over.status).toBe(429);

@@ -224,6 +224,26 @@ describe("request tags and the usage API", () => {
       [key.id, "test key"],
       [null, "session (no key)"],
     ]);
+    // By end user (OpenAI's `user` field): the tagged call's, and the rest under null.
+    const byEndUser = await call(usage.GET, { path: "/api/usage?group_by=end_user", cookie });
+    expect(byEndUser.status).toBe(200);
+    expect(byEndUser.body.rows.map((r: { group: string | null; label: string; calls: number }) => [r.group, r.label, r.calls])).toEqual([
+      ["end-user-7", "end-user-7", 1],
+      [null, "no end user", 2],
+    ]);
+    // Day buckets in a time zone: 26 hours apart, Kiribati's and Baker Island's dates always differ.
+    const dayIn = async (tz: string) => {
+      const res = await call(usage.GET, { path: `/api/usage?group_by=day&tz=${encodeURIComponent(tz)}`, cookie });
+      expect(res.status).toBe(200);
+      expect(res.body.timeZone).toBe(tz);
+      return res.body.rows.map((r: { group: string }) => r.group);
+    };
+    const localDate = (tz: string) => new Intl.DateTimeFormat("en-CA", { timeZone: tz }).format(new Date());
+    expect(await dayIn("Etc/GMT-14")).toEqual([localDate("Etc/GMT-14")]);
+    expect(await dayIn("Etc/GMT+12")).toEqual([localDate("Etc/GMT+12")]);
+    const badZone = await call(usage.GET, { path: "/api/usage?group_by=day&tz=Mars/Olympus", cookie });
+    expect(badZone.status).toBe(400);
+    expect(badZone.body.error).toMatch(/tz: "Mars\/Olympus" is not an IANA time zone/);
     const byDay = await call(usage.GET, { path: "/api/usage?group_by=day&stack=model", cookie });
     const today = new Date().toISOString().slice(0, 10);
     expect(byDay.body.rows.every((r: { group: string }) => r.group === today)).toBe(true);
