@@ -90,10 +90,10 @@ async function openDatabase(): Promise<void> {
 }
 
 /**
- * Retries the start-up steps while the database is down (1 s, 2 s, 4 s, then every 10 s), one log
- * line per attempt, until they pass ("database ready") or `boundMs` has passed since start: then
- * the process exits 1, for its supervisor to restart it (a server that never reached its database
- * should not look alive forever).
+ * Retries the start-up steps while the database is down (after 1 s, 2 s, 4 s, 8 s, then every 10
+ * s), one log line per attempt, until they pass ("database ready") or `boundMs` has passed since
+ * start: then the process exits 1, for its supervisor to restart it (a server that never reached its
+ * database should not look alive forever).
  */
 async function retryOpenDatabase(started: number, boundMs: number, exit: (code: number) => never): Promise<void> {
   for (let attempt = 1; ; attempt++) {
