@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as usage from "@/app/api/ai/usage/route";
@@ -13,44 +12,14 @@ import { databaseDown } from "@/lib/db/outage";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { useFreshPostgres } from "@/tests/helpers/pg";
+import { tcpRelay } from "@/tests/helpers/tcp-relay";
 
 /**
  * A database outage as the network shows it: the server reaches PostgreSQL through a TCP relay that
  * can drop every connection and refuse new ones (the shared test server itself is never touched).
  */
-function relay(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let up = true;
-  const server = net.createServer((client) => {
-    if (!up) return client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on("error", close).on("close", close);
-    upstream.on("error", close).on("close", close);
-  });
-  return {
-    listen: () =>
-      new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port))),
-    down() {
-      up = false;
-      for (const s of sockets) s.destroy();
-    },
-    up() {
-      up = true;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 const direct = new URL(await useFreshPostgres());
-const proxy = relay(direct);
+const proxy = tcpRelay(direct);
 const viaRelay = new URL(direct);
 viaRelay.host = `127.0.0.1:${await proxy.listen()}`;
 process.env.DATABASE_URL = viaRelay.toString();

@@ -1,10 +1,10 @@
-import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import * as chat from "@/app/api/ai/chat/route";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { useFreshPostgres } from "@/tests/helpers/pg";
+import { tcpRelay } from "@/tests/helpers/tcp-relay";
 import { startPgBouncer } from "@/tests/helpers/pgbouncer";
 import { useStubProvider } from "@/tests/integration/ai/ai-test-kit";
 
@@ -15,38 +15,8 @@ import { useStubProvider } from "@/tests/integration/ai/ai-test-kit";
  * itself is never touched). Charged calls keep coming throughout: they wait instead of failing, and
  * each one's charge is exact.
  */
-function relay(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let up = true;
-  const server = net.createServer((client) => {
-    if (!up) return client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on("error", close).on("close", close);
-    upstream.on("error", close).on("close", close);
-  });
-  return {
-    listen: () =>
-      new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port))),
-    restart: async (ms: number) => {
-      up = false;
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => setTimeout(r, ms));
-      up = true;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 const direct = new URL(await useFreshPostgres());
-const proxy = relay(direct);
+const proxy = tcpRelay(direct);
 const viaRelay = new URL(direct);
 viaRelay.host = `127.0.0.1:${await proxy.listen()}`;
 const bouncer = await startPgBouncer(viaRelay.toString());

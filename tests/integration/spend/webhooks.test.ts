@@ -270,6 +270,22 @@ describe("outbound webhooks: registration, signature, delivery log", () => {
         })
       ).status,
     ).toBe(404);
+    // A disabled endpoint is enabled first (what waited goes out then): 409.
+    await call(endpoint.PATCH, {
+      method: "PATCH",
+      path: `/api/webhook-endpoints/${ep.id}`,
+      params: { id: ep.id },
+      cookie,
+      body: { enabled: false },
+    });
+    const disabled = await call(recover.POST, {
+      path: `/api/webhook-endpoints/${ep.id}/recover`,
+      params: { id: ep.id },
+      cookie,
+      body: { since },
+    });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error).toMatch(/disabled/);
   });
 
   it("key.revoked reaches the key owner's endpoints; another account's endpoint is 404; bad input is 400", async () => {
