@@ -41,7 +41,10 @@ describe("Stripe checkout and auto-recharge (browser)", () => {
     await panel.getByText("visa ending 4242").waitFor();
     await panel.getByTestId("recharge-enabled").check();
     await panel.getByTestId("recharge-threshold").fill("1490");
+    // The save's answer before the chat: a chat charged before the settings land crosses nothing.
+    const saved = page.waitForResponse((r) => r.url().endsWith("/api/credits/auto-recharge") && r.request().method() === "PUT");
     await panel.getByTestId("recharge-save").click();
+    expect((await saved).status()).toBe(200);
     await panel.getByText("This month: 0 top-ups").waitFor();
 
     // One chat takes the balance (1,000 + 500) under 1,490: the server's loop buys the pack with the saved card.

@@ -1,5 +1,6 @@
 import { pricingCatalog, tierConfig } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
+import { getCreditSummary } from "@/lib/credits";
 import { AppError } from "@/lib/errors";
 import type { AutoRecharge, AutoRechargeSettings } from "@/lib/generated/prisma/client";
 import { currentTier } from "../checkout/bonus-packages";
@@ -116,7 +117,8 @@ export async function getAutoRecharge(accountId: string): Promise<AutoRechargeVi
 /**
  * PUT /api/credits/auto-recharge (the account's owner or admins): turning it on needs Stripe and a
  * saved card (409 otherwise), a pack of the account's tier (400), and a monthly amount that allows
- * one top-up (400). Turning it on again clears a pause left by a failed top-up.
+ * one top-up (400). Turning it on again clears a pause left by a failed top-up, and turning it on
+ * with the balance already under the threshold claims a top-up at once.
  */
 export async function updateAutoRecharge(accountId: string, byUserId: string, input: AutoRechargeInput): Promise<AutoRechargeView> {
   const provider = stripe();
@@ -165,5 +167,11 @@ export async function updateAutoRecharge(accountId: string, byUserId: string, in
   };
   const prisma = await db();
   await prisma.autoRechargeSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
+  // Already under the threshold: no charge will cross it, so the top-up is claimed now (same limits);
+  // each server's loop pays it within seconds.
+  if (input.enabled) {
+    const { totalUsable } = await getCreditSummary(accountId);
+    await prisma.$queryRaw`SELECT claim_auto_recharge_for(${accountId}::text, ${totalUsable}::int)`;
+  }
   return getAutoRecharge(accountId);
 }

@@ -23,7 +23,7 @@ export interface AutoRechargeRun {
 }
 
 /**
- * Pays the top-ups charges claimed (prisma/functions/claim_auto_recharge.sql), off the request path:
+ * Pays the top-ups claimed (prisma/functions/claim_auto_recharge_for.sql: by a charge, or a save under the threshold), off the request path:
  * each server's loop and the deliver-webhooks cron call it. A top-up is leased (FOR UPDATE SKIP
  * LOCKED), so instances never pay one twice at once, and Stripe's idempotency key (the top-up's id)
  * makes a retry after a lost answer the same payment. Top-ups of different accounts are paid side by
