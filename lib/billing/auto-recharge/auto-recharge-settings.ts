@@ -170,8 +170,9 @@ export async function updateAutoRecharge(accountId: string, byUserId: string, in
   // Already under the threshold: no charge will cross it, so the top-up is claimed now (same limits);
   // each server's loop pays it within seconds.
   if (input.enabled) {
-    const { totalUsable } = await getCreditSummary(accountId);
-    await prisma.$queryRaw`SELECT claim_auto_recharge_for(${accountId}::text, ${totalUsable}::int)`;
+    // The balance a charge's ledger row shows (balance_after): subscription credits and every held pack.
+    const { subscriptionCredits, bonusCredits } = await getCreditSummary(accountId);
+    await prisma.$queryRaw`SELECT claim_auto_recharge_for(${accountId}::text, ${subscriptionCredits + bonusCredits}::int)`;
   }
   return getAutoRecharge(accountId);
 }

@@ -104,21 +104,24 @@ describe("auto-recharge (Stripe): a top-up when a charge leaves the balance unde
 
   it("saved on while the balance is already under the threshold: one top-up claimed at once, and no second one while it is in flight", async () => {
     const { user, cookie } = await kit.subscribedToBasic(`recharge-at-save-${Date.now()}@example.com`);
-    await (await db()).user.update({ where: { id: user.id }, data: { bonusCreditsAutoUse: true } });
     const prisma = await db();
-    // Off: saving claims nothing, whatever the balance.
-    expect((await put(cookie, settings({ enabled: false, threshold: 1200 }))).status).toBe(200);
+    // A pack held but not spendable (auto-use off) counts, as in a charge's balance_after: 1,500 is not under 1,490.
+    await kit.buyPack(cookie);
+    expect((await put(cookie, settings({ threshold: 1490 }))).status).toBe(200);
     expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(0);
-    // On, with 1,000 credits under 1,200: no charge will cross it, so the top-up is claimed with the save.
-    const on = await put(cookie, settings({ threshold: 1200 }));
+    // Off: saving claims nothing, whatever the balance.
+    expect((await put(cookie, settings({ enabled: false, threshold: 1600 }))).status).toBe(200);
+    expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(0);
+    // On, with 1,500 under 1,600: no charge will cross it, so the top-up is claimed with the save.
+    const on = await put(cookie, settings({ threshold: 1600 }));
     expect(on.status).toBe(200);
     expect(on.body.recent).toEqual([expect.objectContaining({ status: "claimed", credits: 500 })]);
-    expect((await put(cookie, settings({ threshold: 1200 }))).status).toBe(200);
+    expect((await put(cookie, settings({ threshold: 1600 }))).status).toBe(200);
     expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(1);
     expect(await runDueAutoRecharges()).toMatchObject({ paid: 1 });
-    expect((await balanceOf(user.id)).total).toBe(1500);
+    expect((await balanceOf(user.id)).total).toBe(2000);
     // Above the threshold now: saving again claims nothing.
-    expect((await put(cookie, settings({ threshold: 1200 }))).status).toBe(200);
+    expect((await put(cookie, settings({ threshold: 1600 }))).status).toBe(200);
     expect(await prisma.autoRecharge.count({ where: { accountId: user.id } })).toBe(1);
   });
 
