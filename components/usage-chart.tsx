@@ -38,7 +38,7 @@ function byDay(report: UsageReport): { days: Array<Record<string, number | strin
  */
 export function UsageChart() {
   const [stack, setStack] = useState<"model" | "key">("model");
-  const { data, error } = useApi<UsageReport>(`/api/usage?group_by=day&stack=${stack}`);
+  const { data, error } = useApi<UsageReport>(`/api/usage?group_by=day&stack=${stack}&limit=5000`);
   const chart = data ? byDay(data) : null;
   const p = data?.projection;
   return (

@@ -50,18 +50,21 @@ const usageAmounts = {
   credits: z.number(),
   calls: z.number(),
   costUsd: z.number().meta({ description: "what the calls cost upstream, USD" }),
+  promptTokens: z.number().meta({ description: "input tokens the provider reported for the settled calls" }),
+  completionTokens: z.number().meta({ description: "output tokens the provider reported for the settled calls" }),
 };
 export const usageReportResponse = z.object({
   from: z.string(),
   to: z.string(),
-  groupBy: z.enum(["day", "model", "key", "tag", "member", "end_user"]),
+  groupBy: z.enum(["day", "model", "key", "tag", "member", "end_user", "metadata"]),
+  metadataKey: z.string().nullable().meta({ description: "with group_by=metadata: the request metadata key grouped by" }),
   stack: z.enum(["model", "key"]).nullable(),
   timeZone: z.string().meta({ description: "the IANA time zone of the day buckets (tz; default UTC)" }),
   rows: z.array(
     z.object({
       group: z.string().nullable().meta({
         description:
-          "the day (YYYY-MM-DD), model, key id, tag, member id or end user; null: none (a call without a key, a tag or an end user)",
+          "the day (YYYY-MM-DD), model, key id, tag, member id, end user or metadata value; null: none (a call without a key, a tag, an end user or that metadata key)",
       }),
       label: z.string().nullable(),
       stack: z.string().nullable().optional(),
@@ -69,7 +72,8 @@ export const usageReportResponse = z.object({
       ...usageAmounts,
     }),
   ),
-  total: z.object(usageAmounts),
+  nextCursor: z.string().nullable().meta({ description: "more rows: pass it as cursor for the next page; null: the last page" }),
+  total: z.object(usageAmounts).meta({ description: "the period's charges, each once, over every page" }),
   projection: z
     .object({
       cycleStart: z.string(),
@@ -82,4 +86,25 @@ export const usageReportResponse = z.object({
       }),
     })
     .nullable(),
+});
+
+/** GET /api/usage/requests/{id} (lib/credits/get-request-usage.ts). */
+export const requestUsageResponse = z.object({
+  id: z.string().meta({ description: "the charge's id (the credit history's operation id)" }),
+  completionId: z.string().meta({ description: "the id a /v1 chat completion of this charge carries" }),
+  createdAt: z.string(),
+  operation: z.string().nullable(),
+  status: z.enum(["reserved", "settled", "refunded"]).meta({ description: "reserved: the call is still running" }),
+  model: z.string().nullable(),
+  pricing: z.string().nullable().meta({ description: "flat or metered" }),
+  credits: z.number().meta({ description: "credits charged (0 when refunded; the reservation while still running)" }),
+  costUsd: z.number().nullable().meta({ description: "what the call cost upstream, USD (null until settled)" }),
+  promptTokens: z.number().nullable(),
+  cachedPromptTokens: z.number().nullable(),
+  completionTokens: z.number().nullable(),
+  apiKeyId: z.string().nullable(),
+  memberId: z.string().nullable(),
+  endUser: z.string().nullable(),
+  tags: z.array(z.string()),
+  requestMetadata: z.record(z.string(), z.string()).nullable(),
 });

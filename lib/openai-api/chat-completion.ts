@@ -89,7 +89,12 @@ function finishReason(usage: TokenUsage | null, cap: number | undefined): "stop"
   return usage && cap !== undefined && usage.completionTokens >= cap ? "length" : "stop";
 }
 
-const completionId = () => `chatcmpl-${randomUUID().replaceAll("-", "")}`;
+/**
+ * The completion's id is its charge's (chatcmpl- and the charge id's hex), so GET /api/usage/requests/{id}
+ * finds what the call cost; a call nothing was charged for (classic SaaS) gets a random one.
+ */
+export const completionId = (charge: AiCharge) =>
+  `chatcmpl-${(charge.reservation.charged && charge.reservation.id ? charge.reservation.id : randomUUID()).replaceAll("-", "")}`;
 
 /** POST /v1/chat/completions without streaming: streamed upstream through the charged call engine, answered as one JSON completion. */
 export async function createChatCompletion(input: {
@@ -106,7 +111,7 @@ export async function createChatCompletion(input: {
   return {
     credits: settled,
     completion: {
-      id: completionId(),
+      id: completionId(charge),
       object: "chat.completion" as const,
       created: Math.floor(Date.now() / 1000),
       // The model asked for, as streams name it (the provider's own id is on the ledger row).
@@ -137,9 +142,8 @@ export async function createChatCompletion(input: {
  * with finish_reason, then (stream_options.include_usage) a chunk with no choices and the usage, then
  * `data: [DONE]`. A provider failing mid-stream sends `data: {"error": {...}}`, which the SDKs raise.
  */
-function openAiFraming(model: string, includeUsage: boolean, cap: number | undefined): StreamFraming {
+function openAiFraming(id: string, model: string, includeUsage: boolean, cap: number | undefined): StreamFraming {
   const encoder = new TextEncoder();
-  const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     encoder.encode(
@@ -197,7 +201,7 @@ export async function streamChatCompletion(input: {
     provider,
     request,
     clientSignal: input.signal,
-    framing: openAiFraming(model, input.body.stream_options?.include_usage === true, request.maxTokens),
+    framing: openAiFraming(completionId(charge), model, input.body.stream_options?.include_usage === true, request.maxTokens),
     log: input.log,
     // The usage the provider reported (or what was counted), for the closing chunks.
     onComplete: async (outcome) => ({

@@ -3,6 +3,7 @@ import * as alerts from "@/app/api/alerts/route";
 import * as chat from "@/app/api/ai/chat/route";
 import * as endpoints from "@/app/api/webhook-endpoints/route";
 import * as usage from "@/app/api/usage/route";
+import * as requestUsage from "@/app/api/usage/requests/[id]/route";
 import * as completions from "@/app/v1/chat/completions/route";
 import * as keyRoute from "@/app/api/keys/[id]/route";
 import * as history from "@/app/api/credits/history/route";
@@ -262,10 +263,97 @@ describe("request tags and the usage API", () => {
     expect(paced.projected).toBeGreaterThan(paced.spent);
     const csv = await call(usage.GET, { path: "/api/usage?group_by=model&format=csv", cookie });
     expect(csv.headers.get("content-type")).toContain("text/csv");
-    expect(csv.text.split("\r\n")[0]).toBe("model,label,calls,credits,costUsd");
+    expect(csv.text.split("\r\n")[0]).toBe("model,label,calls,credits,costUsd,promptTokens,completionTokens");
     expect((await call(usage.GET, { path: "/api/usage?group_by=week", cookie })).status).toBe(400);
     expect((await call(usage.GET, { path: "/api/usage?group_by=model&stack=key", cookie })).status).toBe(400);
     expect((await call(usage.GET, { path: "/api/usage" })).status).toBe(401);
+  });
+
+  it("groups by a request metadata key, sums tokens per group, pages every grouping, and finds one call by its completion id", async () => {
+    const { cookie, secret, key } = await userWithKey();
+    const ask = (metadata?: Record<string, string>, user?: string) =>
+      v1(completions.POST, "/v1/chat/completions", secret, {
+        body: { model: "gpt-4o", messages: [{ role: "user", content: "hi" }], max_tokens: 10, metadata, user },
+      });
+    const calls = [
+      await ask({ project: "alpha" }, "u1"),
+      await ask({ project: "alpha" }, "u2"),
+      await ask({ project: "beta" }, "u3"),
+      await ask({ other: "x" }, "u4"),
+    ];
+    for (const c of calls) expect(c.status).toBe(200);
+    const tokens = (c: (typeof calls)[number]) => [c.body.usage.prompt_tokens, c.body.usage.completion_tokens] as [number, number];
+    const sum = (cs: typeof calls) => cs.map(tokens).reduce(([p, q], [a, b]) => [p + a, q + b], [0, 0]);
+
+    const byProject = await call(usage.GET, { path: "/api/usage?group_by=metadata&metadata_key=project", cookie });
+    expect(byProject.status).toBe(200);
+    expect(byProject.body.metadataKey).toBe("project");
+    const rows = byProject.body.rows as {
+      group: string | null;
+      label: string;
+      calls: number;
+      promptTokens: number;
+      completionTokens: number;
+    }[];
+    expect(rows.map((r) => [r.group, r.label, r.calls])).toEqual([
+      ["alpha", "alpha", 2],
+      ["beta", "beta", 1],
+      [null, "no project", 1],
+    ]);
+    expect([rows[0].promptTokens, rows[0].completionTokens]).toEqual(sum(calls.slice(0, 2)));
+    expect(rows[0].promptTokens).toBeGreaterThan(0);
+    expect([byProject.body.total.promptTokens, byProject.body.total.completionTokens]).toEqual(sum(calls));
+    const needsKey = await call(usage.GET, { path: "/api/usage?group_by=metadata", cookie });
+    expect(needsKey.status).toBe(400);
+    expect(needsKey.body.error).toMatch(/metadata_key: required with group_by=metadata/);
+    expect((await call(usage.GET, { path: "/api/usage?group_by=model&metadata_key=project", cookie })).status).toBe(400);
+
+    // Pages: 4 end users, 3 per page; the total is every page's; the cursor is ours only.
+    const first = await call(usage.GET, { path: "/api/usage?group_by=end_user&limit=3", cookie });
+    expect(first.body.rows.map((r: { group: string }) => r.group)).toEqual(["u1", "u2", "u3"]);
+    expect(first.body.total.calls).toBe(4);
+    expect(typeof first.body.nextCursor).toBe("string");
+    const second = await call(usage.GET, { path: `/api/usage?group_by=end_user&limit=3&cursor=${first.body.nextCursor}`, cookie });
+    expect(second.body.rows.map((r: { group: string }) => r.group)).toEqual(["u4"]);
+    expect(second.body.nextCursor).toBeNull();
+    const csvPage = await call(usage.GET, { path: "/api/usage?group_by=end_user&limit=2&format=csv", cookie });
+    expect(csvPage.text.trim().split("\r\n")).toHaveLength(3);
+    expect(csvPage.text.split("\r\n")[0]).toBe("end_user,label,calls,credits,costUsd,promptTokens,completionTokens");
+    expect(csvPage.headers.get("x-next-cursor")).toBeTruthy();
+    expect((await call(usage.GET, { path: "/api/usage?group_by=model&cursor=bm9wZQ", cookie })).body.error).toMatch(/cursor/);
+    expect((await call(usage.GET, { path: "/api/usage?group_by=model&limit=0", cookie })).status).toBe(400);
+    expect((await call(usage.GET, { path: "/api/usage?group_by=model&limit=5001", cookie })).status).toBe(400);
+
+    // One call by its completion id: its credits (what the answer said), tokens, key and tags.
+    const one = calls[2];
+    expect(one.body.id).toMatch(/^chatcmpl-[0-9a-f]{32}$/);
+    const found = await call(requestUsage.GET, { path: `/api/usage/requests/${one.body.id}`, cookie, params: { id: one.body.id } });
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({
+      completionId: one.body.id,
+      status: "settled",
+      credits: one.body.usage.credits_charged,
+      promptTokens: one.body.usage.prompt_tokens,
+      completionTokens: one.body.usage.completion_tokens,
+      apiKeyId: key.id,
+      endUser: "u3",
+      requestMetadata: { project: "beta" },
+    });
+    expect(found.body.costUsd).toBeGreaterThan(0);
+    const byChargeId = await call(requestUsage.GET, {
+      path: `/api/usage/requests/${found.body.id}`,
+      cookie,
+      params: { id: found.body.id },
+    });
+    expect(byChargeId.body.completionId).toBe(one.body.id);
+    // Another account's call, an unknown id and a malformed one: 404 alike; no session: 401.
+    const stranger = await signIn(`usage-stranger-${Date.now()}@example.com`);
+    for (const id of [one.body.id, "chatcmpl-00000000000000000000000000000000", "nonsense"]) {
+      const res = await call(requestUsage.GET, { path: `/api/usage/requests/${id}`, cookie: stranger.cookie, params: { id } });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatch(/No charge with this id/);
+    }
+    expect((await call(requestUsage.GET, { path: `/api/usage/requests/${one.body.id}`, params: { id: one.body.id } })).status).toBe(401);
   });
 
   it("an organisation's member sees their own spend; the owner and admins everyone's, by member", async () => {
