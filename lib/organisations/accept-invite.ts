@@ -3,7 +3,7 @@ import { normalizeEmail } from "@/lib/email/normalize-email";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { hashInviteToken } from "./invite-member";
-import { forgetMembership, requireUnlocked } from "./membership";
+import { forgetMembership, lockOrganisation, requireUnlocked } from "./membership";
 import { toOrganisationView } from "./views";
 import type { OrganisationView } from "./schemas";
 
@@ -42,6 +42,8 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
   // Nobody joins an organisation an operator has locked (the invitation stays usable after the unlock).
   await requireUnlocked(invite.organisationId);
   const org = await prisma.$transaction(async (tx) => {
+    // One its owner deleted takes nobody in (its invitations were voided with it, under this lock).
+    await lockOrganisation(tx, invite.organisationId);
     const { count } = await tx.organisationInvite.updateMany({
       where: { id: invite.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
       data: { acceptedAt: now, acceptedBy: who.userId },

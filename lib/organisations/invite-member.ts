@@ -6,7 +6,7 @@ import { sendEmail } from "@/lib/email/send-email";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { checkWindowLimit } from "@/lib/ratelimit";
-import { requireMember, requireMemberToChange } from "./membership";
+import { lockOrganisation, requireMember, requireMemberToChange } from "./membership";
 import type { InviteView } from "./schemas";
 
 /** How long an invitation works. */
@@ -75,7 +75,7 @@ export async function inviteMember(
   // Under the organisation row's lock: concurrent invitations to one address leave one waiting (the
   // last), and concurrent ones to many never pass MAX_PENDING_INVITES.
   const invite = await prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    await lockOrganisation(tx, organisationId);
     await tx.organisationInvite.updateMany({
       where: { organisationId, email, acceptedAt: null, revokedAt: null },
       data: { revokedAt: new Date() },

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { AppError } from "@/lib/errors";
 import { roleAllows, type ActingAccount, type OrganisationRole, type RequiredRole } from "./roles";
 import { processState } from "@/lib/process-state";
@@ -29,6 +30,16 @@ export async function membershipOf(organisationId: string, userId: string, nowMs
   if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
   known.set(key, { role, until: nowMs + MEMBERSHIP_TTL_MS });
   return role;
+}
+
+/**
+ * Locks the organisation's row for a change to it (FOR UPDATE: changes to one organisation happen one
+ * after the other); one its owner deleted is not found, so nothing joins or changes a closed one.
+ */
+export async function lockOrganisation(tx: Prisma.TransactionClient, organisationId: string): Promise<void> {
+  const rows = await tx.$queryRaw<{ closed_at: Date | null }[]>`
+    SELECT closed_at FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+  if (!rows[0] || rows[0].closed_at) throw new AppError("not_found", "Organisation not found");
 }
 
 /** Called when a membership changes or ends: this process sees it on the next request. */

@@ -131,3 +131,18 @@ export const organisationUsageResponse = z.object({
 export type OrganisationView = z.infer<typeof organisationView>;
 export type MemberView = z.infer<typeof memberView>;
 export type InviteView = z.infer<typeof inviteView>;
+
+/** DELETE /api/orgs/{id}. */
+export const deleteOrganisationBody = z.strictObject({
+  confirm: z.string({ error: "required: the organisation's slug, typed to confirm" }).max(200).meta({
+    description: "the organisation's slug, typed to confirm",
+  }),
+});
+export const organisationDeletedResponse = z.object({
+  deleted: z.literal(true),
+  id: z.string(),
+  closedAt: z.string(),
+  membersDetached: z.number(),
+  keysRevoked: z.number(),
+  invitesVoided: z.number(),
+});

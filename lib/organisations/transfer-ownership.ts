@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { forgetMembership, requireMemberToChange } from "./membership";
+import { forgetMembership, lockOrganisation, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
 
 /** The owner hands the organisation to another member, who becomes its owner; the former owner stays as an admin. */
@@ -11,7 +11,7 @@ export async function transferOwnership(organisationId: string, ownerId: string,
     throw new AppError("validation_failed", "Invalid body: userId: you are already the owner", { param: "userId" });
   const prisma = await db();
   const member = await prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    await lockOrganisation(tx, organisationId);
     const current = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: ownerId } } });
     if (current?.role !== "owner")
       throw new AppError("forbidden", "Only the organisation's owner may do this", { reason: "role_required" });

@@ -5,7 +5,7 @@ import { deliverSoon } from "@/lib/outbound/deliver-outbound";
 import { emitEvent } from "@/lib/outbound/emit-event";
 import { forgetModelRules } from "@/lib/credits";
 import { checkedAllowedModels } from "./check-allowed-models";
-import { forgetMembership, requireMember, requireMemberToChange } from "./membership";
+import { forgetMembership, lockOrganisation, requireMember, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
 
 /**
@@ -23,7 +23,7 @@ export async function updateMember(
   const allowedModels = body.allowedModels !== undefined ? checkedAllowedModels(body.allowedModels) : undefined;
   const prisma = await db();
   const updated = await prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    await lockOrganisation(tx, organisationId);
     const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     if (!target) throw new AppError("not_found", "Member not found");
     if (target.role === "owner" && body.role !== undefined) {
@@ -71,7 +71,7 @@ export async function removeMember(organisationId: string, actorId: string, memb
   else await requireMemberToChange(organisationId, actorId, "admin");
   const prisma = await db();
   const revokedKeys = await prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM organisations WHERE id = ${organisationId}::text FOR UPDATE`;
+    await lockOrganisation(tx, organisationId);
     const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: memberId } } });
     if (!target) throw new AppError("not_found", "Member not found");
     if (target.role === "owner") {

@@ -125,6 +125,19 @@ describe("organisations (browser)", () => {
       `/api/orgs/${await owner.page.getByTestId("account-switcher").inputValue()}/members`,
     );
     expect(members.members.map((m) => m.email)).toEqual([ownerEmail]);
+
+    // The owner deletes it, typing its slug: back on their personal account, with no organisation left.
+    const { organisation } = await owner.page.evaluate(
+      async (u) => (await (await fetch(u, { cache: "no-store" })).json()) as { organisation: { slug: string } },
+      `/api/orgs/${orgId}`,
+    );
+    await owner.page.goto("/dashboard/organisations");
+    const deleteButton = owner.page.getByRole("button", { name: "Delete organisation" });
+    expect(await deleteButton.isDisabled()).toBe(true);
+    await owner.page.getByLabel(`Type ${organisation.slug} to delete Browser Team`).fill(organisation.slug);
+    await deleteButton.click();
+    await owner.page.getByText("None yet").waitFor();
+    expect(await owner.page.evaluate(async (u) => (await fetch(u, { cache: "no-store" })).status, `/api/orgs/${orgId}`)).toBe(404);
     expect(errors).toEqual([]);
   });
 });

@@ -183,6 +183,9 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
       )}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
+      {d.you.role === "owner" ? (
+        <DeleteOrganisation orgId={id} name={d.organisation.name} slug={d.organisation.slug} onError={onError} />
+      ) : null}
     </>
   );
 }
@@ -310,6 +313,47 @@ function Members({
           Leave this organisation
         </ActionButton>
       ) : null}
+    </Card>
+  );
+}
+
+/** The owner deletes the organisation, typing its slug: its ledger is kept, closed; everyone is detached. */
+function DeleteOrganisation({
+  orgId,
+  name,
+  slug,
+  onError,
+}: {
+  orgId: string;
+  name: string;
+  slug: string;
+  onError: (e: ApiError | null) => void;
+}) {
+  const [confirm, setConfirm] = useState("");
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    onError(null);
+    try {
+      await apiJson(`/api/orgs/${orgId}`, { method: "DELETE", json: { confirm } });
+      await switchTo(null);
+    } catch (e) {
+      onError(toApiError(e));
+    }
+  }
+  return (
+    <Card id="delete-organisation" title="Delete this organisation" className="mt-4">
+      <p className="mt-1 text-sm text-slate-600">
+        Cancels its subscription, revokes every key, voids waiting invitations and detaches every member. Its ledger is kept for the books;
+        its remaining credits are not refunded.
+      </p>
+      <form className="mt-3 flex flex-wrap items-end gap-2" onSubmit={submit}>
+        <Field id="delete-confirm" label={`Type ${slug} to delete ${name}`}>
+          <input id="delete-confirm" className="input" autoComplete="off" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+        </Field>
+        <button type="submit" className="btn-danger" disabled={confirm !== slug}>
+          Delete organisation
+        </button>
+      </form>
     </Card>
   );
 }
