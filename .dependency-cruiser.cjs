@@ -57,7 +57,7 @@ const LIB_LAYERS = [
   ["billing", "ai"],
   ["spend-alerts"],
   ["outbound"],
-  ["users"],
+  ["users", "audit"],
   ["credits", "email", "storage", "ratelimit", "health"],
   ["db"],
   ["metrics", "tracing"],

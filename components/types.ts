@@ -45,6 +45,7 @@ import type {
   organisationDetailResponse,
   organisationsResponse,
   organisationUsageResponse,
+  auditResponse,
 } from "@/lib/organisations/schemas";
 
 /** GET /api/user/status */
@@ -140,6 +141,7 @@ export type OrganisationMembers = z.infer<typeof membersResponse>;
 export type OrganisationMember = OrganisationMembers["members"][number];
 export type OrganisationInvites = z.infer<typeof invitesResponse>;
 export type OrganisationUsage = z.infer<typeof organisationUsageResponse>;
+export type OrganisationAudit = z.infer<typeof auditResponse>;
 export type ActiveAccount = z.infer<typeof activeAccountResponse>;
 export type UsageReport = z.infer<typeof usageReportResponse>;
 export type Alerts = z.infer<typeof alertsResponse>;

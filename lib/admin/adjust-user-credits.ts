@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { adjustCredits, countCreditsGranted, type AdjustmentResult, type CreditBucket } from "@/lib/credits";
 import { db } from "@/lib/db/client";
 import { requireUuids } from "@/lib/errors";
@@ -48,6 +49,14 @@ export async function adjustUserCredits(input: AdjustUserCreditsInput): Promise<
           operationId: result.operationId,
           balances: result.balances,
         },
+      });
+      await recordOrganisationEvent(tx, {
+        accountId: input.userId,
+        actorId: null,
+        action: "wallet.adjusted",
+        targetType: "wallet",
+        targetId: result.operationId,
+        details: { by: "operator", amount: input.amount, bucket: input.bucket, reason: input.reason },
       });
     }
     return result;

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { notFound, requireUuids } from "@/lib/errors";
 import { forgetUser } from "@/lib/users/account-state";
@@ -39,6 +40,14 @@ export async function setUserLock(input: {
       reason: input.reason,
       requestId: input.requestId,
       details: input.locked ? undefined : { previousReason: user.lock_reason },
+    });
+    await recordOrganisationEvent(tx, {
+      accountId: input.userId,
+      actorId: null,
+      action: input.locked ? "organisation.locked" : "organisation.unlocked",
+      targetType: "organisation",
+      targetId: input.userId,
+      details: { by: "operator", reason: input.reason },
     });
     return { changed: true, ...data };
   });

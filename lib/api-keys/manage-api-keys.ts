@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { keyModelsAvailable } from "@/lib/ai/providers/offered-models";
 import { db } from "@/lib/db/client";
 import type { ApiKey, Prisma } from "@/lib/generated/prisma/client";
@@ -86,9 +87,19 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
   const key = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId}::text FOR UPDATE`;
     await checkKeyLimits(tx, s);
-    return tx.apiKey.create({
+    const created = await tx.apiKey.create({
       data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
     });
+    // An organisation's key is on its audit log (a person's account has none: nothing is written).
+    await recordOrganisationEvent(tx, {
+      accountId: userId,
+      actorId: s.createdBy,
+      action: "key.created",
+      targetType: "key",
+      targetId: created.id,
+      details: { name: created.name, prefix: created.prefix, ...limitsData(body) },
+    });
+    return created;
   });
   log.info("api key created", { userId, keyId: key.id, ...(s.createdBy ? { memberId: s.createdBy } : {}) });
   return { key: toKeyView(key, 0), secret };
@@ -142,6 +153,14 @@ export async function updateApiKey(scope: KeyScope | string, keyId: string, body
     const revoked = await prisma.apiKey.count({ where: { ...where, id: keyId } });
     throw revoked ? new AppError("conflict", "This key is revoked and cannot be changed") : notFound("API key");
   }
+  await recordOrganisationEvent(null, {
+    accountId: scoped(scope).s.accountId,
+    actorId: scoped(scope).s.createdBy,
+    action: "key.updated",
+    targetType: "key",
+    targetId: keyId,
+    details: data,
+  });
   forgetApiKey(keyId);
   return { key: await viewOf(keyId) };
 }
@@ -169,6 +188,14 @@ export async function revokeApiKey(
     const { count } = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date(), revokedBy: by } });
     if (count > 0) {
       await options.onRevoked?.(tx, key);
+      await recordOrganisationEvent(tx, {
+        accountId: key.userId,
+        actorId: by === "user" ? s.createdBy : null,
+        action: "key.revoked",
+        targetType: "key",
+        targetId: key.id,
+        details: { name: key.name, by: by === "user" ? "member" : "operator" },
+      });
       await emitEvent(tx, {
         accountId: key.userId,
         type: "key.revoked",

@@ -17,6 +17,21 @@ export function errorResponse(status: number, message: string, code: ErrorCode, 
   return json({ error: withoutCredentials(message), code }, { status, headers });
 }
 
+/**
+ * A CSV download (a report's text or a streamed export): never cached, named for the browser's save
+ * dialog, and, for a paged report, the next page's cursor in X-Next-Cursor.
+ */
+export function csvResponse(body: string | ReadableStream<Uint8Array>, filename: string, nextCursor?: string | null): Response {
+  return new Response(body, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${filename}"`,
+      "cache-control": "no-store",
+      ...(nextCursor ? { "x-next-cursor": nextCursor } : {}),
+    },
+  });
+}
+
 /** Server-sent events response around a byte stream. */
 export function sse(stream: ReadableStream<Uint8Array>, headers?: HeadersInit): Response {
   const h = new Headers(headers);

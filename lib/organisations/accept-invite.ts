@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { normalizeEmail } from "@/lib/email/normalize-email";
 import { AppError } from "@/lib/errors";
@@ -80,6 +81,14 @@ export async function acceptInvite(token: string, who: InviteAcceptor): Promise<
         await tx.organisationFormerMember.delete({
           where: { organisationId_userId: { organisationId: invite.organisationId, userId: who.userId } },
         });
+      await recordOrganisationEvent(tx, {
+        accountId: invite.organisationId,
+        actorId: who.userId,
+        action: "member.joined",
+        targetType: "member",
+        targetId: who.userId,
+        details: { role: invite.role, inviteId: invite.id, invitedBy: invite.invitedBy, capsKept: Boolean(former) },
+      });
     }
     const o = await tx.organisation.findUniqueOrThrow({ where: { id: invite.organisationId } });
     return { o, role: existing?.role ?? invite.role };

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { randomBytes } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -45,6 +46,14 @@ export async function createOrganisation(
       await tx.creditBalance.create({ data: { userId: account.id, subscriptionCredits: 0, monthlyAllocation: 0, resetAt: new Date() } });
       const created = await tx.organisation.create({ data: { id: account.id, name: body.name, slug, createdBy: userId } });
       await tx.organisationMember.create({ data: { organisationId: account.id, userId, role: "owner" } });
+      await recordOrganisationEvent(tx, {
+        accountId: account.id,
+        actorId: userId,
+        action: "organisation.created",
+        targetType: "organisation",
+        targetId: account.id,
+        details: { name: body.name, slug },
+      });
       return created;
     });
     log.info("organisation created", { organisationId: org.id, userId });

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { cancelUserSubscriptions } from "@/lib/billing/subscriptions/cancel-user-subscriptions";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
@@ -49,6 +50,14 @@ export async function deleteOrganisation(organisationId: string, userId: string,
     await tx.organisation.update({
       where: { id: organisationId },
       data: { closedAt: now, closedBy: userId, slug: `closed-${organisationId}` },
+    });
+    await recordOrganisationEvent(tx, {
+      accountId: organisationId,
+      actorId: userId,
+      action: "organisation.deleted",
+      targetType: "organisation",
+      targetId: organisationId,
+      details: { slug: org.slug, membersDetached: members.length, keysRevoked: keys.length, invitesVoided: invites.count },
     });
     return { keys: keys.map((k) => k.id), invites: invites.count, members: members.map((m) => m.userId) };
   });

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { createHash, randomBytes } from "node:crypto";
 import { mailedLinkBase } from "@/lib/config/public-url";
 import { db } from "@/lib/db/client";
@@ -119,6 +120,14 @@ export async function inviteMember(
       },
     );
   }
+  await recordOrganisationEvent(null, {
+    accountId: organisationId,
+    actorId,
+    action: "invite.sent",
+    targetType: "invite",
+    targetId: invite.id,
+    details: { email, role: body.role },
+  });
   log.info("organisation invite sent", { organisationId, inviteId: invite.id, by: actorId });
   return { invite: toInviteView(invite) };
 }
@@ -144,9 +153,18 @@ export async function revokeInvite(organisationId: string, actorId: string, invi
     ? await prisma.organisationInvite.findFirst({ where: { id: inviteId, organisationId } })
     : null;
   if (!found) throw new AppError("not_found", "Invitation not found");
-  const invite =
-    found.acceptedAt || found.revokedAt
-      ? found
-      : await prisma.organisationInvite.update({ where: { id: inviteId }, data: { revokedAt: new Date() } });
+  if (found.acceptedAt || found.revokedAt) return { invite: toInviteView(found) };
+  const invite = await prisma.$transaction(async (tx) => {
+    const withdrawn = await tx.organisationInvite.update({ where: { id: inviteId }, data: { revokedAt: new Date() } });
+    await recordOrganisationEvent(tx, {
+      accountId: organisationId,
+      actorId,
+      action: "invite.withdrawn",
+      targetType: "invite",
+      targetId: inviteId,
+      details: { email: found.email, role: found.role },
+    });
+    return withdrawn;
+  });
   return { invite: toInviteView(invite) };
 }

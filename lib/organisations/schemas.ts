@@ -146,3 +146,39 @@ export const organisationDeletedResponse = z.object({
   keysRevoked: z.number(),
   invitesVoided: z.number(),
 });
+
+/** GET /api/orgs/{id}/audit and the operator's GET /api/admin/organisations/{id}/audit. */
+export const auditQuery = z.object({
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(500, "must be at most 500")
+    .default(100),
+  cursor: z.string().max(200).optional().meta({ description: "the previous page's nextCursor" }),
+  action: z
+    .string()
+    .max(60)
+    .optional()
+    .meta({ description: "one action (member.updated) or a family (member, key, invite, wallet, organisation, ownership)" }),
+  from: z.string().max(40).optional().meta({ description: "ISO 8601, inclusive" }),
+  to: z.string().max(40).optional().meta({ description: "ISO 8601, exclusive" }),
+  format: z.enum(["json", "csv"], { error: "must be json or csv" }).default("json"),
+});
+export const auditResponse = z.object({
+  events: z.array(
+    z.object({
+      id: z.string(),
+      createdAt: z.string(),
+      action: z.string().meta({ description: "e.g. member.updated, key.revoked, invite.sent, wallet.purchased" }),
+      targetType: z.string(),
+      targetId: z.string().nullable(),
+      actor: z
+        .object({ id: z.string().nullable(), email: z.string().nullable() })
+        .nullable()
+        .meta({ description: "who made the change; null: the site (a payment, the operator, the system)" }),
+      details: z.record(z.string(), z.unknown()).meta({ description: "what changed: { field: { from, to } }, amounts, names" }),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
+});

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -18,6 +19,14 @@ export async function transferOwnership(organisationId: string, ownerId: string,
     const target = await tx.organisationMember.findUnique({ where: { organisationId_userId: { organisationId, userId: newOwnerId } } });
     if (!target) throw new AppError("not_found", "Member not found");
     await tx.organisationMember.update({ where: { organisationId_userId: { organisationId, userId: ownerId } }, data: { role: "admin" } });
+    await recordOrganisationEvent(tx, {
+      accountId: organisationId,
+      actorId: ownerId,
+      action: "ownership.transferred",
+      targetType: "member",
+      targetId: newOwnerId,
+      details: { from: ownerId, to: newOwnerId },
+    });
     return tx.organisationMember.update({
       where: { organisationId_userId: { organisationId, userId: newOwnerId } },
       data: { role: "owner" },

@@ -1,3 +1,5 @@
+import { changesOf } from "@/lib/audit/changes-of";
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -31,7 +33,7 @@ export async function updateMember(
     }
     if (target.role === "owner" && actorId !== memberId)
       throw new AppError("forbidden", "Only the owner may change the owner's caps", { reason: "role_required" });
-    return tx.organisationMember.update({
+    const after = await tx.organisationMember.update({
       where: { organisationId_userId: { organisationId, userId: memberId } },
       data: {
         ...(body.role !== undefined ? { role: body.role } : {}),
@@ -41,6 +43,15 @@ export async function updateMember(
       },
       include: { user: { select: { email: true, name: true } } },
     });
+    await recordOrganisationEvent(tx, {
+      accountId: organisationId,
+      actorId,
+      action: "member.updated",
+      targetType: "member",
+      targetId: memberId,
+      details: { email: after.user.email, ...changesOf(target, after, ["role", "dailyCap", "monthlyCap", "allowedModels"]) },
+    });
+    return after;
   });
   forgetMembership(organisationId, memberId);
   if (allowedModels !== undefined) forgetModelRules(organisationId);
@@ -87,12 +98,21 @@ export async function removeMember(organisationId: string, actorId: string, memb
       where: { id: { in: keys.map((k) => k.id) } },
       data: { revokedAt: new Date(), revokedBy: leaving ? "member_left" : "member_removed" },
     });
-    for (const k of keys)
+    for (const k of keys) {
       await emitEvent(tx, {
         accountId: organisationId,
         type: "key.revoked",
         data: { keyId: k.id, name: k.name, by: leaving ? "member_left" : "member_removed" },
       });
+      await recordOrganisationEvent(tx, {
+        accountId: organisationId,
+        actorId,
+        action: "key.revoked",
+        targetType: "key",
+        targetId: k.id,
+        details: { name: k.name, by: leaving ? "member_left" : "member_removed", maker: memberId },
+      });
+    }
     // The invitations they sent and nobody accepted yet stop working with them.
     await tx.organisationInvite.updateMany({
       where: { organisationId, invitedBy: memberId, acceptedAt: null, revokedAt: null },
@@ -115,6 +135,14 @@ export async function removeMember(organisationId: string, actorId: string, memb
       update: kept,
     });
     await tx.organisationMember.delete({ where: { organisationId_userId: { organisationId, userId: memberId } } });
+    await recordOrganisationEvent(tx, {
+      accountId: organisationId,
+      actorId,
+      action: leaving ? "member.left" : "member.removed",
+      targetType: "member",
+      targetId: memberId,
+      details: { role: target.role, keysRevoked: keys.length },
+    });
     return keys.map((k) => k.id);
   });
   if (revokedKeys.length) deliverSoon();

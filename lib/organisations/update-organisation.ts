@@ -1,7 +1,9 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { forgetModelRules } from "@/lib/credits";
 import { log } from "@/lib/log";
+import { changesOf } from "@/lib/audit/changes-of";
 import { checkedAllowedModels } from "./check-allowed-models";
 import { requireMemberToChange } from "./membership";
 import { toOrganisationView } from "./views";
@@ -17,8 +19,17 @@ export async function updateOrganisation(
   const prisma = await db();
   try {
     const org = await prisma.$transaction(async (tx) => {
+      const before = await tx.organisation.findUniqueOrThrow({ where: { id: organisationId } });
       const updated = await tx.organisation.update({ where: { id: organisationId }, data });
       if (body.name) await tx.user.update({ where: { id: organisationId }, data: { name: body.name } });
+      await recordOrganisationEvent(tx, {
+        accountId: organisationId,
+        actorId: userId,
+        action: "organisation.updated",
+        targetType: "organisation",
+        targetId: organisationId,
+        details: changesOf(before, updated, ["name", "slug", "allowedModels"]),
+      });
       return updated;
     });
     if (body.allowedModels !== undefined) {

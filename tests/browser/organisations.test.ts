@@ -116,6 +116,16 @@ describe("organisations (browser)", () => {
     await owner.page.getByRole("heading", { name: "Browser Team: wallet" }).waitFor();
     expect(await owner.page.getByTestId("account-switcher").inputValue()).toBe(orgId);
 
+    // The audit log says who did what: the owner's cap on the colleague, the colleague's joining; a filter narrows it.
+    await owner.page.goto("/dashboard/organisations");
+    const audit = owner.page.getByTestId("audit-events");
+    await audit.getByText("member.updated").first().waitFor();
+    expect(await audit.textContent()).toContain("dailyCap: null → 30");
+    expect(await audit.getByText("member.joined").count()).toBe(1);
+    await owner.page.getByLabel("Show").selectOption("invite");
+    await audit.getByText("invite.sent").waitFor();
+    expect(await audit.getByText("member.updated").count()).toBe(0);
+
     // The colleague leaves: back on their personal account, the organisation gone from their list.
     await member.page.goto("/dashboard/organisations");
     await member.page.getByRole("button", { name: "Leave this organisation" }).click();

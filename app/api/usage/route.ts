@@ -8,6 +8,7 @@ import {
   USAGE_STACKS,
 } from "@/lib/credits/get-usage-report";
 import { usageReportResponse } from "@/lib/credits/schemas";
+import { csvResponse } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -67,14 +68,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
         cursor: query.cursor,
       });
       if (query.format !== "csv") return report;
-      return new Response(usageReportCsv(report), {
-        headers: {
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="usage-${report.groupBy}-${report.from.slice(0, 10)}.csv"`,
-          "cache-control": "no-store",
-          ...(report.nextCursor ? { "x-next-cursor": report.nextCursor } : {}),
-        },
-      });
+      return csvResponse(usageReportCsv(report), `usage-${report.groupBy}-${report.from.slice(0, 10)}.csv`, report.nextCursor);
     },
   ),
 });

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+import { AuditLog } from "@/components/audit-log";
 import { apiJson, countOf, formatDate, formatProviderCost, toApiError, type ApiError } from "@/components/api";
 import { DataTable, type Column } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
@@ -183,6 +184,7 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
       )}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
+      {admin ? <AuditLog base={`/api/orgs/${id}/audit`} /> : null}
       {d.you.role === "owner" ? (
         <DeleteOrganisation orgId={id} name={d.organisation.name} slug={d.organisation.slug} onError={onError} />
       ) : null}

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { pricingCatalog, tierConfig } from "@/lib/config/pricing";
 import { db } from "@/lib/db/client";
 import { getCreditSummary } from "@/lib/credits";
@@ -166,7 +167,22 @@ export async function updateAutoRecharge(accountId: string, byUserId: string, in
     ...(input.enabled ? { pausedAt: null, pausedReason: null } : {}),
   };
   const prisma = await db();
-  await prisma.autoRechargeSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
+  await prisma.$transaction(async (tx) => {
+    await tx.autoRechargeSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
+    await recordOrganisationEvent(tx, {
+      accountId,
+      actorId: byUserId,
+      action: "wallet.auto_recharge_changed",
+      targetType: "wallet",
+      details: {
+        enabled: data.enabled,
+        threshold: data.threshold,
+        variantId: data.variantId,
+        monthlyMaxCount: data.monthlyMaxCount,
+        monthlyMaxAmount: data.monthlyMaxAmount,
+      },
+    });
+  });
   // Already under the threshold: no charge will cross it, so the top-up is claimed now (same limits);
   // each server's loop pays it within seconds.
   if (input.enabled) {

@@ -1,3 +1,4 @@
+import { recordOrganisationEvent } from "@/lib/audit/record-organisation-event";
 import { db } from "@/lib/db/client";
 import { deliverSoon } from "@/lib/outbound/deliver-outbound";
 import { emitEvent } from "@/lib/outbound/emit-event";
@@ -15,8 +16,18 @@ export async function tellPaymentEvent(input: {
   data: Record<string, unknown>;
 }): Promise<void> {
   const prisma = await db();
-  const { deliveries } = await prisma.$transaction((tx) =>
-    emitEvent(tx, { accountId: input.accountId, type: input.type, data: input.data, dedupeKey: `${input.type}:${input.factKey}` }),
-  );
+  const { deliveries } = await prisma.$transaction(async (tx) => {
+    // An organisation's audit log records it too, once per fact.
+    await recordOrganisationEvent(tx, {
+      accountId: input.accountId,
+      actorId: null,
+      action: input.type === "credits.purchased" ? "wallet.purchased" : "wallet.refunded",
+      targetType: "wallet",
+      targetId: typeof input.data.paymentId === "string" ? input.data.paymentId : null,
+      details: input.data,
+      dedupeKey: `${input.type}:${input.factKey}`,
+    });
+    return emitEvent(tx, { accountId: input.accountId, type: input.type, data: input.data, dedupeKey: `${input.type}:${input.factKey}` });
+  });
   if (deliveries > 0) deliverSoon();
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { AuditLog } from "@/components/audit-log";
 import Link from "next/link";
 import { useState } from "react";
 import { ConfirmForm } from "@/components/admin/confirm-form";
@@ -161,6 +162,8 @@ export function UserDetail({ id }: { id: string }) {
           <DataTable inline testId="members" rows={org.members} rowKey={(m) => m.userId} columns={MEMBER_COLUMNS} />
         </Card>
       ) : null}
+
+      {org ? <AuditLog base={`/api/admin/organisations/${id}/audit`} /> : null}
 
       <Card id="ledger" title="Ledger (last 50)" className="mt-4 overflow-x-auto">
         {data.ledger.length === 0 ? (

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { exportCreditHistory, listCreditHistory } from "@/lib/credits";
+import { csvResponse } from "@/lib/http/respond";
 import { methods, route } from "@/lib/http/route";
 import { creditHistoryResponse } from "@/lib/credits/schemas";
 
@@ -64,9 +65,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     },
     ({ account, query }) => {
       if (query.format === "csv") {
-        return new Response(exportCreditHistory(account.id, query.year), {
-          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="credits-${query.year}.csv"` },
-        });
+        return csvResponse(exportCreditHistory(account.id, query.year), `credits-${query.year}.csv`);
       }
       return listCreditHistory(account.id, query);
     },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getOrganisationUsage, usageCsv } from "@/lib/organisations/get-organisation-usage";
 import { organisationUsageResponse } from "@/lib/organisations/schemas";
 import { orgRoute } from "@/lib/http/account-routes";
+import { csvResponse } from "@/lib/http/respond";
 import { methods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -26,13 +27,7 @@ export const { GET, POST, PUT, PATCH, DELETE } = methods({
     async ({ user, params, query }) => {
       const usage = await getOrganisationUsage(params.id, user.id, query);
       if (query.format !== "csv") return usage;
-      return new Response(usageCsv(usage), {
-        headers: {
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="organisation-usage-${usage.from.slice(0, 10)}.csv"`,
-          "cache-control": "no-store",
-        },
-      });
+      return csvResponse(usageCsv(usage), `organisation-usage-${usage.from.slice(0, 10)}.csv`);
     },
   ),
 });
