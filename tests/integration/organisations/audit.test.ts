@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as audit from "@/app/api/orgs/[id]/audit/route";
 import * as adminAudit from "@/app/api/admin/organisations/[id]/audit/route";
 import * as member from "@/app/api/orgs/[id]/members/[userId]/route";
@@ -6,19 +6,12 @@ import * as org from "@/app/api/orgs/[id]/route";
 import * as keys from "@/app/api/keys/route";
 import * as keyRoute from "@/app/api/keys/[id]/route";
 import { db } from "@/lib/db/client";
-import { setEnv } from "@/tests/helpers/env";
 import { call } from "@/tests/helpers/http";
 import { deliver, orderEvent } from "../billing/fixtures";
 import { refundEvent } from "../billing/refund-race";
-import { actingAs, grant, operatorCookie, person, team } from "./org-test-kit";
+import { actingAs, grant, person, team, useOperator } from "./org-test-kit";
 
-let restore: () => void;
-let operator: string;
-beforeAll(async () => {
-  restore = setEnv({ ADMIN_EMAILS: "audit-operator@example.com" });
-  operator = await operatorCookie("audit-operator@example.com");
-});
-afterAll(() => restore());
+const operator = useOperator("audit-operator@example.com");
 
 type AuditEvent = {
   action: string;
@@ -50,7 +43,7 @@ describe("an organisation's audit log", () => {
       headers: actingAs(id),
     });
     expect(revoked.status).toBe(200);
-    await grant(operator, id, 250);
+    await grant(operator.cookie, id, 250);
     expect(
       (
         await call(org.PATCH, {
@@ -130,12 +123,13 @@ describe("an organisation's audit log", () => {
     expect(line).toContain(",wallet.adjusted,,site,wallet,");
 
     // The operator reads any organisation's, and 404 for what is not one (the operator API is a 404 to anyone else).
-    const console = await call(adminAudit.GET, { path: `/api/admin/organisations/${id}/audit`, params: { id }, cookie: operator });
+    const console = await call(adminAudit.GET, { path: `/api/admin/organisations/${id}/audit`, params: { id }, cookie: operator.cookie });
     expect(console.status).toBe(200);
     expect(console.body.events).toHaveLength(events.length);
     const notOrg = t.owner.user.id;
     expect(
-      (await call(adminAudit.GET, { path: `/api/admin/organisations/${notOrg}/audit`, params: { id: notOrg }, cookie: operator })).status,
+      (await call(adminAudit.GET, { path: `/api/admin/organisations/${notOrg}/audit`, params: { id: notOrg }, cookie: operator.cookie }))
+        .status,
     ).toBe(404);
     expect(
       (await call(adminAudit.GET, { path: `/api/admin/organisations/${id}/audit`, params: { id }, cookie: t.owner.cookie })).status,
@@ -158,9 +152,10 @@ describe("an organisation's audit log", () => {
     });
     expect(removed.status).toBe(200);
     const lockPath = `/api/admin/users/${id}/lock`;
-    expect((await call(lock, { path: lockPath, params: { id }, cookie: operator, body: { reason: "review" } })).status).toBe(200);
+    expect((await call(lock, { path: lockPath, params: { id }, cookie: operator.cookie, body: { reason: "review" } })).status).toBe(200);
     expect(
-      (await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator, body: { reason: "done" } })).status,
+      (await call(unlock, { path: `/api/admin/users/${id}/unlock`, params: { id }, cookie: operator.cookie, body: { reason: "done" } }))
+        .status,
     ).toBe(200);
     const moved = await call(transfer, {
       path: `/api/orgs/${id}/transfer`,
@@ -197,7 +192,11 @@ describe("an organisation's audit log", () => {
     });
     expect(gone.status).toBe(200);
     expect((await read(id, t.admin.cookie)).status).toBe(404);
-    const kept = await call(adminAudit.GET, { path: `/api/admin/organisations/${id}/audit?limit=1`, params: { id }, cookie: operator });
+    const kept = await call(adminAudit.GET, {
+      path: `/api/admin/organisations/${id}/audit?limit=1`,
+      params: { id },
+      cookie: operator.cookie,
+    });
     expect(kept.body.events[0]).toMatchObject({
       action: "organisation.deleted",
       actor: { id: t.admin.user.id },

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as orgs from "@/app/api/orgs/route";
 import * as org from "@/app/api/orgs/[id]/route";
 import * as invites from "@/app/api/orgs/[id]/invites/route";
@@ -7,19 +7,14 @@ import * as chat from "@/app/api/ai/chat/route";
 import * as keys from "@/app/api/keys/route";
 import * as completions from "@/app/v1/chat/completions/route";
 import { db } from "@/lib/db/client";
-import { setEnv } from "@/tests/helpers/env";
 import { call } from "@/tests/helpers/http";
 import { stubProviderForFile } from "../ai/ai-test-kit";
 import { v1 } from "../api-keys/key-test-kit";
-import { actingAs, grant, mailedInviteToken, operatorCookie, person, team } from "./org-test-kit";
+import { actingAs, grant, mailedInviteToken, person, team, useOperator } from "./org-test-kit";
 
 await stubProviderForFile();
 
-let operator: string;
-beforeAll(async () => {
-  setEnv({ ADMIN_EMAILS: "delete-org-operator@example.com" });
-  operator = await operatorCookie("delete-org-operator@example.com");
-});
+const operator = useOperator("delete-org-operator@example.com");
 
 const hello = { messages: [{ role: "user", content: "Hello there" }] };
 const remove = (id: string, cookie: string | undefined, body: unknown) =>
@@ -29,7 +24,7 @@ describe("deleting an organisation", () => {
   it("only its owner, typing its slug: keys revoked, invitations voided, members detached, the ledger kept and closed", async () => {
     const t = await team();
     const id = t.orgId;
-    await grant(operator, id, 500);
+    await grant(operator.cookie, id, 500);
     const prisma = await db();
     const { slug } = await prisma.organisation.findUniqueOrThrow({ where: { id } });
     const made = await call(keys.POST, { path: "/api/keys", cookie: t.member.cookie, headers: actingAs(id), body: { name: "team key" } });
@@ -98,7 +93,8 @@ describe("deleting an organisation", () => {
     const id = t.orgId;
     const { slug } = await (await db()).organisation.findUniqueOrThrow({ where: { id } });
     expect(
-      (await call(lock, { path: `/api/admin/users/${id}/lock`, params: { id }, cookie: operator, body: { reason: "review" } })).status,
+      (await call(lock, { path: `/api/admin/users/${id}/lock`, params: { id }, cookie: operator.cookie, body: { reason: "review" } }))
+        .status,
     ).toBe(200);
     const refused = await remove(id, t.owner.cookie, { confirm: slug });
     expect(refused.status).toBe(403);

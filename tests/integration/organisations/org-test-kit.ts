@@ -1,3 +1,5 @@
+import { afterAll, beforeAll } from "vitest";
+import { setEnv } from "@/tests/helpers/env";
 import * as orgs from "@/app/api/orgs/route";
 import * as invites from "@/app/api/orgs/[id]/invites/route";
 import * as accept from "@/app/api/invites/accept/route";
@@ -62,6 +64,18 @@ export async function team() {
 export async function operatorCookie(email: string): Promise<string> {
   const { user } = await signIn(email);
   return sessionCookie(user, { authMethod: "github", emailVerified: true });
+}
+
+/** An operator for a test file: ADMIN_EMAILS names `email` while it runs; `cookie` is set before the first test. */
+export function useOperator(email: string): { cookie: string } {
+  const operator = { cookie: "" };
+  let restore = () => {};
+  beforeAll(async () => {
+    restore = setEnv({ ADMIN_EMAILS: email });
+    operator.cookie = await operatorCookie(email);
+  });
+  afterAll(() => restore());
+  return operator;
 }
 
 /** Credits an account through the operator API (an audited `adjustment` ledger row). */
