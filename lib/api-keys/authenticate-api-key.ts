@@ -7,8 +7,10 @@ export interface ApiKeyPrincipal {
   keyId: string;
   /** The key's account: its user, or the organisation it belongs to. */
   userId: string;
-  /** An organisation's key: the member who made it (charges count against their caps); null for a person's key. */
+  /** An organisation's key: the member who made it (charges count against their caps); null for a person's key or a service key. */
   memberId: string | null;
+  /** An organisation's service key: it belongs to the organisation (its rules apply, no member's caps). */
+  service: boolean;
   name: string;
   /** Percentages of the budget at which budget.threshold fires. */
   alertThresholds: number[];
@@ -45,7 +47,8 @@ export async function authenticateApiKey(secret: string, nowMs = Date.now()): Pr
       ? {
           keyId: row.id,
           userId: row.userId,
-          memberId: row.createdBy,
+          memberId: row.service ? null : row.createdBy,
+          service: row.service,
           name: row.name,
           alertThresholds: row.alertThresholds,
           models: row.models,

@@ -38,6 +38,7 @@ export function toKeyView(k: ApiKey, spent: number, now = new Date()): ApiKeyVie
     rpm: k.rpm,
     expiresAt: k.expiresAt?.toISOString() ?? null,
     status,
+    service: k.service,
     revokedAt: k.revokedAt?.toISOString() ?? null,
     totalSpent: spent,
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,

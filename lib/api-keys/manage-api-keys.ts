@@ -21,11 +21,18 @@ export interface KeyScope {
   accountId: string;
   createdBy: string | null;
   onlyOwn: boolean;
+  /** Acting for an organisation (its keys may be service keys). */
+  organisation?: boolean;
 }
 
 /** The key scope of an acting account (lib/organisations/roles.ts ActingAccount). */
 export function keyScopeOf(account: { id: string; kind: string; role: string; memberId: string | null }): KeyScope {
-  return { accountId: account.id, createdBy: account.memberId, onlyOwn: account.kind === "organisation" && account.role === "member" };
+  return {
+    accountId: account.id,
+    createdBy: account.memberId,
+    onlyOwn: account.kind === "organisation" && account.role === "member",
+    organisation: account.kind === "organisation",
+  };
 }
 
 const scoped = (scope: KeyScope | string) => {
@@ -82,13 +89,25 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
   const { s } = scoped(scope);
   const userId = s.accountId;
   const prisma = await db();
+  if (body.service && !s.organisation)
+    throw invalid("service", "only an organisation's keys are service keys: act as the organisation to create one");
+  if (body.service && s.onlyOwn)
+    throw new AppError("forbidden", "Only the organisation's owner and admins create service keys", { reason: "role_required" });
   const secret = newKeySecret();
   // Counted and created under the account row's lock: concurrent creations never pass a limit.
   const key = await prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM users WHERE id = ${userId}::text FOR UPDATE`;
     await checkKeyLimits(tx, s);
     const created = await tx.apiKey.create({
-      data: { userId, createdBy: s.createdBy, name: body.name, hash: hashKeySecret(secret), ...keyDisplay(secret), ...limitsData(body) },
+      data: {
+        userId,
+        createdBy: s.createdBy,
+        service: body.service === true,
+        name: body.name,
+        hash: hashKeySecret(secret),
+        ...keyDisplay(secret),
+        ...limitsData(body),
+      },
     });
     // An organisation's key is on its audit log (a person's account has none: nothing is written).
     await recordOrganisationEvent(tx, {
@@ -97,7 +116,7 @@ export async function createApiKey(scope: KeyScope | string, body: CreateKeyBody
       action: "key.created",
       targetType: "key",
       targetId: created.id,
-      details: { name: created.name, prefix: created.prefix, ...limitsData(body) },
+      details: { name: created.name, prefix: created.prefix, service: created.service, ...limitsData(body) },
     });
     return created;
   });

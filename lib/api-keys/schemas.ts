@@ -34,7 +34,14 @@ const limits = {
     .meta({ description: "when the key stops working; null: never" }),
 };
 
-export const createKeyBody = z.object({ name, ...limits });
+export const createKeyBody = z.object({
+  name,
+  ...limits,
+  service: z.boolean({ error: "must be true or false" }).optional().meta({
+    description:
+      "an organisation's service key (its owner and admins, acting as it): it belongs to the organisation, not to you; its calls count against no member's caps and it survives your leaving",
+  }),
+});
 export const updateKeyBody = z
   .object({ name: name.optional(), ...limits })
   .refine((b) => Object.values(b).some((v) => v !== undefined), "must change at least one field (name or a limit)");
@@ -52,6 +59,7 @@ export const apiKeyView = z.object({
   rpm: z.number().nullable(),
   expiresAt: z.string().nullable(),
   status: z.enum(["active", "expired", "revoked"]),
+  service: z.boolean().meta({ description: "an organisation's service key (belongs to the organisation, not to its maker)" }),
   revokedAt: z.string().nullable(),
   totalSpent: z.number().meta({ description: "credits its calls were charged, in all" }),
   lastUsedAt: z.string().nullable(),

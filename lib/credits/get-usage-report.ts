@@ -191,9 +191,11 @@ export async function getUsageReport(q: UsageQuery) {
           ? "untagged"
           : dim === "end_user"
             ? "no end user"
-            : dim === "metadata"
-              ? `no ${q.metadataKey}`
-              : null
+            : dim === "member"
+              ? "no member (service keys)"
+              : dim === "metadata"
+                ? `no ${q.metadataKey}`
+                : null
       : dim === "key" || dim === "member"
         ? (names.get(value) ?? value)
         : value;

@@ -15,18 +15,21 @@ interface Rules {
   member: string[];
 }
 const known = processState("modelRules", () => new Map<string, { rules: Rules; until: number }>());
-const keyOf = (organisationId: string, memberId: string) => `${organisationId}:${memberId}`;
+const keyOf = (organisationId: string, memberId: string | null) => `${organisationId}:${memberId ?? ""}`;
 
-export async function modelRulesOf(organisationId: string, memberId: string, nowMs = Date.now()): Promise<Rules> {
+/** The rules of a member of the organisation, or (memberId null: a service key) the organisation's alone. */
+export async function modelRulesOf(organisationId: string, memberId: string | null, nowMs = Date.now()): Promise<Rules> {
   const hit = known.get(keyOf(organisationId, memberId));
   if (hit && hit.until > nowMs) return hit.rules;
   const prisma = await db();
   const [org, member] = await Promise.all([
     prisma.organisation.findUnique({ where: { id: organisationId }, select: { allowedModels: true } }),
-    prisma.organisationMember.findUnique({
-      where: { organisationId_userId: { organisationId, userId: memberId } },
-      select: { allowedModels: true },
-    }),
+    memberId
+      ? prisma.organisationMember.findUnique({
+          where: { organisationId_userId: { organisationId, userId: memberId } },
+          select: { allowedModels: true },
+        })
+      : null,
   ]);
   const rules = { organisation: org?.allowedModels ?? [], member: member?.allowedModels ?? [] };
   if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
@@ -39,7 +42,7 @@ export const modelAllowed = (rules: Rules, model: string) =>
   (rules.organisation.length === 0 || rules.organisation.includes(model)) && (rules.member.length === 0 || rules.member.includes(model));
 
 /** 403 `model_not_allowed` naming the rule a charge to an organisation's wallet breaks, before anything is reserved. */
-export async function checkModelRules(organisationId: string, memberId: string, model: string): Promise<void> {
+export async function checkModelRules(organisationId: string, memberId: string | null, model: string): Promise<void> {
   const rules = await modelRulesOf(organisationId, memberId);
   if (rules.organisation.length && !rules.organisation.includes(model))
     throw new AppError(

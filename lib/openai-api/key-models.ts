@@ -11,8 +11,8 @@ import { AppError } from "@/lib/errors";
  * to its model rules.
  */
 export async function modelsForKey(key: ApiKeyPrincipal): Promise<ModelSpec[]> {
-  // An organisation's key: its organisation's and its maker's model rules narrow it too.
-  const rules = key.memberId ? await modelRulesOf(key.userId, key.memberId) : null;
+  // An organisation's key: its organisation's and its maker's model rules narrow it too (a service key: the organisation's).
+  const rules = key.memberId || key.service ? await modelRulesOf(key.userId, key.memberId) : null;
   return offeredModels().filter(
     (m) =>
       (key.models.length === 0 || key.models.includes(m.id)) &&
@@ -54,5 +54,12 @@ export function requireKeyModel(key: ApiKeyPrincipal, model: string, kind: KeyKi
 
 /** A key as its charges see it. */
 export function chargeKey(key: ApiKeyPrincipal) {
-  return { id: key.keyId, budgeted: key.budgeted, memberId: key.memberId, alertThresholds: key.alertThresholds };
+  // A service key always charges through its key (reserve_credits_for_key): a revoked one is refused by the statement.
+  return {
+    id: key.keyId,
+    budgeted: key.budgeted || key.service,
+    memberId: key.memberId,
+    service: key.service,
+    alertThresholds: key.alertThresholds,
+  };
 }

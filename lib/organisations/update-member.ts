@@ -70,7 +70,7 @@ export async function updateMember(
 /**
  * Ends a membership: an admin removes a member or another admin (never the owner); anyone leaves
  * (the owner only after transferring ownership: an organisation always has exactly one owner). The
- * keys the person made for the organisation, and the invitations they sent that are still waiting,
+ * keys the person made for the organisation (not its service keys, which belong to it), and the invitations they sent that are still waiting,
  * are revoked in the same transaction; their sessions lose the organisation at once here and on every
  * instance within the membership bound, and a charge in flight can no longer be reserved (the charge
  * statement checks membership, and a revoked key's charge is refused by the statement too).
@@ -91,7 +91,8 @@ export async function removeMember(organisationId: string, actorId: string, memb
         : new AppError("forbidden", "The owner cannot be removed", { reason: "role_required" });
     }
     const keys = await tx.apiKey.findMany({
-      where: { userId: organisationId, createdBy: memberId, revokedAt: null },
+      // Their service keys belong to the organisation and stay.
+      where: { userId: organisationId, createdBy: memberId, service: false, revokedAt: null },
       select: { id: true, name: true },
     });
     await tx.apiKey.updateMany({

@@ -126,6 +126,15 @@ describe("organisations (browser)", () => {
     await audit.getByText("invite.sent").waitFor();
     expect(await audit.getByText("member.updated").count()).toBe(0);
 
+    // The owner makes a service key for the organisation: it belongs to it, and the audit log says who made it.
+    await owner.page.goto("/dashboard/keys");
+    await owner.page.getByLabel("Name").fill("ci pipeline");
+    await owner.page.getByTestId("key-service").check();
+    await owner.page.getByRole("button", { name: "Create key" }).click();
+    await owner.page.getByTestId("api-key-row").filter({ hasText: "ci pipeline" }).getByText("active · service key").waitFor();
+    await owner.page.goto("/dashboard/organisations");
+    await owner.page.getByTestId("audit-events").getByText("key.created").waitFor();
+
     // The colleague leaves: back on their personal account, the organisation gone from their list.
     await member.page.goto("/dashboard/organisations");
     await member.page.getByRole("button", { name: "Leave this organisation" }).click();

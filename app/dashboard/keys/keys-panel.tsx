@@ -6,7 +6,7 @@ import { apiJson, toApiError, type ApiError } from "@/components/api";
 import { ConfirmButtons } from "@/components/confirm-buttons";
 import { DataTable } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
-import type { ApiKeyCreated, ApiKeyList, ApiKeyView } from "@/components/types";
+import type { ActiveAccount, ApiKeyCreated, ApiKeyList, ApiKeyView } from "@/components/types";
 import { Pending } from "@/components/paged-list";
 import { Banner, EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
@@ -69,11 +69,14 @@ function percentagesOf(text: string): number[] {
 function CreateKeyForm({
   models,
   kinds,
+  serviceFor,
   onCreated,
   onError,
 }: {
   models: { id: string; kind: string }[];
   kinds: string[];
+  /** Acting for an organisation as its owner or an admin: its name (a service key may be made for it). */
+  serviceFor: string | null;
   onCreated: (c: ApiKeyCreated) => void;
   onError: (e: ApiError | null) => void;
 }) {
@@ -85,6 +88,7 @@ function CreateKeyForm({
   const [alertAt, setAlertAt] = useState("100");
   const [rpm, setRpm] = useState("");
   const [expires, setExpires] = useState("");
+  const [service, setService] = useState(false);
   const [busy, setBusy] = useState(false);
 
   async function submit(event: React.FormEvent) {
@@ -101,6 +105,7 @@ function CreateKeyForm({
           ...(budget ? { budget: { credits: Number(budget), period }, alertThresholds: percentagesOf(alertAt) } : {}),
           ...(rpm ? { rpm: Number(rpm) } : {}),
           ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+          ...(service ? { service: true } : {}),
         },
       });
       onCreated(created);
@@ -110,6 +115,7 @@ function CreateKeyForm({
       setBudget("");
       setRpm("");
       setExpires("");
+      setService(false);
     } catch (e) {
       onError(toApiError(e));
     } finally {
@@ -123,6 +129,12 @@ function CreateKeyForm({
       <h2 className="mb-3 text-base">New key</h2>
       <form onSubmit={submit} className="space-y-4">
         <TextField id="key-name" label="Name" required maxLength={100} value={name} onChange={setName} placeholder="e.g. mobile app" />
+        {serviceFor ? (
+          <label className="inline-flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={service} onChange={(e) => setService(e.target.checked)} data-testid="key-service" />
+            Service key: belongs to {serviceFor}, not to you (no member&apos;s caps; kept when you leave)
+          </label>
+        ) : null}
         <fieldset>
           <legend className="field-label">Call kinds (none checked: all)</legend>
           <div className="flex flex-wrap gap-4 text-sm">
@@ -223,6 +235,9 @@ function CreateKeyForm({
 /** GET/POST /api/keys, PATCH/DELETE /api/keys/{id}: keys for the OpenAI-compatible API (/v1). */
 export function KeysPanel({ models, kinds }: { models: { id: string; kind: string }[]; kinds: string[] }) {
   const keys = useApi<ApiKeyList>("/api/keys");
+  const active = useApi<ActiveAccount>("/api/account/active");
+  const acting = active.data?.account;
+  const serviceFor = acting?.kind === "organisation" && acting.role !== "member" ? (acting.name ?? "the organisation") : null;
   const [error, setError] = useState<ApiError | null>(null);
   const [created, setCreated] = useState<ApiKeyCreated | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -323,6 +338,7 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
         <CreateKeyForm
           models={models}
           kinds={kinds}
+          serviceFor={serviceFor}
           onError={setError}
           onCreated={(c) => {
             setCreated(c);
@@ -344,7 +360,7 @@ export function KeysPanel({ models, kinds }: { models: { id: string; kind: strin
               columns={[
                 { header: "Name", cell: (k) => k.name, cellClass: () => "font-medium" },
                 { header: "Key", cell: (k) => k.display, cellClass: () => "font-mono text-xs" },
-                { header: "Status", cell: (k) => k.status },
+                { header: "Status", cell: (k) => (k.service ? `${k.status} · service key` : k.status) },
                 { header: "Budget", cell: (k) => budgetText(k) },
                 {
                   header: "Limits",

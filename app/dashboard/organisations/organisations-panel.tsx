@@ -464,7 +464,13 @@ function Usage({ orgId }: { orgId: string }) {
             {formatProviderCost(u.total.costUsd)} paid to AI providers)
           </p>
           <div className="grid gap-4 lg:grid-cols-3">
-            <Breakdown caption="By member" header="Member" rows={u.byMember} rowKey={(m) => m.userId} label={(m) => m.email ?? m.userId} />
+            <Breakdown
+              caption="By member"
+              header="Member"
+              rows={u.byMember}
+              rowKey={(m) => m.userId}
+              label={(m) => m.email ?? (m.userId || "service keys")}
+            />
             <Breakdown
               caption="By key"
               header="Key"

@@ -45,6 +45,8 @@ export interface ChargeKey {
   memberId?: string | null;
   /** Percentages of its budget at which budget.threshold fires (lib/spend-alerts). */
   alertThresholds?: number[];
+  /** An organisation's service key: the organisation's model rules apply, no member's. */
+  service?: boolean;
 }
 
 /** The account a charge is made to: its id, and the member acting for it (null: a person's own wallet). */
@@ -60,6 +62,7 @@ export async function openCharge(input: OpenChargeInput): Promise<AiCharge> {
   // An organisation's wallet (a member charging it): its model rules first (a person's own wallet has none).
   const memberId = input.account?.memberId ?? input.apiKey?.memberId ?? null;
   if (memberId) await checkModelRules(input.account?.id ?? input.userId, memberId, quote.model.id);
+  else if (input.apiKey?.service) await checkModelRules(input.userId, null, quote.model.id);
   try {
     const reservation = await reserveCredits({
       userId: input.account?.id ?? input.userId,
