@@ -191,6 +191,19 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
         throw new AppError("forbidden", "You are not a member of this organisation (any more): its wallet cannot be charged", {
           reason: "not_a_member",
         });
+      case "over_org_budget": {
+        // The organisation's own budget (organisation_budget_check): in the cap columns, or the key's with a key.
+        const c = row as MemberReserveRow & KeyReserveRow;
+        const period = c.cap_period ?? c.key_period;
+        const spent = Number(c.cap_spent ?? c.key_spent);
+        const budget = Number(c.cap_credits ?? c.key_budget);
+        metrics().reservationFailures.inc({ reason: "organisation_budget" });
+        throw new AppError(
+          "quota_exhausted",
+          `This organisation's ${period === "day" ? "daily" : "monthly"} budget is used up: ${spent} of ${budget} credits spent ${period === "day" ? "today" : "this month"}, and this call may cost up to ${amount}; its owner or an admin can raise it`,
+          { details: { cost: amount, spent, budget, period: period ?? "" }, reason: "organisation_budget_exceeded" },
+        );
+      }
       case "over_cap": {
         const c = row as MemberReserveRow;
         metrics().reservationFailures.inc({ reason: "member_cap" });

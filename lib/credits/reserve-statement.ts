@@ -34,7 +34,8 @@ export interface ReserveRow {
     | "over_budget"
     | "no_key"
     | "no_member"
-    | "over_cap";
+    | "over_cap"
+    | "over_org_budget";
   reservation_id: string | null;
   amount: number | null;
   subscription_credits: number | null;

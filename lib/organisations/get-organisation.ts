@@ -13,7 +13,22 @@ export async function getOrganisation(organisationId: string, userId: string) {
     include: { organisation: true },
   });
   if (!member) throw notFound("Organisation");
-  const s = await getCreditSummary(organisationId);
+  const [s, windows] = await Promise.all([
+    getCreditSummary(organisationId),
+    prisma.creditBalance.findUnique({
+      where: { userId: organisationId },
+      select: { budgetDayStart: true, budgetDaySpent: true, budgetMonthStart: true, budgetMonthSpent: true },
+    }),
+  ]);
+  // The budget windows as the charge statement keeps them: one that began before today (this month) counts nothing.
+  const spent = memberCapsOf({
+    dailyCap: null,
+    monthlyCap: null,
+    dayStart: windows?.budgetDayStart ?? null,
+    daySpent: windows?.budgetDaySpent ?? 0,
+    monthStart: windows?.budgetMonthStart ?? null,
+    monthSpent: windows?.budgetMonthSpent ?? 0,
+  });
   return {
     organisation: toOrganisationView(member.organisation, member.role),
     wallet: {
@@ -23,6 +38,8 @@ export async function getOrganisation(organisationId: string, userId: string) {
       bonusCredits: s.bonusCredits,
       totalUsable: s.totalUsable,
       resetAt: s.resetAt?.toISOString() ?? null,
+      spentToday: spent.spentToday,
+      spentThisMonth: spent.spentThisMonth,
     },
     you: { userId, role: member.role as "owner" | "admin" | "member", ...memberCapsOf(member) },
   };

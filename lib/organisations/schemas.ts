@@ -25,9 +25,11 @@ export const updateOrganisationBody = z
     name: name.optional(),
     slug: slug.optional(),
     allowedModels: allowedModels.meta({ description: "the models members may use on the wallet; [] allows every offered model" }),
+    dailyBudget: cap.meta({ description: "credits the whole organisation may spend per UTC day, besides its balance; null: no budget" }),
+    monthlyBudget: cap.meta({ description: "credits the whole organisation may spend per calendar month (UTC); null: no budget" }),
   })
-  .refine((b) => b.name !== undefined || b.slug !== undefined || b.allowedModels !== undefined, {
-    message: "give name, slug or allowedModels",
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: "give name, slug, allowedModels, dailyBudget or monthlyBudget",
   });
 export const updateMemberBody = z
   .object({
@@ -64,6 +66,8 @@ export const organisationView = z.object({
   slug: z.string(),
   role,
   allowedModels: z.array(z.string()).meta({ description: "the models members may use on the wallet; []: every offered model" }),
+  dailyBudget: z.number().nullable().meta({ description: "credits the organisation may spend per UTC day; null: no budget" }),
+  monthlyBudget: z.number().nullable().meta({ description: "credits the organisation may spend per calendar month; null: no budget" }),
   createdAt: z.string(),
 });
 export const memberCaps = z.object({
@@ -82,6 +86,8 @@ export const walletView = z.object({
   bonusCredits: z.number(),
   totalUsable: z.number(),
   resetAt: z.string().nullable(),
+  spentToday: z.number().meta({ description: "credits the organisation's charges took today, UTC (its daily budget's window)" }),
+  spentThisMonth: z.number().meta({ description: "credits they took this calendar month (its monthly budget's window)" }),
 });
 export const organisationResponse = z.object({ organisation: organisationView });
 export const organisationDetailResponse = z.object({

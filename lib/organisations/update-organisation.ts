@@ -8,11 +8,11 @@ import { checkedAllowedModels } from "./check-allowed-models";
 import { requireMemberToChange } from "./membership";
 import { toOrganisationView } from "./views";
 
-/** Renames an organisation, changes its slug or its model rule (owner and admins). */
+/** Renames an organisation, changes its slug, its model rule or its budgets (owner and admins). */
 export async function updateOrganisation(
   organisationId: string,
   userId: string,
-  body: { name?: string; slug?: string; allowedModels?: string[] },
+  body: { name?: string; slug?: string; allowedModels?: string[]; dailyBudget?: number | null; monthlyBudget?: number | null },
 ) {
   const acting = await requireMemberToChange(organisationId, userId, "admin");
   const data = { ...body, ...(body.allowedModels !== undefined ? { allowedModels: checkedAllowedModels(body.allowedModels) } : {}) };
@@ -28,7 +28,7 @@ export async function updateOrganisation(
         action: "organisation.updated",
         targetType: "organisation",
         targetId: organisationId,
-        details: changesOf(before, updated, ["name", "slug", "allowedModels"]),
+        details: changesOf(before, updated, ["name", "slug", "allowedModels", "dailyBudget", "monthlyBudget"]),
       });
       return updated;
     });

@@ -3,7 +3,15 @@ import type { OrganisationRole } from "./roles";
 import type { OrganisationView } from "./schemas";
 
 export function toOrganisationView(
-  org: { id: string; name: string; slug: string; createdAt: Date; allowedModels?: string[] },
+  org: {
+    id: string;
+    name: string;
+    slug: string;
+    createdAt: Date;
+    allowedModels?: string[];
+    dailyBudget?: number | null;
+    monthlyBudget?: number | null;
+  },
   role: string,
 ): OrganisationView {
   return {
@@ -12,6 +20,8 @@ export function toOrganisationView(
     slug: org.slug,
     role: role as OrganisationRole,
     allowedModels: org.allowedModels ?? [],
+    dailyBudget: org.dailyBudget ?? null,
+    monthlyBudget: org.monthlyBudget ?? null,
     createdAt: org.createdAt.toISOString(),
   };
 }

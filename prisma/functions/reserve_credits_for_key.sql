@@ -5,6 +5,9 @@
 -- revoked key never charges, whatever an instance's key cache still says), else reserved by
 -- reserve_credits and counted in the window. In-flight reservations count, so concurrent calls never
 -- take a key past its budget; the settlement or refund corrects the window (credit_operations_windows).
+-- An organisation's key (a service key, or a member's through reserve_credits_for_member) also meets
+-- the organisation's budgets ('over_org_budget': the key_* columns then carry the organisation's
+-- period, spend and budget; organisation_budget_check).
 CREATE OR REPLACE FUNCTION reserve_credits_for_key(
     p_key_id TEXT,
     p_user TEXT,
@@ -22,6 +25,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     k RECORD;
     r RECORD;
+    b RECORD;
     start TIMESTAMPTZ;
 BEGIN
     PERFORM lock_charge_accounts(p_user, NULL, p_key_id);
@@ -42,10 +46,19 @@ BEGIN
             k.window_spent, k.budget_credits, k.budget_period, start;
         RETURN;
     END IF;
+    SELECT * INTO b FROM organisation_budget_check(p_user, p_amount);
+    IF b.outcome = 'over' THEN
+        RETURN QUERY SELECT 'over_org_budget'::TEXT, NULL::TEXT, p_amount, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN, NULL::INTEGER, NULL::TIMESTAMPTZ, NULL::TEXT,
+            b.spent, b.budget, b.period, NULL::TIMESTAMPTZ;
+        RETURN;
+    END IF;
     SELECT * INTO r FROM reserve_credits(p_user, p_amount, p_month_start, p_id, p_operation, p_metadata, NULL, p_bonus_always, p_instance);
     IF r.outcome = 'charged' THEN
         UPDATE api_keys SET window_spent = window_spent + p_amount WHERE id = p_key_id;
         k.window_spent := k.window_spent + p_amount;
+        IF b.outcome = 'ok' THEN
+            PERFORM organisation_budget_count(p_user, p_amount);
+        END IF;
     END IF;
     RETURN QUERY SELECT r.outcome, r.reservation_id, r.amount, r.subscription_credits, r.bonus_held, r.auto_use, r.monthly_allocation, r.reset_at, r.tier,
         k.window_spent, k.budget_credits, k.budget_period, start;

@@ -6,6 +6,8 @@
 -- would ('over_budget'); else reserved (reserve_credits, or reserve_credits_for_key with a key) and
 -- counted in both windows, the member named on the charge. In-flight reservations count, so concurrent
 -- calls never pass a cap; the settlement or refund corrects the windows (credit_operations_windows).
+-- The organisation's budgets are checked and counted too ('over_org_budget', in the cap_* columns;
+-- with a key, by reserve_credits_for_key).
 CREATE OR REPLACE FUNCTION reserve_credits_for_member(
     p_member TEXT,
     p_key_id TEXT,
@@ -26,6 +28,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     m RECORD;
     r RECORD;
+    b RECORD;
     day_begin TIMESTAMPTZ := api_key_window_start('day', now());
     month_begin TIMESTAMPTZ := api_key_window_start('month', now());
 BEGIN
@@ -53,6 +56,14 @@ BEGIN
             NULL::INTEGER, NULL::INTEGER, NULL::TEXT, NULL::TIMESTAMPTZ, 'month'::TEXT, m.month_spent, m.monthly_cap;
         RETURN;
     END IF;
+    IF p_key_id IS NULL THEN
+        SELECT * INTO b FROM organisation_budget_check(p_user, p_amount);
+        IF b.outcome = 'over' THEN
+            RETURN QUERY SELECT 'over_org_budget'::TEXT, NULL::TEXT, p_amount, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN, NULL::INTEGER, NULL::TIMESTAMPTZ, NULL::TEXT,
+                NULL::INTEGER, NULL::INTEGER, NULL::TEXT, NULL::TIMESTAMPTZ, b.period, b.spent, b.budget;
+            RETURN;
+        END IF;
+    END IF;
     IF p_key_id IS NOT NULL THEN
         SELECT * INTO r FROM reserve_credits_for_key(p_key_id, p_user, p_amount, p_month_start, p_id, p_operation, p_metadata, p_bonus_always, p_instance);
     ELSE
@@ -63,6 +74,9 @@ BEGIN
         UPDATE organisation_members SET day_spent = day_spent + p_amount, month_spent = month_spent + p_amount
             WHERE organisation_id = p_user AND user_id = p_member;
         UPDATE credit_operations SET member_id = p_member WHERE id = p_id;
+        IF p_key_id IS NULL AND b.outcome = 'ok' THEN
+            PERFORM organisation_budget_count(p_user, p_amount);
+        END IF;
     END IF;
     RETURN QUERY SELECT r.outcome, r.reservation_id, r.amount, r.subscription_credits, r.bonus_held, r.auto_use, r.monthly_allocation, r.reset_at, r.tier,
         r.key_spent, r.key_budget, r.key_period, r.key_window_start, NULL::TEXT, NULL::INTEGER, NULL::INTEGER;

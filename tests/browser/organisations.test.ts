@@ -116,6 +116,20 @@ describe("organisations (browser)", () => {
     await owner.page.getByRole("heading", { name: "Browser Team: wallet" }).waitFor();
     expect(await owner.page.getByTestId("account-switcher").inputValue()).toBe(orgId);
 
+    // The owner sets a team budget and narrows the models: the wallet shows the budget.
+    await owner.page.goto("/dashboard/organisations");
+    await owner.page.getByLabel("Daily budget (credits)").fill("1000");
+    await owner.page.getByLabel("Allowed models (comma-separated)").fill("gpt-4o-mini");
+    await owner.page.getByRole("button", { name: "Save limits" }).click();
+    await owner.page.getByText("Saved.").waitFor();
+    await owner.page.getByText("team budget 1,000").waitFor();
+    const limits = await owner.page.evaluate(
+      async (u) =>
+        (await (await fetch(u, { cache: "no-store" })).json()) as { organisation: { dailyBudget: number; allowedModels: string[] } },
+      `/api/orgs/${orgId}`,
+    );
+    expect(limits.organisation).toMatchObject({ dailyBudget: 1000, allowedModels: ["gpt-4o-mini"] });
+
     // The audit log says who did what: the owner's cap on the colleague, the colleague's joining; a filter narrows it.
     await owner.page.goto("/dashboard/organisations");
     const audit = owner.page.getByTestId("audit-events");

@@ -125,4 +125,48 @@ describe("an organisation's wallet and member caps under concurrency (PostgreSQL
     expect(row.monthSpent).toBe(0);
     expect((await prisma.creditBalance.findUniqueOrThrow({ where: { userId: id } })).subscriptionCredits).toBe(10 * PRICE);
   });
+
+  it(`a daily team budget worth 20 calls under ${MEMBERS} members x ${CALLS} concurrent calls: exactly 20 charged, the window = the ledger`, async () => {
+    const owner = await person("pg-budget-owner");
+    const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Budget Ltd" } })).body.organisation
+      .id as string;
+    const team: Person[] = [];
+    for (let i = 0; i < MEMBERS; i++) {
+      const p = await person(`pg-budget-member${i}`);
+      await join(id, owner, p);
+      team.push(p);
+    }
+    await grant(operator, id, 50 * PRICE);
+    const { PATCH } = await import("@/app/api/orgs/[id]/route");
+    const set = await call(PATCH, {
+      method: "PATCH",
+      path: `/api/orgs/${id}`,
+      params: { id },
+      cookie: owner.cookie,
+      body: { dailyBudget: 20 * PRICE },
+    });
+    expect(set.status).toBe(200);
+    const results = await Promise.all(
+      team.flatMap((p) =>
+        Array.from({ length: CALLS }, () =>
+          call(chat.POST, { path: "/api/ai/chat", cookie: p.cookie, headers: actingAs(id), body: hello }),
+        ),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(20);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(429);
+      expect(r.body.error).toMatch(/organisation's daily budget is used up/);
+    }
+    const prisma = await db();
+    const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: id } });
+    const charged = await prisma.creditOperation.aggregate({
+      where: { userId: id, kind: "charge", status: "settled" },
+      _sum: { amount: true },
+    });
+    expect(charged._sum.amount).toBe(20 * PRICE);
+    expect(balance.budgetDaySpent).toBe(20 * PRICE);
+    expect(balance.subscriptionCredits).toBe(30 * PRICE);
+  });
 });

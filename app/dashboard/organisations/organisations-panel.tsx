@@ -23,6 +23,7 @@ const n = (value: number) => value.toLocaleString("en-US");
 /** A cap as a stat's hint ("cap 500", "no cap"), and as a figure in the members table ("500", "none"). */
 const capText = (cap: number | null) => (cap === null ? "no cap" : `cap ${n(cap)}`);
 const capFigure = (cap: number | null) => (cap === null ? "none" : n(cap));
+const budgetText = (budget: number | null) => (budget === null ? "no team budget" : `team budget ${n(budget)}`);
 
 async function switchTo(accountId: string | null) {
   await apiJson("/api/account/active", { method: "PUT", json: { accountId } });
@@ -162,6 +163,8 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
           <Stat label="Credits" value={n(d.wallet.subscriptionCredits)} hint={`bonus ${n(d.wallet.bonusCredits)}`} />
           <Stat label="Your spend today" value={n(d.you.spentToday)} hint={capText(d.you.dailyCap)} />
           <Stat label="Your spend this month" value={n(d.you.spentThisMonth)} hint={capText(d.you.monthlyCap)} />
+          <Stat label="Team spend today" value={n(d.wallet.spentToday)} hint={budgetText(d.organisation.dailyBudget)} />
+          <Stat label="Team spend this month" value={n(d.wallet.spentThisMonth)} hint={budgetText(d.organisation.monthlyBudget)} />
         </dl>
         <p className="mt-3 text-sm text-slate-600">
           {admin ? (
@@ -182,6 +185,7 @@ function ActingOrganisation({ id, onError }: { id: string; onError: (e: ApiError
       ) : (
         <Pending resource={members} />
       )}
+      {admin ? <Limits key={d.organisation.id} org={d.organisation} onSaved={reload} onError={onError} /> : null}
       {admin ? <Invites orgId={id} onError={onError} /> : null}
       <Usage orgId={id} />
       {admin ? <AuditLog base={`/api/orgs/${id}/audit`} /> : null}
@@ -314,6 +318,76 @@ function Members({
         <ActionButton className="mt-3" onClick={() => void leave()}>
           Leave this organisation
         </ActionButton>
+      ) : null}
+    </Card>
+  );
+}
+
+/** The owner and admins set the team's budgets (per UTC day and calendar month) and the models its members may use. */
+function Limits({
+  org,
+  onSaved,
+  onError,
+}: {
+  org: OrganisationDetail["organisation"];
+  onSaved: () => Promise<void>;
+  onError: (e: ApiError | null) => void;
+}) {
+  const [daily, setDaily] = useState(org.dailyBudget?.toString() ?? "");
+  const [monthly, setMonthly] = useState(org.monthlyBudget?.toString() ?? "");
+  const [models, setModels] = useState(org.allowedModels.join(", "));
+  const [saved, setSaved] = useState(false);
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    onError(null);
+    setSaved(false);
+    try {
+      await apiJson(`/api/orgs/${org.id}`, {
+        method: "PATCH",
+        json: {
+          dailyBudget: daily === "" ? null : Number(daily),
+          monthlyBudget: monthly === "" ? null : Number(monthly),
+          allowedModels: models
+            .split(",")
+            .map((m) => m.trim())
+            .filter(Boolean),
+        },
+      });
+      setSaved(true);
+      await onSaved();
+    } catch (e) {
+      onError(toApiError(e));
+    }
+  }
+  return (
+    <Card id="limits" title="Team budgets and models" className="mt-4">
+      <p className="mt-1 text-sm text-slate-600">
+        Budgets hold for the whole team besides the balance (empty: none); models narrow what every member and key may use (empty: all).
+      </p>
+      <form className="mt-3 flex flex-wrap items-end gap-2" onSubmit={save}>
+        <Field id="budget-daily" label="Daily budget (credits)">
+          <input id="budget-daily" type="number" min={0} className="input" value={daily} onChange={(e) => setDaily(e.target.value)} />
+        </Field>
+        <Field id="budget-monthly" label="Monthly budget (credits)">
+          <input id="budget-monthly" type="number" min={0} className="input" value={monthly} onChange={(e) => setMonthly(e.target.value)} />
+        </Field>
+        <Field id="allowed-models" label="Allowed models (comma-separated)">
+          <input
+            id="allowed-models"
+            className="input"
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+            placeholder="all models"
+          />
+        </Field>
+        <button type="submit" className="btn-primary">
+          Save limits
+        </button>
+      </form>
+      {saved ? (
+        <p className="mt-2 text-sm text-emerald-700" role="status">
+          Saved.
+        </p>
       ) : null}
     </Card>
   );

@@ -10,7 +10,8 @@ export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE } = methods({
   GET: orgRoute(
     {
-      rateLimit: "reports",
+      // A page of indexed rows (at most 500) of an organisation one administers: no request limit, as members.
+      rateLimit: null,
       query: auditQuery,
       summary:
         "An organisation's audit log: every role, cap, model rule, key, invitation, ownership and wallet change, who made it and when",

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import * as org from "@/app/api/orgs/[id]/route";
+import * as audit from "@/app/api/orgs/[id]/audit/route";
+import * as chat from "@/app/api/ai/chat/route";
+import * as keys from "@/app/api/keys/route";
+import * as completions from "@/app/v1/chat/completions/route";
+import { call } from "@/tests/helpers/http";
+import { balanceOf, stubProviderForFile } from "../ai/ai-test-kit";
+import { v1 } from "../api-keys/key-test-kit";
+import { actingAs, grant, team, useOperator, type Person } from "./org-test-kit";
+
+const stub = await stubProviderForFile();
+const operator = useOperator("budgets-operator@example.com");
+
+const hello = { messages: [{ role: "user", content: "Hello there" }] };
+const chatAs = (p: Person, orgId: string) =>
+  call(chat.POST, { path: "/api/ai/chat", cookie: p.cookie, headers: actingAs(orgId), body: hello });
+const patchOrg = (orgId: string, p: Person, body: unknown) =>
+  call(org.PATCH, { method: "PATCH", path: `/api/orgs/${orgId}`, params: { id: orgId }, cookie: p.cookie, body });
+const wallet = async (orgId: string, p: Person) =>
+  (await call(org.GET, { path: `/api/orgs/${orgId}`, params: { id: orgId }, cookie: p.cookie })).body.wallet;
+
+describe("an organisation's budgets", () => {
+  it("a daily budget for the whole organisation, besides its balance: every member's and key's charge counts, the one that would pass it is refused", async () => {
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator.cookie, id, 1_000);
+
+    // Set by the owner and admins only; values are checked.
+    expect((await patchOrg(id, t.member, { dailyBudget: 30 })).status).toBe(403);
+    const bad = await patchOrg(id, t.owner, { dailyBudget: -5 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/dailyBudget/);
+    const set = await patchOrg(id, t.admin, { dailyBudget: 30 });
+    expect(set.status).toBe(200);
+    expect(set.body.organisation).toMatchObject({ dailyBudget: 30, monthlyBudget: null });
+
+    // Two chats of 15 credits by two members spend it; the third, by anyone, is refused before the provider is asked.
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    expect((await chatAs(t.admin, id)).status).toBe(200);
+    const asked = stub.count("chat");
+    const refused = await chatAs(t.owner, id);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(/This organisation's daily budget is used up: 30 of 30 credits spent today/);
+    expect(stub.count("chat")).toBe(asked);
+    expect(await wallet(id, t.member)).toMatchObject({ spentToday: 30, spentThisMonth: 30 });
+    // A service key is held to it too.
+    const service = await call(keys.POST, {
+      path: "/api/keys",
+      cookie: t.owner.cookie,
+      headers: actingAs(id),
+      body: { name: "svc", service: true },
+    });
+    const byKey = await v1(completions.POST, "/v1/chat/completions", service.body.secret, {
+      body: { model: "gpt-4o-mini", messages: hello.messages, max_tokens: 10 },
+    });
+    expect(byKey.status).toBe(429);
+    expect(byKey.body.error.message).toMatch(/organisation's daily budget/);
+
+    // A call the provider fails is refunded, and gives its share of the budget back.
+    expect((await patchOrg(id, t.owner, { dailyBudget: 45 })).status).toBe(200);
+    stub.next("chat", { kind: "error", status: 500 });
+    expect((await chatAs(t.member, id)).status).toBeGreaterThanOrEqual(500);
+    expect((await wallet(id, t.owner)).spentToday).toBe(30);
+    const before = await balanceOf(id);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    expect(await balanceOf(id)).toBe(before - 15);
+    expect((await chatAs(t.member, id)).status).toBe(429);
+
+    // A monthly budget holds the same way; null lifts both; the changes are on the audit log.
+    expect((await patchOrg(id, t.owner, { dailyBudget: null, monthlyBudget: 50 })).status).toBe(200);
+    const monthly = await chatAs(t.member, id);
+    expect(monthly.status).toBe(429);
+    expect(monthly.body.error).toMatch(/monthly budget is used up: 45 of 50 credits spent this month/);
+    expect((await patchOrg(id, t.owner, { monthlyBudget: null })).status).toBe(200);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    const log = await call(audit.GET, { path: `/api/orgs/${id}/audit?action=organisation`, params: { id }, cookie: t.owner.cookie });
+    expect(log.body.events[0].details).toMatchObject({ monthlyBudget: { from: 50, to: null } });
+  });
+});
