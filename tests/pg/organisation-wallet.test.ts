@@ -127,6 +127,8 @@ describe("an organisation's wallet and member caps under concurrency (PostgreSQL
   });
 
   it(`a daily team budget worth 20 calls under ${MEMBERS} members x ${CALLS} concurrent calls: exactly 20 charged, the window = the ledger`, async () => {
+    // Whatever an earlier test left queued (failures it did not use up) is cleared: every call here reaches the provider's answer.
+    stub.reset();
     const owner = await person("pg-budget-owner");
     const id = (await call(orgs.POST, { path: "/api/orgs", cookie: owner.cookie, body: { name: "Budget Ltd" } })).body.organisation
       .id as string;
