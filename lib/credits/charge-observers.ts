@@ -22,6 +22,8 @@ export interface SettledCharge {
   allowance: CreditAllowance;
   /** A budgeted API key's window after the settlement, and its alert thresholds. */
   key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null; alertThresholds?: number[] };
+  /** Made by an organisation's member or with a key: it may count against an organisation's team budgets. */
+  teamCharge?: boolean;
 }
 
 export interface ChargeObserver {

@@ -145,7 +145,17 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
                 alertThresholds: input.apiKey.alertThresholds,
               }
             : undefined;
-        return { id, userId, amount, charged: true, remaining, operation: input.operation, allowance, ...(key ? { key } : {}) };
+        return {
+          id,
+          userId,
+          amount,
+          charged: true,
+          remaining,
+          operation: input.operation,
+          allowance,
+          ...(key ? { key } : {}),
+          ...(input.memberId || input.apiKey ? { teamCharge: true } : {}),
+        };
       }
       case "existing":
         return {

@@ -297,5 +297,6 @@ function tellSettled(reservation: Reservation, s: Settlement, subscriptionCredit
     remaining: s.remaining,
     allowance: reservation.allowance,
     key,
+    teamCharge: reservation.teamCharge,
   });
 }

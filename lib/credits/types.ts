@@ -14,6 +14,8 @@ export interface Reservation {
   allowance?: CreditAllowance;
   /** A charge made with an API key that has a budget: the key's window as the charge left it (spend alerts read it). */
   key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null; alertThresholds?: number[] };
+  /** Made by an organisation's member or with a key: the charge may be an organisation's, whose team budgets observers check. */
+  teamCharge?: boolean;
 }
 
 /** What a charge read under its lock besides the buckets: the allocation and when it was last reset. */

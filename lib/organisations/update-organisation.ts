@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { forgetModelRules } from "@/lib/credits";
 import { log } from "@/lib/log";
+import { forgetTeamBudgets } from "@/lib/spend-alerts/team-budget-alerts";
 import { changesOf } from "@/lib/audit/changes-of";
 import { checkedAllowedModels } from "./check-allowed-models";
 import { requireMemberToChange } from "./membership";
@@ -32,6 +33,7 @@ export async function updateOrganisation(
       });
       return updated;
     });
+    if (body.dailyBudget !== undefined || body.monthlyBudget !== undefined) forgetTeamBudgets(organisationId);
     if (body.allowedModels !== undefined) {
       forgetModelRules(organisationId);
       log.info("organisation model rule changed", { organisationId, by: userId, allowedModels: org.allowedModels });

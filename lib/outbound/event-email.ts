@@ -28,11 +28,15 @@ export function emailOfEvent(event: EventEnvelope): { subject: string; text: str
       subject =
         d.scope === "key"
           ? `API key “${String(d.keyName ?? "")}” reached ${n(d.threshold)}% of its budget`
-          : `You have used ${n(d.threshold)}% of your monthly credits${who}`;
+          : d.scope === "organisation"
+            ? `The team reached ${n(d.threshold)}% of its ${d.period === "day" ? "daily" : "monthly"} budget${who}`
+            : `You have used ${n(d.threshold)}% of your monthly credits${who}`;
       line =
         d.scope === "key"
           ? `The key has spent ${n(d.spent)} of its ${n(d.budget)}-credit budget${d.period && d.period !== "total" ? ` for this ${String(d.period)}` : ""}.`
-          : `${n(d.used)} of this month's ${n(d.allocation)} credits are spent; ${n(d.balance)} usable credits are left.`;
+          : d.scope === "organisation"
+            ? `The organisation's members and keys have spent ${n(d.spent)} of its ${n(d.budget)}-credit budget ${d.period === "day" ? "today (UTC)" : "this month"}; at the budget, its calls are refused until the next ${d.period === "day" ? "day" : "month"} or an admin raises it.`
+            : `${n(d.used)} of this month's ${n(d.allocation)} credits are spent; ${n(d.balance)} usable credits are left.`;
       break;
     case "credits.auto_recharge_failed":
       subject = `Auto-recharge failed: ${n(d.credits)} credits were not bought${who}`;

@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { processState } from "@/lib/process-state";
 import { alertSettingsOf } from "./alert-settings";
 import { fireAlert, type Firing } from "./fire-alert";
+import { teamBudgetFirings } from "./team-budget-alerts";
 
 /**
  * Spend alerts as an observer of charges (docs/API-NOTES.md "Spend alerts and webhooks"): lib/credits
@@ -73,6 +74,7 @@ async function evaluate(c: SettledCharge): Promise<void> {
       });
     }
   }
+  firings.push(...(await teamBudgetFirings(c, settings)));
   for (const f of firings) {
     const memo = `${f.accountId}|${f.alert}|${f.period}`;
     if (fired.has(memo)) continue;

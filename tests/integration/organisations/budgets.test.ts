@@ -4,7 +4,9 @@ import * as audit from "@/app/api/orgs/[id]/audit/route";
 import * as chat from "@/app/api/ai/chat/route";
 import * as keys from "@/app/api/keys/route";
 import * as completions from "@/app/v1/chat/completions/route";
+import { db } from "@/lib/db/client";
 import { call } from "@/tests/helpers/http";
+import { waitUntil } from "@/tests/helpers/wait-until";
 import { balanceOf, stubProviderForFile } from "../ai/ai-test-kit";
 import { v1 } from "../api-keys/key-test-kit";
 import { actingAs, grant, team, useOperator, type Person } from "./org-test-kit";
@@ -76,5 +78,30 @@ describe("an organisation's budgets", () => {
     expect((await chatAs(t.member, id)).status).toBe(200);
     const log = await call(audit.GET, { path: `/api/orgs/${id}/audit?action=organisation`, params: { id }, cookie: t.owner.cookie });
     expect(log.body.events[0].details).toMatchObject({ monthlyBudget: { from: 50, to: null } });
+  });
+
+  it("its budgets fire budget.threshold at the account's percentages, once per window and budget; a changed budget re-arms them", async () => {
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator.cookie, id, 1_000);
+    expect((await patchOrg(id, t.owner, { dailyBudget: 30 })).status).toBe(200);
+    const alerts = async () =>
+      (await (await db()).alertFiring.findMany({ where: { accountId: id }, orderBy: { alert: "asc" } })).map((f) => [f.alert, f.period]);
+    expect((await chatAs(t.member, id)).status).toBe(200); // 15 of 30: under 80%
+    expect((await chatAs(t.member, id)).status).toBe(200); // 30 of 30: 80% and 100%
+    await waitUntil("the team's two alerts", async () => (await alerts()).length >= 2);
+    const first = await alerts();
+    expect(first.map(([alert]) => alert)).toEqual(["team:day:100", "team:day:80"]);
+    expect(first.every(([, period]) => String(period).endsWith("@30"))).toBe(true);
+    const event = await (await db()).outboundEvent.findFirstOrThrow({ where: { accountId: id, type: "budget.threshold" } });
+    expect(event.payload).toMatchObject({ data: { scope: "organisation", period: "day", budget: 30 } });
+    // Raised to 45: the next charge reaches 100% of the new budget, which fires again.
+    expect((await patchOrg(id, t.owner, { dailyBudget: 45 })).status).toBe(200);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    await waitUntil("the re-armed alerts", async () => (await alerts()).length >= 4);
+    expect((await alerts()).filter(([, period]) => String(period).endsWith("@45")).map(([alert]) => alert)).toEqual([
+      "team:day:100",
+      "team:day:80",
+    ]);
   });
 });
