@@ -18,6 +18,7 @@ import { GET as webhooksGet } from "@/app/api/admin/webhooks/route";
 import { GET as webhookGet } from "@/app/api/admin/webhooks/[id]/route";
 import { POST as replayPost } from "@/app/api/admin/webhooks/[id]/replay/route";
 import { GET as organisationsGet } from "@/app/api/admin/organisations/route";
+import { GET as organisationAuditGet } from "@/app/api/admin/organisations/[id]/audit/route";
 import { GET as outboundGet } from "@/app/api/admin/outbound/route";
 import * as outboundReplay from "@/app/api/admin/outbound/[id]/replay/route";
 import { closeDb, db } from "@/lib/db/client";
@@ -89,6 +90,7 @@ const OPERATIONS: Array<{ method: string; path: string; handler: NextRouteHandle
   { method: "GET", path: "/api/admin/usage", handler: usageGet },
   { method: "GET", path: "/api/admin/ai/routes", handler: aiRoutesGet },
   { method: "GET", path: "/api/admin/organisations?q=a", handler: organisationsGet },
+  { method: "GET", path: `/api/admin/organisations/${ID}/audit`, handler: organisationAuditGet, params: { id: ID } },
   { method: "GET", path: "/api/admin/outbound?status=failed", handler: outboundGet },
   { method: "POST", path: `/api/admin/outbound/${ID}/replay`, handler: outboundReplay.POST, params: { id: ID }, body: REASON },
 ];
@@ -102,7 +104,7 @@ describe("operator API: nobody else learns it exists", () => {
   it("covers every admin route file", () => {
     const app = path.join(process.cwd(), "app");
     const files = routeFiles(path.join(app, "api", "admin")).map((f) => path.relative(app, f));
-    expect(files).toHaveLength(20);
+    expect(files).toHaveLength(21);
     const pattern = (p: string) =>
       p.split("?")[0].replace(ID, "[id]").replace(ID, "[identityId]").replace(KEY_ID, "[keyId]").replace("expire-bonus-credits", "[job]");
     expect(new Set(OPERATIONS.map((o) => `api${pattern(o.path).replace(/^\/api/, "")}/route.ts`))).toEqual(new Set(files));

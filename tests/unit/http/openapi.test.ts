@@ -48,7 +48,7 @@ describe("OpenAPI document", () => {
     };
     expect(Object.keys(pub.paths).filter((p) => p.startsWith("/api/admin"))).toEqual([]);
     expect(Object.keys(admin.paths).every((p) => p.startsWith("/api/admin/"))).toBe(true);
-    expect(Object.keys(admin.paths)).toHaveLength(20);
+    expect(Object.keys(admin.paths)).toHaveLength(21);
     const adjust = admin.paths["/api/admin/users/{id}/credits"].post;
     expect(adjust.security).toEqual([{ sessionCookie: [] }, { adminToken: [] }]);
     expect(Object.keys(adjust.responses)).toEqual(["200", "400", "404", "405", "409", "413", "415", "429", "500"]);
