@@ -71,7 +71,7 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
   const send = https ? httpsRequest : httpRequest;
   const basePath = base.pathname === "/" ? "" : base.pathname;
 
-  function open(path: string, body: unknown, signal: AbortSignal, accept: string): Promise<IncomingMessage> {
+  function open(path: string, body: unknown, signal: AbortSignal, accept: string, retried = false): Promise<IncomingMessage> {
     const payload = Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(Object.assign(new Error("aborted before sending"), { notSent: true }));
@@ -107,6 +107,13 @@ export function createWireClient(options: { apiKey: string; baseURL?: string; us
       req.on("finish", () => (flushed = true));
       req.on("error", (error) => {
         signal.removeEventListener("abort", onAbort);
+        // A kept-alive connection the provider closed as we reused it (its idle timeout racing our send):
+        // nothing was answered, so the request goes once more on a new connection (Node's documented
+        // pattern for request.reusedSocket). Any other failure, or a second one, is the provider's.
+        if (!retried && !signal.aborted && req.reusedSocket && (error as NodeJS.ErrnoException).code === "ECONNRESET") {
+          open(path, body, signal, accept, true).then(resolve, reject);
+          return;
+        }
         reject(signal.aborted ? error : new UpstreamConnectionError(`connection failed: ${error.message}`, { cause: error }));
       });
       req.end(payload);
