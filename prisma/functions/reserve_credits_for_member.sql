@@ -74,8 +74,11 @@ BEGIN
         UPDATE organisation_members SET day_spent = day_spent + p_amount, month_spent = month_spent + p_amount
             WHERE organisation_id = p_user AND user_id = p_member;
         UPDATE credit_operations SET member_id = p_member WHERE id = p_id;
-        IF p_key_id IS NULL AND b.outcome = 'ok' THEN
-            PERFORM organisation_budget_count(p_user, p_amount);
+        -- Nested, not AND: PL/pgSQL evaluates both sides, and b is unassigned when the key's statement checked the budgets.
+        IF p_key_id IS NULL THEN
+            IF b.outcome = 'ok' THEN
+                PERFORM organisation_budget_count(p_user, p_amount);
+            END IF;
         END IF;
     END IF;
     RETURN QUERY SELECT r.outcome, r.reservation_id, r.amount, r.subscription_credits, r.bonus_held, r.auto_use, r.monthly_allocation, r.reset_at, r.tier,

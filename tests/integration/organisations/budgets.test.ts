@@ -104,4 +104,19 @@ describe("an organisation's budgets", () => {
       "team:day:80",
     ]);
   });
+
+  it("a member's own key is held to the team budget as their session is", async () => {
+    const t = await team();
+    await grant(operator.cookie, t.orgId, 1_000);
+    expect((await patchOrg(t.orgId, t.owner, { dailyBudget: 20 })).status).toBe(200);
+    const made = await call(keys.POST, { path: "/api/keys", cookie: t.member.cookie, headers: actingAs(t.orgId), body: { name: "mine" } });
+    const ask = () =>
+      v1(completions.POST, "/v1/chat/completions", made.body.secret, {
+        body: { model: "gpt-4o-mini", messages: hello.messages, max_tokens: 10 },
+      });
+    const answers = [await ask(), await ask(), await ask()];
+    expect(answers[0].status).toBe(200);
+    expect(answers.at(-1)?.status).toBe(429);
+    expect((await wallet(t.orgId, t.owner)).spentToday).toBeLessThanOrEqual(20);
+  });
 });
