@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable, isDatabaseUnreachable } from "@/lib/db/outage";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import type { CreditAllowance } from "./types";
@@ -45,7 +46,12 @@ function tell(what: string, call: (o: ChargeObserver) => Promise<void> | void | 
     for (const [name, observer] of observers) {
       Promise.resolve()
         .then(() => call(observer))
-        .catch((error: unknown) => log.error(`charge observer failed: ${name}`, { what, error: (error as Error).message }));
+        .catch((error: unknown) => {
+          // During an outage every charge would log one: the breaker's own lines say it; the next charge evaluates again.
+          if (isDatabaseUnreachable(error) || isDatabaseUnavailable(error))
+            log.debug(`charge observer skipped: the database is unavailable: ${name}`, { what });
+          else log.error(`charge observer failed: ${name}`, { what, error: (error as Error).message });
+        });
     }
   });
 }

@@ -9,6 +9,7 @@ import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { chargeRefused } from "./charge-observers";
 import { bonusSpendable, inDebt, insufficientCredits, lastRefund, monthStart, queryPrepared } from "./ledger";
 import { runReserveStatement, type ReserveArgs, type ReserveRow } from "./reserve-statement";
+import { keepUnansweredReservation, mayHaveLanded } from "./unanswered-reservations";
 import { UNLIMITED_CREDITS, type CreditAllowance, type Reservation } from "./types";
 
 export interface ReserveInput {
@@ -117,6 +118,13 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
     } catch (error) {
       // A concurrent call with the same key won the unique index: the next call finds its reservation.
       if (key && isUniqueViolation(error) && attempt === 0) continue;
+      if (mayHaveLanded(error)) {
+        // The connection failed mid-statement: it may have been committed. The caller is refused (503),
+        // so the charge is refunded once the database answers, and the slot the statement may have
+        // taken counts as held, so the call's release gives it back rather than its lease's end.
+        if (slot && args.slot) slot.held = true;
+        keepUnansweredReservation({ id, userId, amount, operation: input.operation });
+      }
       throw error;
     }
     const usableBonus = bonusSpendable(Boolean(row.auto_use), f.creditsUserToggle) ? Number(row.bonus_held ?? 0) : 0;

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, isDatabaseUnreachable } from "@/lib/db/outage";
+import { isDatabaseUnavailable, isDatabaseUnreachable, whenDatabaseBack } from "@/lib/db/outage";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import { clearSettlementJournal, journalKeptSettlement, type KeptSettlement } from "./settlement-journal";
@@ -52,18 +52,31 @@ export function keepSettlement(settlement: KeptSettlement, retry: (s: KeptSettle
 
 function schedule(retry: (s: KeptSettlement) => Promise<unknown>): void {
   const s = state();
+  // The breaker finding the database back sends them at once, not at their next backoff (up to 30 s).
+  whenDatabaseBack("kept-settlements", () => {
+    if (!s.timer) return;
+    clearTimeout(s.timer);
+    s.timer = null;
+    s.delay = 1000;
+    runNow(retry);
+  });
   if (s.timer || s.running) return;
   s.timer = setTimeout(() => {
     s.timer = null;
-    s.running = retryAll(retry).finally(() => {
-      s.running = null;
-      if (s.kept.length > 0) {
-        s.delay = Math.min(MAX_DELAY_MS, s.delay * 2);
-        schedule(retry);
-      } else s.delay = 1000;
-    });
+    runNow(retry);
   }, s.delay);
   s.timer.unref?.();
+}
+
+function runNow(retry: (s: KeptSettlement) => Promise<unknown>): void {
+  const s = state();
+  s.running = retryAll(retry).finally(() => {
+    s.running = null;
+    if (s.kept.length > 0) {
+      s.delay = Math.min(MAX_DELAY_MS, s.delay * 2);
+      schedule(retry);
+    } else s.delay = 1000;
+  });
 }
 
 /** One pass: each kept settlement written again; one the database still cannot take is kept again by the writer. */

@@ -1,5 +1,5 @@
 import { dbRunner } from "./client";
-import { isDatabaseUnavailable, isDatabaseUnreachable } from "./outage";
+import { isDatabaseUnavailable, isDatabaseUnreachable, whenDatabaseBack } from "./outage";
 
 /**
  * The AI slots' table (ai_request_slots) as charges and the rate limiter share it: what a slot is to a
@@ -106,20 +106,29 @@ const kept = { ids: [] as string[], timer: null as NodeJS.Timeout | null, delay:
 function retryReleases(ids: string[]): boolean {
   if (kept.ids.length + ids.length > MAX_KEPT_RELEASES) return false;
   kept.ids.push(...ids);
+  // The breaker finding the database back gives them back at once, not at their next backoff.
+  whenDatabaseBack("kept-slot-releases", () => {
+    if (!kept.timer) return;
+    clearTimeout(kept.timer);
+    kept.delay = 1000;
+    releaseKept();
+  });
   if (!kept.timer) {
-    kept.timer = setTimeout(() => {
-      kept.timer = null;
-      const again = kept.ids.splice(0, kept.ids.length);
-      // Through the normal path: a failure keeps them again (with a longer wait), a success resets it.
-      void Promise.all(again.map(releaseSlotSoon)).then(
-        () => (kept.delay = 1000),
-        () => undefined,
-      );
-      kept.delay = Math.min(30_000, kept.delay * 2);
-    }, kept.delay);
+    kept.timer = setTimeout(releaseKept, kept.delay);
     kept.timer.unref();
   }
   return true;
+}
+
+function releaseKept(): void {
+  kept.timer = null;
+  const again = kept.ids.splice(0, kept.ids.length);
+  // Through the normal path: a failure keeps them again (with a longer wait), a success resets it.
+  void Promise.all(again.map(releaseSlotSoon)).then(
+    () => (kept.delay = 1000),
+    () => undefined,
+  );
+  kept.delay = Math.min(30_000, kept.delay * 2);
 }
 
 /** Slot releases kept through an outage and not yet written (tests, health). */

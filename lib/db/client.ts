@@ -1,5 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { assertDatabaseAvailable, isDatabaseUnreachable, recordDatabaseFailure, resetDatabaseCircuit, setDatabaseProbe } from "./outage";
+import {
+  assertDatabaseAvailable,
+  isDatabaseUnreachable,
+  markDatabaseConnectionError,
+  recordDatabaseFailure,
+  resetDatabaseCircuit,
+  setDatabaseProbe,
+} from "./outage";
 import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { env } from "@/lib/config/env";
@@ -99,6 +106,9 @@ async function openPostgres(url: string): Promise<Handle> {
     if (isDatabaseUnreachable(error)) recordDatabaseFailure(error);
     else log.error("postgres pool error", { error });
   });
+  // A connection's socket failing mid-statement: its client says so first (lib/db/outage.ts), then
+  // fails its statements with the same error, which is then counted as the database's wherever it surfaces.
+  pool.on("connect", (client) => client.on("error", markDatabaseConnectionError));
   setDatabaseProbe(async () => {
     await pool.query("SELECT 1");
   });

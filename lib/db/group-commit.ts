@@ -1,12 +1,17 @@
+import { isDatabaseUnavailable, isDatabaseUnreachable } from "./outage";
+
 /**
  * Group commit for a hot statement (the credit reservation, the AI slot): the first call waits one
  * turn of the event loop (setImmediate: the requests already read from their sockets reach the same
  * point), and the calls that arrive while a statement is being written wait for the next; each group
  * goes out as one statement (`writeMany`), up to `maxBatch` calls that `sameBatch` says may share it
  * (the rest wait for the next). A statement's fixed cost is most of a small statement's time, above
- * all on the embedded database, whose statements run on this thread. A group that fails as a whole is
- * written again call by call (`writeOne`), so each caller gets its own outcome or error.
+ * all on the embedded database, whose statements run on this thread. A group the database refused as
+ * a whole (one call's own conflict) is written again call by call (`writeOne`), so each caller gets its
+ * own outcome or error. A group whose connection failed is not: it may have been committed before its
+ * answer was lost, so every caller hears the outage and treats its call as one that may have landed.
  */
+
 export interface GroupCommitOptions<A, R> {
   maxBatch: number;
   /** Whether `a` may go out in the statement of the group that `first` opened. */
@@ -32,8 +37,12 @@ export function groupCommit<A, R>(options: GroupCommitOptions<A, R>): (args: A) 
     let results: Array<R | undefined>;
     try {
       results = await options.writeMany(batch.map((w) => w.args));
-    } catch {
-      // Nothing of the group was written: each call again, alone.
+    } catch (error) {
+      if (isDatabaseUnreachable(error) || isDatabaseUnavailable(error)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+      // The database refused the group: nothing of it was written; each call again, alone.
       for (const w of batch) await writeAlone(w);
       return;
     }

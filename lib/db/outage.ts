@@ -25,6 +25,8 @@ interface Circuit {
   lastError: string;
   probing: Promise<void> | null;
   probe: (() => Promise<void>) | null;
+  /** Told when a probe finds the database back (kept settlements and releases go out at once). */
+  whenBack: Map<string, () => void>;
 }
 
 const circuit = () =>
@@ -37,6 +39,7 @@ const circuit = () =>
     lastError: "",
     probing: null,
     probe: null,
+    whenBack: new Map(),
   }));
 
 /** Network errors: the database's only when they name its port (an S3 or a provider call fails the same way). */
@@ -53,7 +56,7 @@ const UNREACHABLE_CODES = new Set([
 ]);
 /** What the PostgreSQL driver and Prisma say when the server is gone (their own words: no other client says them). */
 const UNREACHABLE_MESSAGES =
-  /Connection terminated|terminating connection due to administrator command|Connection ended unexpectedly|timeout exceeded when trying to connect|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/;
+  /Server has closed the connection|Connection terminated|terminating connection due to administrator command|Connection ended unexpectedly|timeout exceeded when trying to connect|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)|Client has encountered a connection error/;
 
 let databasePort: { url: string | undefined; port: number | null } = { url: undefined, port: null };
 function dbPort(): number | null {
@@ -70,10 +73,24 @@ function dbPort(): number | null {
   return databasePort.port;
 }
 
+/**
+ * Errors a pooled connection reported on its own `error` event: the socket failed under it (a reset
+ * mid-statement reaches pg as a bare `read ECONNRESET` naming no port, indistinguishable by its words
+ * from an S3 or provider socket's). The connection says so before the statements it fails hear it
+ * (pg delivers those on the next tick), so marking them here lets every caller count them.
+ */
+const connectionErrors = new WeakSet<object>();
+
+/** Marks an error a database connection reported as the database's (lib/db/client.ts listens on every pooled client). */
+export function markDatabaseConnectionError(error: unknown): void {
+  if (error && typeof error === "object") connectionErrors.add(error);
+}
+
 /** Whether an error (or one it wraps) says the database could not be reached, as opposed to a query's own failure. */
 export function isDatabaseUnreachable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth++) {
+    if (typeof current === "object" && connectionErrors.has(current)) return true;
     const e = current as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; port?: unknown };
     if (typeof e.code === "string" && NETWORK_CODES.has(e.code) && e.port !== undefined && Number(e.port) === dbPort()) return true;
     if (typeof e.code === "string" && (UNREACHABLE_CODES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
@@ -128,6 +145,14 @@ export function resetDatabaseCircuit(): void {
   Object.assign(c, { down: false, since: 0, failures: [], refused: 0, lastReport: 0, lastError: "", probe: null });
 }
 
+/**
+ * Runs `callback` each time a probe finds the database back (registered once per name): work kept
+ * through an outage goes out at once instead of at its next backoff (up to 30 s later).
+ */
+export function whenDatabaseBack(name: string, callback: () => void): void {
+  circuit().whenBack.set(name, callback);
+}
+
 /** Whether the breaker holds the database down now. */
 export function databaseDown(): boolean {
   return circuit().down;
@@ -162,6 +187,13 @@ function startProbe(c: Circuit): void {
         log.info("database reachable again", { downForMs: Date.now() - c.since, refused: c.refused });
         c.down = false;
         c.failures = [];
+        for (const [name, callback] of c.whenBack) {
+          try {
+            callback();
+          } catch (error) {
+            log.error("database-back callback failed", { name, error });
+          }
+        }
       }
     } catch (error) {
       c.lastError = error instanceof Error ? error.message : String(error);

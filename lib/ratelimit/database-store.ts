@@ -1,7 +1,7 @@
-import { db, dbKind } from "@/lib/db/client";
+import { db, dbKind, dbRunner } from "@/lib/db/client";
 import { releaseSlotSoon } from "@/lib/db/ai-slots";
 import { acquireDatabaseSlot } from "./database-slots";
-import { acquireProcessSlot, releaseProcessSlot } from "./process-slots";
+import { acquireProcessSlot, releaseProcessSlot, renewProcessSlots } from "./process-slots";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
 /**
@@ -48,6 +48,19 @@ export const databaseStore: RateLimitStore = {
   /** On PostgreSQL, with the reservation (`reserve_credits_holding_slots`): one round trip less before the provider. */
   async takesSlotsWithCharges(): Promise<boolean> {
     return (await dbKind()) === "postgres";
+  },
+
+  /** One UPDATE for every slot this process holds (those given back meanwhile are gone: nothing to extend). */
+  async renewSlots(slots: Array<{ key: string; id: string }>, leaseMs: number, nowMs: number): Promise<void> {
+    renewProcessSlots(slots, nowMs + leaseMs);
+    if ((await dbKind()) === "pglite") return;
+    await (
+      await dbRunner()
+    ).queryPrepared(
+      "ai_slots_renew_v1",
+      "UPDATE ai_request_slots SET expires_at = now() + make_interval(secs => $2::int / 1000.0) WHERE id = ANY($1::text[])",
+      [slots.map((s) => s.id), leaseMs],
+    );
   },
 
   async releaseSlot(key: string, id: string): Promise<void> {

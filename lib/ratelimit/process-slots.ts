@@ -26,3 +26,11 @@ export function releaseProcessSlot(key: string, id: string): void {
   held.delete(id);
   if (held.size === 0) slots.delete(key);
 }
+
+/** Extends this process's slots' leases (their calls still run). */
+export function renewProcessSlots(ids: Array<{ key: string; id: string }>, until: number): void {
+  for (const { key, id } of ids) {
+    const held = slots.get(key);
+    if (held?.has(id)) held.set(id, until);
+  }
+}

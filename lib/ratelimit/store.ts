@@ -31,6 +31,8 @@ export interface RateLimitStore {
   /** Takes a slot if fewer than `cap` unexpired ones are held under `key`; false when full. */
   acquireSlot(slot: SlotRequest): Promise<boolean>;
   releaseSlot(key: string, id: string): Promise<void>;
+  /** Extends the leases of slots this process holds to `leaseMs` from now, all in one statement (their calls still run). */
+  renewSlots(slots: Array<{ key: string; id: string }>, leaseMs: number, nowMs: number): Promise<void>;
   /**
    * Whether an AI request's slot is taken across instances by its credit reservation's own statement
    * (the database store on PostgreSQL: lib/ratelimit/ai-slot), this process counting it first.

@@ -40,6 +40,15 @@ export function createUpstashStore(options: { url: string; token: string; timeou
     async releaseSlot(key: string, id: string): Promise<void> {
       await redis.zrem(`aislots:${key}`, id);
     },
+    // One pipeline (one request): each slot's expiry moved on if it is still held (ZADD XX adds none
+    // given back meanwhile), and its set's expiry with it.
+    async renewSlots(slots: Array<{ key: string; id: string }>, leaseMs: number, nowMs: number): Promise<void> {
+      if (slots.length === 0) return;
+      const pipeline = redis.pipeline();
+      for (const key of new Set(slots.map((s) => s.key))) pipeline.pexpire(`aislots:${key}`, leaseMs);
+      for (const s of slots) pipeline.zadd(`aislots:${s.key}`, { xx: true }, { score: nowMs + leaseMs, member: s.id });
+      await pipeline.exec();
+    },
     async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
       return Promise.all(
         hits.map(async (h) => {

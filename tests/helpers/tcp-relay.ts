@@ -2,7 +2,8 @@ import net from "node:net";
 
 /**
  * A TCP relay on 127.0.0.1 in front of a server (PostgreSQL in the outage tests): `down()` drops every
- * connection and refuses new ones, `up()` accepts again, `restart(ms)` is both with a pause between,
+ * connection and refuses new ones, `up()` accepts again, `reset()` resets every connection (a TCP RST,
+ * as a crashed peer or a middlebox sends) and keeps accepting, `restart(ms)` is down and up with a pause between,
  * so a test can make a database unreachable without touching the shared test server.
  */
 export function tcpRelay(target: URL) {
@@ -31,6 +32,9 @@ export function tcpRelay(target: URL) {
     },
     up() {
       accepting = true;
+    },
+    reset() {
+      for (const s of sockets) s.resetAndDestroy();
     },
     async restart(ms: number) {
       relay.down();

@@ -5,6 +5,7 @@ import { closeDb, db, dbKind } from "@/lib/db/client";
 import { reserveCredits } from "@/lib/credits";
 import { releaseSlotSoon, type ChargeSlot } from "@/lib/db/ai-slots";
 import { databaseStore } from "@/lib/ratelimit/database-store";
+import { acquireAiSlot, renewHeldSlots, SLOT_LEASE_MS } from "@/lib/ratelimit/ai-slot/acquire-ai-slot";
 import { setEnv } from "@/tests/helpers/env";
 import { useFreshPostgres } from "@/tests/helpers/pg";
 import { useStubProvider } from "@/tests/integration/ai/ai-test-kit";
@@ -57,6 +58,42 @@ describe("AI request slots (PostgreSQL)", () => {
     await Promise.all(asks.filter((_, i) => taken[i]).map((a) => databaseStore.releaseSlot(a.key, a.id)));
     const left = await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM ai_request_slots WHERE user_id = ANY(${users})`;
     expect(Number(left[0].n)).toBe(0);
+  });
+
+  it("renews a running call's slot (it outlives its first lease) and not one given back", async () => {
+    const key = randomUUID();
+    const slot = (id: string, leaseMs: number) => databaseStore.acquireSlot({ key, id, cap: 1, leaseMs, nowMs: Date.now() });
+    expect(await slot(`${key}-a`, 300)).toBe(true);
+    await databaseStore.renewSlots([{ key, id: `${key}-a` }], 60_000, Date.now());
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await slot(`${key}-b`, 60_000)).toBe(false);
+    await databaseStore.releaseSlot(key, `${key}-a`);
+    await databaseStore.renewSlots([{ key, id: `${key}-a` }], 60_000, Date.now());
+    expect(await slot(`${key}-b`, 60_000)).toBe(true);
+  });
+
+  it("a call's slot taken with its charge is leased for a minute and renewed while the call runs, by one statement for all of the process's slots", async () => {
+    const prisma = await db();
+    const { user } = await userWithKey();
+    const held = await Promise.all([acquireAiSlot(user.id, { store: databaseStore }), acquireAiSlot(user.id, { store: databaseStore })]);
+    for (const h of held) await reserveCredits({ userId: user.id, amount: 1, operation: "chat", slot: h.charge });
+    const leases = async () =>
+      (
+        await prisma.$queryRaw<
+          { ms: number }[]
+        >`SELECT (extract(epoch FROM expires_at - now()) * 1000)::int AS ms FROM ai_request_slots WHERE user_id = ${user.id}`
+      ).map((r) => r.ms);
+    expect((await leases()).every((ms) => ms <= SLOT_LEASE_MS && ms > SLOT_LEASE_MS - 5_000)).toBe(true);
+    await prisma.$executeRaw`UPDATE ai_request_slots SET expires_at = now() + interval '1 second' WHERE user_id = ${user.id}`;
+    await renewHeldSlots();
+    expect((await leases()).every((ms) => ms > SLOT_LEASE_MS - 5_000)).toBe(true);
+    held[0].release();
+    await new Promise((r) => setTimeout(r, 50));
+    await prisma.$executeRaw`UPDATE ai_request_slots SET expires_at = now() + interval '1 second' WHERE user_id = ${user.id}`;
+    await renewHeldSlots();
+    expect(await leases()).toHaveLength(1);
+    expect((await leases())[0]).toBeGreaterThan(SLOT_LEASE_MS - 5_000);
+    held[1].release();
   });
 
   it("lets a slot lapse at its lease, and frees at once the slots of a process known to be gone", async () => {

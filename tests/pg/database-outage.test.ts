@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import * as chat from "@/app/api/ai/chat/route";
 import * as usage from "@/app/api/ai/usage/route";
 import * as completions from "@/app/v1/chat/completions/route";
 import { keptSettlements, refundStaleReservations, replayJournaledSettlements, reserveCredits, settleReservation } from "@/lib/credits";
 import { env } from "@/lib/config/env";
 import { closeDb, db } from "@/lib/db/client";
 import { keptSlotReleases, releaseSlotSoon } from "@/lib/db/ai-slots";
-import { databaseDown } from "@/lib/db/outage";
+import { databaseDown, isDatabaseUnreachable } from "@/lib/db/outage";
+import { unansweredReservations } from "@/lib/credits/unanswered-reservations";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { useFreshPostgres } from "@/tests/helpers/pg";
@@ -116,4 +119,92 @@ describe("a database outage (PostgreSQL behind a relay that drops every connecti
     // Replayed again (a second server claiming the same file): nothing left, nothing twice.
     expect(await replayJournaledSettlements()).toBe(0);
   });
+
+  /** Holds `userId`'s balance row from another session (directly, not through the relay) until `release()`. */
+  async function holdBalanceRow(userId: string) {
+    const client = new pg.Client({ connectionString: direct.toString() });
+    await client.connect();
+    await client.query("BEGIN");
+    await client.query("SELECT 1 FROM credit_balances WHERE user_id = $1 FOR UPDATE", [userId]);
+    return {
+      release: async () => {
+        await client.query("COMMIT");
+        await client.end();
+      },
+    };
+  }
+
+  /** Waits until a statement of the server's (through the relay) waits on a lock. */
+  async function untilWaitingOnLock() {
+    await until(async () => {
+      const rows = await withDirect((c) => c.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'"));
+      return rows.rows[0].n > 0;
+    }, 10_000);
+  }
+
+  async function withDirect<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: direct.toString() });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function chargesOf(userId: string) {
+    return withDirect(
+      async (c) =>
+        (
+          await c.query<{ id: string; status: string }>("SELECT id, status FROM credit_operations WHERE user_id = $1 AND kind = 'charge'", [
+            userId,
+          ])
+        ).rows,
+    );
+  }
+
+  it("a reservation committed just as its connection dropped (its answer lost) is refunded once the database answers", async () => {
+    await closeDb();
+    const { user } = await signIn(`unanswered-${Date.now()}@example.com`);
+    const prisma = await db();
+    const before = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    const lock = await holdBalanceRow(user.id);
+    const reserving = reserveCredits({ userId: user.id, amount: 15, operation: "chat" }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await untilWaitingOnLock();
+    // The connection drops while the statement waits; then the lock is released and the statement commits.
+    proxy.down();
+    const error = await reserving;
+    expect(isDatabaseUnreachable(error)).toBe(true);
+    await lock.release();
+    proxy.up();
+    expect(unansweredReservations()).toBe(1);
+    await until(async () => (await chargesOf(user.id)).some((c) => c.status === "refunded"), 20_000);
+    expect((await chargesOf(user.id)).map((c) => c.status)).toEqual(["refunded"]);
+    const after = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    expect(after.subscriptionCredits).toBe(before.subscriptionCredits);
+    await until(() => unansweredReservations() === 0, 10_000);
+  }, 60_000);
+
+  it("a connection reset mid-statement (TCP RST: pg's bare 'read ECONNRESET', naming no port) answers 503 with Retry-After, not 500, and the charge is refunded", async () => {
+    await closeDb();
+    const { user, cookie } = await signIn(`reset-${Date.now()}@example.com`);
+    const prisma = await db();
+    const before = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    const lock = await holdBalanceRow(user.id);
+    const answering = call(chat.POST, { path: "/api/ai/chat", cookie, body: { messages: [{ role: "user", content: "hi" }] } });
+    await untilWaitingOnLock();
+    proxy.reset();
+    const res = await answering;
+    await lock.release();
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable" });
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    await until(async () => (await chargesOf(user.id)).every((c) => c.status !== "reserved"), 20_000);
+    expect((await chargesOf(user.id)).map((c) => c.status)).toEqual(["refunded"]);
+    const after = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    expect(after.subscriptionCredits).toBe(before.subscriptionCredits);
+  }, 60_000);
 });

@@ -66,6 +66,28 @@ describe("AI request slots in Upstash (sorted set and a script, atomic in Redis)
   });
 });
 
+describe("AI slot leases in Upstash", () => {
+  it("renews held slots in one pipeline (a renewed slot outlives its first lease) and does not bring back one given back", async () => {
+    const key = randomUUID();
+    const s = store();
+    const now = Date.now();
+    expect(await s.acquireSlot({ key, id: "a", cap: 2, leaseMs: 1_000, nowMs: now })).toBe(true);
+    expect(await s.acquireSlot({ key, id: "b", cap: 2, leaseMs: 1_000, nowMs: now })).toBe(true);
+    await s.releaseSlot(key, "b");
+    await s.renewSlots(
+      [
+        { key, id: "a" },
+        { key, id: "b" },
+      ],
+      60_000,
+      now,
+    );
+    // Past the first lease: "a" still counts, "b" was not added back.
+    expect(await s.acquireSlot({ key, id: "c", cap: 2, leaseMs: 60_000, nowMs: now + 5_000 })).toBe(true);
+    expect(await s.acquireSlot({ key, id: "d", cap: 2, leaseMs: 60_000, nowMs: now + 5_000 })).toBe(false);
+  });
+});
+
 describe("Upstash store over the REST protocol, real redis-server behind it", () => {
   it("counts a fixed window: allowed up to the limit, then refused, with the window's reset", async () => {
     const user = randomUUID();

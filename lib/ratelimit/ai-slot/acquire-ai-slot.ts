@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { env } from "@/lib/config/env";
 import type { ChargeSlot, SlotTerms } from "@/lib/db/ai-slots";
 import { dependencyState, log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 import { metrics } from "@/lib/metrics";
 import { currentStore, withTimeout } from "../index";
 import { acquireProcessSlot, releaseProcessSlot } from "../process-slots";
@@ -25,9 +26,61 @@ export interface AiSlot {
 
 const NO_SLOT: AiSlot = { release: () => undefined, charge: null };
 
-/** How long a slot lasts if its process dies before releasing it: a call's deadline, a stream's drain, and a margin. */
+/**
+ * How long a slot lasts if its process dies (or its release is lost) before giving it back: short,
+ * and renewed every SLOT_RENEW_MS while its call runs, so a lost release locks a user out of AI for
+ * at most a minute, however long AI_TIMEOUT_MS is.
+ */
+export const SLOT_LEASE_MS = 60_000;
+export const SLOT_RENEW_MS = 20_000;
 function leaseMs(): number {
-  return 2 * env().AI_TIMEOUT_MS + 60_000;
+  return SLOT_LEASE_MS;
+}
+
+/** The slots this process holds in a store, renewed together: one statement per store every SLOT_RENEW_MS. */
+interface Leased {
+  store: RateLimitStore;
+  key: string;
+  id: string;
+}
+const leases = processState("ai-slot-leases", () => ({ held: new Map<string, Leased>(), timer: null as NodeJS.Timeout | null }));
+
+function lease(store: RateLimitStore, key: string, id: string): void {
+  const l = leases;
+  l.held.set(id, { store, key, id });
+  if (!l.timer) {
+    l.timer = setInterval(() => void renewHeldSlots(), SLOT_RENEW_MS);
+    l.timer.unref();
+  }
+}
+
+function unlease(id: string): void {
+  const l = leases;
+  l.held.delete(id);
+  if (l.held.size === 0 && l.timer) {
+    clearInterval(l.timer);
+    l.timer = null;
+  }
+}
+
+/** Extends every slot this process holds by SLOT_LEASE_MS from now (exported for tests); a failure leaves them to lapse at their lease. */
+export async function renewHeldSlots(nowMs = Date.now()): Promise<void> {
+  const byStore = new Map<RateLimitStore, Array<{ key: string; id: string }>>();
+  for (const { store, key, id } of leases.held.values()) {
+    const slots = byStore.get(store) ?? [];
+    slots.push({ key, id });
+    byStore.set(store, slots);
+  }
+  await Promise.all(
+    [...byStore].map(([store, slots]) =>
+      withTimeout(store.renewSlots(slots, SLOT_LEASE_MS, nowMs), env().RATE_LIMIT_TIMEOUT_MS + 250).catch((error) =>
+        log.debug("AI slot leases not renewed; they lapse at their lease unless renewed next time", {
+          store: store.name,
+          error: (error as Error).message,
+        }),
+      ),
+    ),
+  );
 }
 
 /**
@@ -44,11 +97,13 @@ export async function acquireAiSlot(userId: string, options: { store?: RateLimit
   const slot = { key: userId, id: randomUUID(), cap, leaseMs: leaseMs(), nowMs: options.nowMs ?? Date.now() };
   if (await store.takesSlotsWithCharges?.()) return withTheCharge(store, slot);
   if (!(await takeSlot(store, slot))) throw tooManyAiRequests(cap);
+  lease(store, userId, slot.id);
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
+      unlease(slot.id);
       releaseStoreSlot(store, userId, slot.id);
     },
     charge: null,
@@ -106,12 +161,15 @@ class SlotWithTheCharge implements ChargeSlot {
  */
 function withTheCharge(store: RateLimitStore, slot: SlotRequest): AiSlot {
   if (!acquireProcessSlot(slot)) throw tooManyAiRequests(slot.cap);
+  // Renewed from now on: this process's own count, and the row once a statement takes it (an UPDATE of none before).
+  lease(store, slot.key, slot.id);
   const charge = new SlotWithTheCharge({ key: slot.key, id: slot.id, cap: slot.cap, leaseMs: slot.leaseMs }, store);
   let released = false;
   return {
     release() {
       if (released) return;
       released = true;
+      unlease(slot.id);
       releaseProcessSlot(slot.key, slot.id);
       if (charge.held) releaseStoreSlot(store, slot.key, slot.id);
     },

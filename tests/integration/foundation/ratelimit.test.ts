@@ -162,9 +162,9 @@ describe("fail-open when the store is unavailable", () => {
   const reset = async () => {
     throw new Error("connection reset by peer");
   };
-  const throwing: RateLimitStore = { name: "throwing", hit: reset, acquireSlot: reset, releaseSlot: reset };
+  const throwing: RateLimitStore = { name: "throwing", hit: reset, acquireSlot: reset, releaseSlot: reset, renewSlots: reset };
   const never = () => new Promise<never>(() => undefined);
-  const hanging: RateLimitStore = { name: "hanging", hit: never, acquireSlot: never, releaseSlot: never };
+  const hanging: RateLimitStore = { name: "hanging", hit: never, acquireSlot: never, releaseSlot: never, renewSlots: never };
 
   it("lets the request pass and logs a warning when the store throws: once when it goes down, not on every request", async () => {
     expect(await checkRateLimit("api", { userId: "u1", ip: "192.0.2.2" }, { store: throwing })).toBeNull();
