@@ -37,7 +37,7 @@ import type { fileListResponse, fileRecordSchema } from "@/lib/storage/schemas";
 import type { userStatusResponse } from "@/lib/users/schemas";
 import type { usageReportResponse } from "@/lib/credits/schemas";
 import type { alertsResponse } from "@/lib/spend-alerts/schemas";
-import type { deliveriesResponse, endpointCreatedResponse, endpointsResponse } from "@/lib/outbound/schemas";
+import type { deliveriesResponse, endpointCreatedResponse, endpointsResponse, eventsResponse } from "@/lib/outbound/schemas";
 import type {
   activeAccountResponse,
   invitesResponse,
@@ -148,3 +148,4 @@ export type Alerts = z.infer<typeof alertsResponse>;
 export type WebhookEndpoints = z.infer<typeof endpointsResponse>;
 export type WebhookEndpointCreated = z.infer<typeof endpointCreatedResponse>;
 export type WebhookDeliveries = z.infer<typeof deliveriesResponse>;
+export type WebhookEvents = z.infer<typeof eventsResponse>;

@@ -25,6 +25,8 @@ export interface SettledCharge {
   key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null; alertThresholds?: number[] };
   /** Made by an organisation's member or with a key: it may count against an organisation's team budgets. */
   teamCharge?: boolean;
+  /** A charge to an organisation's wallet: the member who made it (whose caps may have alerts). */
+  memberId?: string;
 }
 
 export interface ChargeObserver {

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
-import { accountPeriodEnd } from "./allocation-period";
 import { AppError } from "@/lib/errors";
 import { csvField } from "./csv-field";
+import { projectCycle } from "./project-cycle";
 
 export const USAGE_GROUPS = ["day", "model", "key", "tag", "member", "end_user", "metadata"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
@@ -231,41 +231,6 @@ async function totalOf(q: UsageQuery, from: Date, to: Date) {
     q.memberId ?? null,
   );
   return amountsOf(total);
-}
-
-/**
- * A pace is read only from enough of it: a day into the cycle and 10 charged calls. Before that
- * (two calls in the first hour would project the whole allocation many times over) the projection is
- * null: the dashboard says nothing about the pace.
- */
-const PROJECTION_MIN_ELAPSED_MS = 24 * 60 * 60_000;
-const PROJECTION_MIN_CALLS = 10;
-
-/** The current allocation cycle: spent since its last reset and, at that pace, by its end. */
-async function projectCycle(accountId: string, memberId: string | null) {
-  const prisma = await db();
-  const balance = await prisma.creditBalance.findUnique({
-    where: { userId: accountId },
-    select: { monthlyAllocation: true, resetAt: true },
-  });
-  if (!balance?.resetAt) return null;
-  const start = balance.resetAt;
-  const end = await accountPeriodEnd(accountId);
-  const [spent] = await prisma.$queryRaw<{ credits: bigint; calls: bigint }[]>`
-    SELECT COALESCE(SUM(amount), 0) AS credits, COUNT(*) AS calls FROM credit_operations
-     WHERE user_id = ${accountId} AND kind = 'charge' AND status IN ('reserved', 'settled') AND created_at >= ${start}
-       AND (${memberId}::text IS NULL OR member_id = ${memberId}::text)`;
-  const elapsed = Date.now() - start.getTime();
-  const length = end.getTime() - start.getTime();
-  const credits = Number(spent.credits);
-  const enough = elapsed >= PROJECTION_MIN_ELAPSED_MS && Number(spent.calls) >= PROJECTION_MIN_CALLS;
-  return {
-    cycleStart: start.toISOString(),
-    cycleEnd: end.toISOString(),
-    allocation: balance.monthlyAllocation,
-    spent: credits,
-    projected: enough ? Math.round((credits * length) / Math.min(elapsed, length)) : null,
-  };
 }
 
 export type UsageReport = Awaited<ReturnType<typeof getUsageReport>>;

@@ -27,6 +27,7 @@ export { initializeCredits } from "./initialize-credits";
 export { getAiUsage, type AiUsage } from "./get-ai-usage";
 export { observeCharges, type ChargeObserver, type SettledCharge } from "./charge-observers";
 export { accountPeriodEnd, allocationPeriodEnd } from "./allocation-period";
+export { projectCycle } from "./project-cycle";
 export { listCreditHistory, type CreditHistory, type CreditHistoryEntry } from "./list-credit-history";
 export { exportCreditHistory } from "./export-credit-history";
 export { getCreditPreferences, setBonusCreditsAutoUse, type CreditPreferences } from "./credit-preferences";

@@ -163,6 +163,7 @@ async function reserveCreditsUntraced(input: ReserveInput): Promise<Reservation>
           allowance,
           ...(key ? { key } : {}),
           ...(input.memberId || input.apiKey ? { teamCharge: true } : {}),
+          ...(input.memberId ? { memberId: input.memberId } : {}),
         };
       }
       case "existing":

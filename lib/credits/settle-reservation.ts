@@ -298,5 +298,6 @@ function tellSettled(reservation: Reservation, s: Settlement, subscriptionCredit
     allowance: reservation.allowance,
     key,
     teamCharge: reservation.teamCharge,
+    memberId: reservation.memberId,
   });
 }

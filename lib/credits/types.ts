@@ -16,6 +16,8 @@ export interface Reservation {
   key?: { id: string; spent: number; budget: number; period: string | null; windowStart: Date | null; alertThresholds?: number[] };
   /** Made by an organisation's member or with a key: the charge may be an organisation's, whose team budgets observers check. */
   teamCharge?: boolean;
+  /** A charge to an organisation's wallet: the member who made it (their cap alerts). */
+  memberId?: string;
 }
 
 /** What a charge read under its lock besides the buckets: the allocation and when it was last reset. */

@@ -6,6 +6,7 @@ import { log } from "@/lib/log";
 import { deliverSoon } from "@/lib/outbound/deliver-outbound";
 import { emitEvent } from "@/lib/outbound/emit-event";
 import { forgetModelRules } from "@/lib/credits";
+import { forgetMemberCaps } from "@/lib/spend-alerts/member-cap-alerts";
 import { checkedAllowedModels } from "./check-allowed-models";
 import { forgetMembership, lockOrganisation, requireMember, requireMemberToChange } from "./membership";
 import { toMemberView } from "./list-members";
@@ -55,6 +56,7 @@ export async function updateMember(
   });
   forgetMembership(organisationId, memberId);
   if (allowedModels !== undefined) forgetModelRules(organisationId);
+  if (body.dailyCap !== undefined || body.monthlyCap !== undefined) forgetMemberCaps(organisationId, memberId);
   log.info("organisation member updated", {
     organisationId,
     memberId,

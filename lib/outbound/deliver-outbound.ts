@@ -6,6 +6,7 @@ import { emailOfEvent } from "./event-email";
 import { notifyEndpointDisabled } from "./notify-endpoint-disabled";
 import { postWebhook } from "./post-webhook";
 import { signedHeaders } from "./sign-payload";
+import { slackBodyOf } from "./slack-body";
 import { sendEmail } from "@/lib/email/send-email";
 import { processState } from "@/lib/process-state";
 
@@ -145,10 +146,10 @@ async function renewLease(endpointId: string, token: string): Promise<boolean> {
 async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Promise<void> {
   const prisma = await db();
   const token = randomUUID();
-  const claimed = await prisma.$queryRaw<{ id: string; url: string; secret: string; previous_secret: string | null }[]>`
+  const claimed = await prisma.$queryRaw<{ id: string; url: string; secret: string; previous_secret: string | null; format: string }[]>`
     UPDATE webhook_endpoints SET locked_until = now() + ${`${LEASE_MS} milliseconds`}::interval, lease_token = ${token}
      WHERE id = ${endpointId} AND enabled AND (locked_until IS NULL OR locked_until < now())
-     RETURNING id, url, secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret END AS previous_secret`;
+     RETURNING id, url, secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret END AS previous_secret, format`;
   const endpoint = claimed[0];
   if (!endpoint) return;
   const began = Date.now();
@@ -169,7 +170,7 @@ async function runEndpoint(endpointId: string, now: Date, run: DeliveryRun): Pro
         log.warn("outbound endpoint lease lost mid-run", { endpointId });
         return;
       }
-      const body = JSON.stringify(head.payload);
+      const body = endpoint.format === "slack" ? slackBodyOf(head.payload) : JSON.stringify(head.payload);
       const outcome = await postWebhook(
         endpoint.url,
         body,

@@ -6,6 +6,8 @@ export const OUTBOUND_EVENT_TYPES = [
   "credits.low",
   "credits.depleted",
   "budget.threshold",
+  "spend.rate",
+  "credits.projected_overrun",
   "subscription.created",
   "subscription.updated",
   "subscription.cancelled",

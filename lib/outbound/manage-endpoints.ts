@@ -18,6 +18,7 @@ export function toEndpointView(e: WebhookEndpoint): EndpointView {
     url: e.url,
     description: e.description,
     events: e.events,
+    format: e.format === "slack" ? "slack" : "standard",
     enabled: e.enabled,
     disabledAt: e.disabledAt?.toISOString() ?? null,
     disabledReason: e.disabledReason,
@@ -69,7 +70,7 @@ async function owned(accountId: string, endpointId: string): Promise<WebhookEndp
 export async function createEndpoint(
   accountId: string,
   createdBy: string,
-  body: { url: string; events: string[]; description?: string | null },
+  body: { url: string; events: string[]; description?: string | null; format?: "standard" | "slack" },
 ) {
   const prisma = await db();
   const url = await checkedUrl(body.url);
@@ -80,7 +81,15 @@ export async function createEndpoint(
     if ((await tx.webhookEndpoint.count({ where: { accountId } })) >= MAX_ENDPOINTS)
       throw new AppError("forbidden", `An account may have ${MAX_ENDPOINTS} webhook endpoints; delete one first`);
     return tx.webhookEndpoint.create({
-      data: { accountId, createdBy, url, events: [...new Set(body.events)], description: body.description ?? null, secret },
+      data: {
+        accountId,
+        createdBy,
+        url,
+        events: [...new Set(body.events)],
+        description: body.description ?? null,
+        format: body.format ?? "standard",
+        secret,
+      },
     });
   });
   log.info("webhook endpoint created", { accountId, endpointId: endpoint.id });
@@ -97,7 +106,7 @@ export async function listEndpoints(accountId: string) {
 export async function updateEndpoint(
   accountId: string,
   endpointId: string,
-  body: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+  body: { url?: string; events?: string[]; description?: string | null; format?: "standard" | "slack"; enabled?: boolean },
 ) {
   await owned(accountId, endpointId);
   const prisma = await db();
@@ -109,6 +118,7 @@ export async function updateEndpoint(
       ...(body.url !== undefined ? { url: await checkedUrl(body.url) } : {}),
       ...(body.events !== undefined ? { events: [...new Set(body.events)] } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
+      ...(body.format !== undefined ? { format: body.format } : {}),
       ...(body.enabled === true
         ? { enabled: true, disabledAt: null, disabledReason: null }
         : body.enabled === false

@@ -10,22 +10,28 @@ const events = z
   .meta({ description: "event types, or subscription.* for every subscription event" });
 const url = z.string({ error: "is required" }).trim().min(1, "is required").max(2000, "must be at most 2,000 characters");
 const description = oneLineText(200, { allowEmpty: true }).nullable().optional();
+export const ENDPOINT_FORMATS = ["standard", "slack"] as const;
+const format = z.enum(ENDPOINT_FORMATS, { error: "must be standard or slack" }).optional().meta({
+  description: 'standard (default): the event itself; slack: {"text": ...} in words, for a Slack-compatible incoming webhook (signed too)',
+});
 
-export const createEndpointBody = z.object({ url, events, description });
+export const createEndpointBody = z.object({ url, events, description, format });
 export const updateEndpointBody = z
   .object({
     url: url.optional(),
     events: events.optional(),
     description,
+    format,
     enabled: z.boolean().optional().meta({ description: "true enables a disabled endpoint again" }),
   })
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give url, events, description or enabled" });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "give url, events, description, format or enabled" });
 
 export const endpointView = z.object({
   id: z.string(),
   url: z.string(),
   description: z.string().nullable(),
   events: z.array(z.string()),
+  format: z.enum(ENDPOINT_FORMATS),
   enabled: z.boolean(),
   disabledAt: z.string().nullable(),
   disabledReason: z.string().nullable(),

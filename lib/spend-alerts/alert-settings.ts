@@ -9,10 +9,20 @@ export interface AlertSettings {
   lowBalance: number;
   /** Whether alerts are emailed too (webhooks get them whenever an endpoint subscribes). */
   email: boolean;
+  /** Settled credits in a UTC hour at which spend.rate fires (null: off). */
+  hourlySpendLimit: number | null;
+  /** Whether credits.projected_overrun fires. */
+  projectedOverrun: boolean;
 }
 
-/** Everyone's until they change them: 80% and 100% of the allocation, under 50 credits, by email. */
-export const DEFAULT_ALERT_SETTINGS: AlertSettings = { allocationThresholds: [80, 100], lowBalance: 50, email: true };
+/** Everyone's until they change them: 80% and 100% of the allocation, under 50 credits, the projection, by email; no hourly limit. */
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
+  allocationThresholds: [80, 100],
+  lowBalance: 50,
+  email: true,
+  hourlySpendLimit: null,
+  projectedOverrun: true,
+};
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -25,7 +35,13 @@ export async function alertSettingsOf(accountId: string, nowMs = Date.now()): Pr
   const prisma = await db();
   const row = await prisma.alertSettings.findUnique({ where: { accountId } });
   const settings = row
-    ? { allocationThresholds: row.allocationThresholds, lowBalance: row.lowBalance ?? DEFAULT_ALERT_SETTINGS.lowBalance, email: row.email }
+    ? {
+        allocationThresholds: row.allocationThresholds,
+        lowBalance: row.lowBalance ?? DEFAULT_ALERT_SETTINGS.lowBalance,
+        email: row.email,
+        hourlySpendLimit: row.hourlySpendLimit || null,
+        projectedOverrun: row.projectedOverrun,
+      }
     : DEFAULT_ALERT_SETTINGS;
   if (known.size >= MAX_ENTRIES) known.delete(known.keys().next().value as string);
   known.set(accountId, { settings, until: nowMs + TTL_MS });
@@ -41,13 +57,19 @@ export async function setAlertSettings(accountId: string, body: Partial<AlertSet
       : current.allocationThresholds,
     lowBalance: body.lowBalance ?? current.lowBalance,
     email: body.email ?? current.email,
+    // 0 and null both turn it off.
+    hourlySpendLimit: body.hourlySpendLimit === undefined ? current.hourlySpendLimit : body.hourlySpendLimit || null,
+    projectedOverrun: body.projectedOverrun ?? current.projectedOverrun,
   };
   const prisma = await db();
-  await prisma.alertSettings.upsert({
-    where: { accountId },
-    create: { accountId, allocationThresholds: next.allocationThresholds, lowBalance: next.lowBalance, email: next.email },
-    update: { allocationThresholds: next.allocationThresholds, lowBalance: next.lowBalance, email: next.email },
-  });
+  const data = {
+    allocationThresholds: next.allocationThresholds,
+    lowBalance: next.lowBalance,
+    email: next.email,
+    hourlySpendLimit: next.hourlySpendLimit,
+    projectedOverrun: next.projectedOverrun,
+  };
+  await prisma.alertSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
   known.delete(accountId);
   return { alerts: next };
 }

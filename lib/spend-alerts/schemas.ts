@@ -18,12 +18,30 @@ export const alertSettingsBody = z
       .optional()
       .meta({ description: "usable credits under which credits.low fires; 0: never" }),
     email: z.boolean().optional().meta({ description: "email the alerts too (webhooks get them when an endpoint subscribes)" }),
+    hourlySpendLimit: z
+      .number()
+      .int("must be a whole number of credits")
+      .min(0, "must be 0 or more")
+      .max(1_000_000_000)
+      .nullable()
+      .optional()
+      .meta({ description: "settled credits in one UTC hour at which spend.rate fires; null or 0: off" }),
+    projectedOverrun: z
+      .boolean()
+      .optional()
+      .meta({ description: "fire credits.projected_overrun when the cycle's pace would spend more than the balance before it ends" }),
   })
-  .refine((b) => b.allocationThresholds !== undefined || b.lowBalance !== undefined || b.email !== undefined, {
-    message: "give allocationThresholds, lowBalance or email",
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: "give allocationThresholds, lowBalance, email, hourlySpendLimit or projectedOverrun",
   });
 
-export const alertSettingsView = z.object({ allocationThresholds: z.array(z.number()), lowBalance: z.number(), email: z.boolean() });
+export const alertSettingsView = z.object({
+  allocationThresholds: z.array(z.number()),
+  lowBalance: z.number(),
+  email: z.boolean(),
+  hourlySpendLimit: z.number().nullable(),
+  projectedOverrun: z.boolean(),
+});
 export const alertsResponse = z.object({
   alerts: alertSettingsView,
   fired: z

@@ -3,6 +3,8 @@ import { db } from "@/lib/db/client";
 import { processState } from "@/lib/process-state";
 import { alertSettingsOf } from "./alert-settings";
 import { fireAlert, type Firing } from "./fire-alert";
+import { memberCapFirings } from "./member-cap-alerts";
+import { projectedOverrunFirings, spendRateFirings } from "./pace-alerts";
 import { teamBudgetFirings } from "./team-budget-alerts";
 
 /**
@@ -75,6 +77,9 @@ async function evaluate(c: SettledCharge): Promise<void> {
     }
   }
   firings.push(...(await teamBudgetFirings(c, settings)));
+  firings.push(...(await memberCapFirings(c, settings)));
+  firings.push(...(await spendRateFirings(c, settings)));
+  firings.push(...(await projectedOverrunFirings(c, settings)));
   for (const f of firings) {
     const memo = `${f.accountId}|${f.alert}|${f.period}`;
     if (fired.has(memo)) continue;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as org from "@/app/api/orgs/[id]/route";
 import * as audit from "@/app/api/orgs/[id]/audit/route";
+import * as member from "@/app/api/orgs/[id]/members/[userId]/route";
 import * as chat from "@/app/api/ai/chat/route";
 import * as keys from "@/app/api/keys/route";
 import * as completions from "@/app/v1/chat/completions/route";
@@ -102,6 +103,55 @@ describe("an organisation's budgets", () => {
     expect((await alerts()).filter(([, period]) => String(period).endsWith("@45")).map(([alert]) => alert)).toEqual([
       "team:day:100",
       "team:day:80",
+    ]);
+  });
+
+  it("a member's caps fire budget.threshold with scope member, once per window and cap, mailed to the owner and admins (not the member); a changed cap re-arms them", async () => {
+    const t = await team();
+    const id = t.orgId;
+    await grant(operator.cookie, id, 1_000);
+    const capOf = (body: unknown) =>
+      call(member.PATCH, {
+        method: "PATCH",
+        path: `/api/orgs/${id}/members/${t.member.user.id}`,
+        params: { id, userId: t.member.user.id },
+        cookie: t.admin.cookie,
+        body,
+      });
+    expect((await capOf({ dailyCap: 30 })).status).toBe(200);
+    const alerts = async () =>
+      (await (await db()).alertFiring.findMany({ where: { accountId: id }, orderBy: { alert: "asc" } })).map((f) => [f.alert, f.period]);
+    // The admin's own charges count against no cap of the member's.
+    expect((await chatAs(t.admin, id)).status).toBe(200);
+    expect((await chatAs(t.member, id)).status).toBe(200); // 15 of 30: under 80%
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await alerts()).toEqual([]);
+    expect((await chatAs(t.member, id)).status).toBe(200); // 30 of 30: 80% and 100%
+    await waitUntil("the member's two cap alerts", async () => (await alerts()).length >= 2);
+    expect((await alerts()).map(([alert]) => alert)).toEqual([`member:${t.member.user.id}:day:100`, `member:${t.member.user.id}:day:80`]);
+    const event = await (await db()).outboundEvent.findFirstOrThrow({ where: { accountId: id, type: "budget.threshold" } });
+    expect(event.payload).toMatchObject({
+      data: { scope: "member", memberId: t.member.user.id, memberEmail: t.member.user.email, period: "day", cap: 30, spent: 30 },
+    });
+    // Mailed to the owner and the admin, naming the member; the member gets none.
+    const prisma = await db();
+    await waitUntil(
+      "the alert mails",
+      async () => (await prisma.emailLog.count({ where: { to: t.owner.user.email!, type: "alert" } })) >= 2,
+    );
+    const mail = await prisma.emailLog.findFirstOrThrow({
+      where: { to: t.admin.user.email!, type: "alert" },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(mail.subject).toMatch(/of their daily cap/);
+    expect(await prisma.emailLog.count({ where: { to: t.member.user.email!, type: "alert" } })).toBe(0);
+    // Raised to 45: the next charge reaches 100% of the new cap, which fires again.
+    expect((await capOf({ dailyCap: 45 })).status).toBe(200);
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    await waitUntil("the re-armed cap alerts", async () => (await alerts()).length >= 4);
+    expect((await alerts()).filter(([, period]) => String(period).endsWith("@45")).map(([alert]) => alert)).toEqual([
+      `member:${t.member.user.id}:day:100`,
+      `member:${t.member.user.id}:day:80`,
     ]);
   });
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as alerts from "@/app/api/alerts/route";
 import * as chat from "@/app/api/ai/chat/route";
 import * as endpoints from "@/app/api/webhook-endpoints/route";
+import * as endpoint from "@/app/api/webhook-endpoints/[id]/route";
+import * as testEvent from "@/app/api/webhook-endpoints/[id]/test/route";
 import * as usage from "@/app/api/usage/route";
 import * as requestUsage from "@/app/api/usage/requests/[id]/route";
 import * as completions from "@/app/v1/chat/completions/route";
@@ -9,10 +11,12 @@ import * as keyRoute from "@/app/api/keys/[id]/route";
 import * as history from "@/app/api/credits/history/route";
 import { db } from "@/lib/db/client";
 import { drainOutbound } from "@/lib/outbound/deliver-outbound";
+import { alertSettingsOf } from "@/lib/spend-alerts/alert-settings";
+import { projectedOverrunFirings } from "@/lib/spend-alerts/pace-alerts";
 import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { waitUntil } from "@/tests/helpers/wait-until";
-import { startWebhookReceiver, type WebhookReceiver } from "@/tests/helpers/webhook-receiver";
+import { startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from "@/tests/helpers/webhook-receiver";
 import { stubProviderForFile } from "../ai/ai-test-kit";
 import { userWithKey, v1 } from "../api-keys/key-test-kit";
 import { actingAs, grant, operatorCookie, team } from "../organisations/org-test-kit";
@@ -50,7 +54,10 @@ describe("spend alerts", () => {
     const { user, cookie } = await signIn();
     await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ALERT_EVENTS } });
     const defaults = await call(alerts.GET, { path: "/api/alerts", cookie });
-    expect(defaults.body).toEqual({ alerts: { allocationThresholds: [80, 100], lowBalance: 50, email: true }, fired: [] });
+    expect(defaults.body).toEqual({
+      alerts: { allocationThresholds: [80, 100], lowBalance: 50, email: true, hourlySpendLimit: null, projectedOverrun: true },
+      fired: [],
+    });
     // 13 chats of 15 credits use 195 of 200; the 14th is refused.
     for (let i = 0; i < 13; i++) expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
     expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(402);
@@ -114,7 +121,13 @@ describe("spend alerts", () => {
       body: { allocationThresholds: [50], lowBalance: 0, email: false },
     });
     expect(put.status).toBe(200);
-    expect(put.body.alerts).toEqual({ allocationThresholds: [50], lowBalance: 0, email: false });
+    expect(put.body.alerts).toEqual({
+      allocationThresholds: [50],
+      lowBalance: 0,
+      email: false,
+      hourlySpendLimit: null,
+      projectedOverrun: true,
+    });
     expect((await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { allocationThresholds: [150] } })).status).toBe(
       400,
     );
@@ -175,6 +188,120 @@ describe("spend alerts", () => {
     expect(
       (await call(alerts.GET, { path: "/api/alerts", cookie: t.member.cookie, headers: actingAs(t.orgId) })).body.alerts.lowBalance,
     ).toBe(10);
+  });
+});
+
+describe("alerts on the pace of spending, and Slack-compatible endpoints", () => {
+  it("spend.rate fires once in an hour whose settled credits reach hourlySpendLimit, by webhook and email; 0 turns it off; bad values are refused", async () => {
+    const { user, cookie } = await signIn();
+    await call(endpoints.POST, { path: "/api/webhook-endpoints", cookie, body: { url: receiver.url, events: ["spend.rate"] } });
+    const bad = await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { hourlySpendLimit: -1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/hourlySpendLimit/);
+    const set = await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { hourlySpendLimit: 15 } });
+    expect(set.status).toBe(200);
+    expect(set.body.alerts).toMatchObject({ hourlySpendLimit: 15, projectedOverrun: true, allocationThresholds: [80, 100] });
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    await waitUntil("spend.rate delivered", async () => {
+      await drainOutbound();
+      return events(user.id, "spend.rate").length >= 1;
+    });
+    const first = events(user.id, "spend.rate")[0].json.data;
+    expect(first).toMatchObject({ alert: "rate:hour", limit: 15, spent: 15 });
+    // Once per hour: another charge in the same hour fires nothing more.
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    const prisma = await db();
+    expect(await prisma.alertFiring.count({ where: { accountId: user.id, alert: "rate:hour", period: String(first.hourStart) } })).toBe(1);
+    await waitUntil(
+      "the spend.rate mail",
+      async () => (await prisma.emailLog.count({ where: { to: user.email!, subject: { contains: "within the hour" } } })) === 1,
+    );
+    const off = await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { hourlySpendLimit: 0 } });
+    expect(off.body.alerts.hourlySpendLimit).toBeNull();
+  });
+
+  it("credits.projected_overrun speaks when the cycle's pace spends more than the balance before it ends: not in the cycle's first day, not on few calls, at most every 10 minutes, and not when turned off", async () => {
+    const { user, cookie } = await signIn();
+    for (let i = 0; i < 10; i++) expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    const prisma = await db();
+    const balance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: user.id } });
+    const resetAt = balance.resetAt as Date;
+    // 150 of the 200 credits spent: 50 left.
+    const settled = {
+      accountId: user.id,
+      charged: 15,
+      subscriptionCredits: 50,
+      remaining: 50,
+      allowance: { tier: "free", monthlyAllocation: 200, resetAt, usableBonusCredits: 0 },
+    };
+    const settings = await alertSettingsOf(user.id);
+    expect(await projectedOverrunFirings(settled, settings, resetAt.getTime() + 3_600_000)).toEqual([]);
+    const [firing] = await projectedOverrunFirings(settled, settings, resetAt.getTime() + 2 * 86_400_000);
+    expect(firing).toMatchObject({ alert: "projection", type: "credits.projected_overrun", period: resetAt.toISOString() });
+    expect(firing.data).toMatchObject({ spent: 150, balance: 50 });
+    expect(Number(firing.data.projected) - 150).toBeGreaterThan(50);
+    // Read at most every 10 minutes per account.
+    expect(await projectedOverrunFirings(settled, settings, resetAt.getTime() + 2 * 86_400_000 + 60_000)).toEqual([]);
+    // Turned off.
+    expect(
+      await projectedOverrunFirings(settled, { ...settings, projectedOverrun: false }, resetAt.getTime() + 2 * 86_400_000 + 700_000),
+    ).toEqual([]);
+    // Too few calls to read a pace from.
+    const few = await signIn();
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie: few.cookie, body: hello })).status).toBe(200);
+    const fewBalance = await prisma.creditBalance.findUniqueOrThrow({ where: { userId: few.user.id } });
+    expect(
+      await projectedOverrunFirings(
+        { ...settled, accountId: few.user.id, allowance: { ...settled.allowance, resetAt: fewBalance.resetAt as Date } },
+        settings,
+        (fewBalance.resetAt as Date).getTime() + 2 * 86_400_000,
+      ),
+    ).toEqual([]);
+  });
+
+  it("a Slack-compatible endpoint gets {text} in the alert's words, signed like any other; the format is shown, changed and checked", async () => {
+    const { user, cookie } = await signIn();
+    const bad = await call(endpoints.POST, {
+      path: "/api/webhook-endpoints",
+      cookie,
+      body: { url: receiver.url, events: ["spend.rate"], format: "teams" },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/format/);
+    const created = await call(endpoints.POST, {
+      path: "/api/webhook-endpoints",
+      cookie,
+      body: { url: receiver.url, events: ["spend.rate"], format: "slack" },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.endpoint.format).toBe("slack");
+    const id = created.body.endpoint.id as string;
+    const before = receiver.received.length;
+    expect((await call(testEvent.POST, { path: `/api/webhook-endpoints/${id}/test`, params: { id }, cookie })).status).toBe(200);
+    await call(alerts.PUT, { method: "PUT", path: "/api/alerts", cookie, body: { hourlySpendLimit: 15 } });
+    expect((await call(chat.POST, { path: "/api/ai/chat", cookie, body: hello })).status).toBe(200);
+    await waitUntil("two Slack deliveries", async () => {
+      await drainOutbound();
+      return receiver.received.length - before >= 2;
+    });
+    const got = receiver.received.slice(before).filter((r) => typeof (r.json as unknown as { text?: string }).text === "string");
+    expect(got).toHaveLength(2);
+    const texts = got.map((r) => (r.json as unknown as { text: string }).text);
+    expect(Object.keys(got[0].json)).toEqual(["text"]);
+    expect(texts[0]).toMatch(/^\*webhook\.test\*/);
+    expect(texts[1]).toMatch(/15 credits spent within the hour/);
+    expect(texts[1]).toMatch(/<http.*\/dashboard\/credits\|Buy more credits/);
+    for (const r of got) expect(verifyStandardWebhook(created.body.secret, r.headers, r.body)).toBe(true);
+    const changed = await call(endpoint.PATCH, {
+      method: "PATCH",
+      path: `/api/webhook-endpoints/${id}`,
+      params: { id },
+      cookie,
+      body: { format: "standard" },
+    });
+    expect(changed.body.endpoint.format).toBe("standard");
+    expect(user.id).toBeTruthy();
   });
 });
 
