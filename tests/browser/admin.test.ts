@@ -143,6 +143,60 @@ describe("operator console in a real browser", () => {
     expect(await runs.getByRole("row").count()).toBeGreaterThan(1);
   });
 
+  it("reads an organisation's audit log: the owner's change with who made it, the operator's credit as the site's with its reason; filtered by family and as CSV", async () => {
+    const { context, page: owner } = await newPage(h);
+    await watchErrors(owner, errors);
+    await signIn(owner, "audit-owner@example.com");
+    const orgId = await owner.evaluate(async () => {
+      const created = (await (
+        await fetch("/api/orgs", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "Audit Co" }),
+        })
+      ).json()) as { organisation: { id: string } };
+      const id = created.organisation.id;
+      await fetch(`/api/orgs/${id}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Audit Company" }),
+      });
+      return id;
+    });
+    await context.close();
+
+    await page.goto(`/admin/users/${orgId}`);
+    await page.getByRole("heading", { name: "Adjust credits" }).waitFor();
+    await page.getByLabel("Amount (negative removes)").fill("100");
+    await page.getByLabel("Bucket").selectOption("subscription");
+    const adjust = page.locator("form", { has: page.getByRole("heading", { name: "Adjust credits" }) });
+    await adjust.getByLabel("Reason (recorded in the audit log)").fill("Goodwill for the outage");
+    await adjust.getByRole("button", { name: "Review" }).click();
+    await adjust.getByRole("button", { name: "Confirm adjustment" }).click();
+    await adjust.getByText(/^Adjusted: subscription/).waitFor();
+
+    const log = page.getByTestId("audit-events");
+    await page.reload();
+    await log.getByText("wallet.adjusted").waitFor();
+    const renamed = log.locator("tr", { hasText: "organisation.updated" });
+    expect(await renamed.getByText("audit-owner@example.com").count()).toBe(1);
+    expect(await renamed.textContent()).toContain('name: "Audit Co" → "Audit Company"');
+    const credited = log.locator("tr", { hasText: "wallet.adjusted" });
+    expect(await credited.getByText("the site").count()).toBe(1);
+    expect(await credited.textContent()).toMatch(/by: operator.*reason: Goodwill for the outage/);
+    await page.getByLabel("Show").selectOption("wallet");
+    await log.locator("tr", { hasText: "organisation.updated" }).waitFor({ state: "detached" });
+    expect(await log.getByText("wallet.adjusted").count()).toBe(1);
+    const csv = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLAnchorElement>("#audit-log a[download]")!.getAttribute("href")!;
+      return (await fetch(href)).text();
+    });
+    expect(csv).toContain("wallet.adjusted");
+    expect(csv).toContain("Goodwill for the outage");
+    expect(csv).not.toContain("organisation.updated");
+    await shot(page, "admin-organisation-audit");
+  });
+
   it("works at phone width and from the keyboard", async () => {
     const { context, page: phone } = await newPage(h, { width: 390, height: 844 });
     await watchErrors(phone, errors);

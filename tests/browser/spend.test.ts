@@ -49,12 +49,17 @@ describe("spend controls (browser)", () => {
 
     await page.goto("/dashboard/alerts");
     await page.locator("#alert-low").fill("120");
+    await page.locator("#alert-hourly").fill("500");
+    await page.getByLabel(/pace would run the credits out/).uncheck();
     await page.getByRole("button", { name: "Save alerts" }).click();
     await page.getByText("Saved.").waitFor();
     const alerts = await page.evaluate(
-      async () => (await (await fetch("/api/alerts", { cache: "no-store" })).json()) as { alerts: { lowBalance: number } },
+      async () =>
+        (await (await fetch("/api/alerts", { cache: "no-store" })).json()) as {
+          alerts: { lowBalance: number; hourlySpendLimit: number | null; projectedOverrun: boolean };
+        },
     );
-    expect(alerts.alerts.lowBalance).toBe(120);
+    expect(alerts.alerts).toMatchObject({ lowBalance: 120, hourlySpendLimit: 500, projectedOverrun: false });
 
     await page.locator("#endpoint-url").fill(receiver.url);
     await page.getByRole("button", { name: "Add endpoint" }).click();
@@ -67,8 +72,42 @@ describe("spend controls (browser)", () => {
     const got = receiver.received.find((r) => r.json.type === "webhook.test")!;
     expect(verifyStandardWebhook(secret, got.headers, got.body)).toBe(true);
     await page.getByRole("button", { name: "Deliveries" }).click();
-    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.getByRole("button", { name: "Refresh deliveries" }).click();
     await page.getByTestId("deliveries").getByText("delivered").waitFor();
+    // Failed deliveries since a time, sent again: none failed here.
+    await page.getByRole("button", { name: "Send failed again" }).click();
+    await page.getByText("0 sent again.").waitFor();
+
+    // Rotating the secret: the new one is shown once, the old one keeps signing beside it.
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    const rotated = (await page.getByTestId("rotated-secret").textContent())!;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page
+      .getByTestId("endpoints")
+      .getByText(/the old secret signs too until/)
+      .waitFor();
+    const before = receiver.received.length;
+    await page.getByRole("button", { name: "Send test" }).click();
+    const arrived = async (n: number) => {
+      const until = Date.now() + 10_000;
+      while (receiver.received.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      return receiver.received[n - 1];
+    };
+    const second = await arrived(before + 1);
+    expect(second.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(verifyStandardWebhook(secret, second.headers, second.body)).toBe(true);
+    expect(verifyStandardWebhook(rotated, second.headers, second.body)).toBe(true);
+
+    // The events card: filtered by type, each event with Resend (the same webhook-id again).
+    await page.getByLabel("Type", { exact: true }).selectOption("webhook.test");
+    await page.getByTestId("events").getByText("webhook.test").first().waitFor();
+    expect(await page.getByTestId("events").locator("tbody tr").count()).toBe(2);
+    await page.getByTestId("events").getByRole("button", { name: "Resend" }).first().click();
+    await page.getByText("Sent again.").waitFor();
+    const resent = await arrived(before + 2);
+    expect(resent.headers["webhook-id"]).toBe(second.headers["webhook-id"]);
+    expect(verifyStandardWebhook(rotated, resent.headers, resent.body)).toBe(true);
     await shot(page, "alerts");
     expect(errors).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { svixHeaders } from "@/tests/helpers/svix";
+import { startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
 import { waitUntil } from "@/tests/helpers/wait-until";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@/tests/e2e/client";
@@ -231,6 +232,126 @@ describe.each([
     ]);
     expect(bal.subscription_credits).toBe(0);
     await expectLedgerAddsUp(c, orgId);
+  });
+
+  it("an organisation's daily budget holds across the instances: 4 members and a service key, 60 concurrent calls, exactly 30 answered; a raise made on one instance holds on all; each budget alert fires and is mailed once", async () => {
+    const owner = await signedIn(c, `budget-owner-${viaPgBouncer}@example.com`);
+    const created = await owner.client.json<{ organisation: { id: string } }>("/api/orgs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: `Budget ${viaPgBouncer}` }),
+    });
+    expect(created.status).toBe(200);
+    const orgId = created.body.organisation.id;
+    const members: Array<{ client: Client; id: string }> = [];
+    for (let i = 0; i < 4; i++) {
+      const m = await signedIn(c, `budget-member${i}-${viaPgBouncer}@example.com`);
+      await c.sql("INSERT INTO organisation_members (organisation_id, user_id, role, updated_at) VALUES ($1, $2, 'member', now())", [
+        orgId,
+        m.id,
+      ]);
+      members.push(m);
+    }
+    const key = await owner.client.json<{ secret: string }>("/api/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-account-id": orgId },
+      body: JSON.stringify({ name: "service", service: true }),
+    });
+    expect(key.status).toBe(200);
+    await setCredits(c, orgId, 10_000);
+    const patch = (body: unknown) =>
+      owner.client.fetch(`/api/orgs/${orgId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await patch({ dailyBudget: 450 })).status).toBe(200);
+    const burst = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          i % 5 === 4
+            ? fetch(`${c.url}/v1/chat/completions`, {
+                method: "POST",
+                headers: { "content-type": "application/json", authorization: `Bearer ${key.body.secret}` },
+                body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }], max_tokens: 16 }),
+              }).then((r) => r.status)
+            : members[i % 5].client
+                .fetch("/api/ai/chat", {
+                  method: "POST",
+                  headers: { "content-type": "application/json", "x-account-id": orgId },
+                  body: JSON.stringify({ messages: [{ role: "user", content: "hello" }] }),
+                })
+                .then((r) => r.status),
+        ),
+      );
+    const first = await burst(60);
+    expect(first.every((s) => s === 200 || s === 429)).toBe(true);
+    const settledSpend = async () =>
+      Number(
+        (
+          await c.sql<{ sum: string }>(
+            "SELECT COALESCE(SUM(amount), 0) AS sum FROM credit_operations WHERE user_id = $1 AND kind = 'charge' AND status = 'settled'",
+            [orgId],
+          )
+        )[0].sum,
+      );
+    await waitUntil(
+      "every charge to be settled",
+      async () => (await c.sql("SELECT 1 FROM credit_operations WHERE user_id = $1 AND status = 'reserved'", [orgId])).length === 0,
+    );
+    // /v1's max_tokens keeps its quote at the flat price: every answered call is 15 credits.
+    expect(await settledSpend()).toBeLessThanOrEqual(450);
+    const answered = first.filter((s) => s === 200).length;
+    expect(answered * 15).toBe(await settledSpend());
+    expect(answered).toBe(30);
+    // Raised through the balancer (one instance); the next burst on all three is held to the new budget.
+    expect((await patch({ dailyBudget: 600 })).status).toBe(200);
+    const second = await burst(20);
+    expect(second.filter((s) => s === 200)).toHaveLength(10);
+    await waitUntil(
+      "the four budget alerts",
+      async () => (await c.sql("SELECT 1 FROM alert_firings WHERE account_id = $1", [orgId])).length >= 4,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const firings = await c.sql<{ alert: string; period: string }>(
+      "SELECT alert, period FROM alert_firings WHERE account_id = $1 ORDER BY period, alert",
+      [orgId],
+    );
+    expect(firings.map((f) => `${f.alert}@${f.period.split("@")[1]}`)).toEqual([
+      "team:day:100@450",
+      "team:day:80@450",
+      "team:day:100@600",
+      "team:day:80@600",
+    ]);
+    const ownerEmail = `budget-owner-${viaPgBouncer}@example.com`;
+    await waitUntil(
+      "the owner's four alert mails",
+      async () => c.resend.sent.filter((m) => [m.body.to].flat().includes(ownerEmail)).length >= 4,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(c.resend.sent.filter((m) => [m.body.to].flat().includes(ownerEmail))).toHaveLength(4);
+    await expectLedgerAddsUp(c, orgId);
+  });
+
+  it("count limits hold across the instances: 20 concurrent key creations at 47 leave exactly 50; 5 concurrent organisations at 18 owned leave exactly 20", async () => {
+    const person = await signedIn(c, `limits-${viaPgBouncer}@example.com`);
+    const post = (path: string, body: unknown) =>
+      person.client.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    for (let i = 0; i < 47; i++) expect((await post("/api/keys", { name: `k${i}` })).status).toBe(200);
+    const keys = await Promise.all(Array.from({ length: 20 }, (_, i) => post("/api/keys", { name: `burst${i}` }).then((r) => r.status)));
+    expect(keys.filter((s) => s === 200)).toHaveLength(3);
+    expect(keys.every((s) => s === 200 || s === 403)).toBe(true);
+    const [k] = await c.sql<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL", [
+      person.id,
+    ]);
+    expect(k.n).toBe(50);
+    for (let i = 0; i < 18; i++) expect((await post("/api/orgs", { name: `Limits ${i}` })).status).toBe(200);
+    const orgs = await Promise.all(Array.from({ length: 5 }, (_, i) => post("/api/orgs", { name: `Burst ${i}` }).then((r) => r.status)));
+    expect(orgs.filter((s) => s === 200)).toHaveLength(2);
+    const [o] = await c.sql<{ n: number }>("SELECT count(*)::int AS n FROM organisation_members WHERE user_id = $1 AND role = 'owner'", [
+      person.id,
+    ]);
+    expect(o.n).toBe(20);
   });
 
   it("a key revoked with its maker's removal on one instance never charges on another, though its maker is re-admitted within its cache time", async () => {
@@ -556,4 +677,69 @@ describe.each([
       (await c.sql<{ n: string }>("SELECT COUNT(*) AS n FROM credit_transactions WHERE user_id = $1 AND type = 'refund'", [id]))[0].n,
     ).toBe("1");
   });
+});
+
+/**
+ * Outbound delivery across two instances, with a slow receiver: one delivery in flight per endpoint
+ * however many instances and cron calls run, each event once and in order, and other accounts'
+ * events not held up. In the development app environment, since production refuses loopback
+ * receivers (OUTBOUND_WEBHOOKS_ALLOW_PRIVATE applies outside production only).
+ */
+describe("outbound webhooks over two instances", () => {
+  let c: Cluster;
+  beforeAll(async () => {
+    c = await startCluster({ viaPgBouncer: false, instances: 2, env: { APP_ENV: "development", OUTBOUND_WEBHOOKS_ALLOW_PRIVATE: "true" } });
+  }, 300_000);
+  afterAll(async () => {
+    await c?.stop();
+  });
+
+  it("a slow endpoint with a backlog gets one delivery at a time, each event once and in order, while ten other accounts' events arrive within seconds", async () => {
+    const slow = await startWebhookReceiver();
+    const fast = await startWebhookReceiver();
+    try {
+      const owner = await signedIn(c, "slow-endpoint@example.com");
+      const post = (client: Client, path: string, body?: unknown) =>
+        client.json<{ endpoint: { id: string } }>(path, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const created = await post(owner.client, "/api/webhook-endpoints", { url: slow.url, events: ["key.revoked"] });
+      expect(created.status).toBe(200);
+      const endpointId = created.body.endpoint.id;
+      slow.answerAfter(2_500);
+      for (let i = 0; i < 6; i++) expect((await post(owner.client, `/api/webhook-endpoints/${endpointId}/test`)).status).toBe(200);
+      // The cron on both instances meanwhile (the balancer alternates), twice each.
+      const cron = () =>
+        fetch(`${c.url}/api/cron/deliver-webhooks`, { method: "POST", headers: { authorization: `Bearer ${CRON_SECRET}` } });
+      const crons = Promise.all([cron(), cron(), cron(), cron()]);
+      // Ten other accounts' test events, sent while the slow backlog is being worked through.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) {
+        const other = await signedIn(c, `fast-endpoint-${i}@example.com`);
+        const e = await post(other.client, "/api/webhook-endpoints", { url: fast.url, events: ["key.revoked"] });
+        expect((await post(other.client, `/api/webhook-endpoints/${e.body.endpoint.id}/test`)).status).toBe(200);
+      }
+      await waitUntil("ten other accounts' events", async () => fast.received.length >= 10, 5_000 + (Date.now() - started));
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await crons;
+      await waitUntil("the six slow deliveries", async () => slow.received.length >= 6, 60_000);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(slow.inFlight().max).toBe(1);
+      const ids = slow.received.map((r) => r.headers["webhook-id"]);
+      expect(new Set(ids).size).toBe(6);
+      expect(ids).toHaveLength(6);
+      const rows = await c.sql<{ id: string; attempts: number; status: string }>(
+        "SELECT e.id, d.attempts, d.status FROM outbound_deliveries d JOIN outbound_events e ON e.id = d.event_id WHERE d.endpoint_id = $1 ORDER BY e.seq",
+        [endpointId],
+      );
+      expect(rows.map((r) => r.id)).toEqual(ids);
+      expect(rows.every((r) => r.attempts === 1 && r.status === "delivered")).toBe(true);
+    } finally {
+      await slow.close();
+      await fast.close();
+    }
+  }, 180_000);
 });

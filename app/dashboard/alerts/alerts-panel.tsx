@@ -5,7 +5,7 @@ import { apiJson, formatDate, toApiError, type ApiError } from "@/components/api
 import { DataTable, type Column } from "@/components/data-table";
 import { ErrorNotice } from "@/components/error-notice";
 import { Field, TextField } from "@/components/form-field";
-import type { Alerts, WebhookDeliveries, WebhookEndpointCreated, WebhookEndpoints } from "@/components/types";
+import type { Alerts, WebhookDeliveries, WebhookEndpointCreated, WebhookEndpoints, WebhookEvents } from "@/components/types";
 import { Pending } from "@/components/paged-list";
 import { Banner, Card, EmptyState, PageHeader } from "@/components/ui";
 import { useApi } from "@/components/use-api";
@@ -25,6 +25,7 @@ export function AlertsPanel({ events }: { events: string[] }) {
       {error ? <ErrorNotice error={error} /> : null}
       <AlertSettingsCard onError={setError} />
       <Endpoints events={events} onError={setError} />
+      <EventsCard events={events} onError={setError} />
     </>
   );
 }
@@ -34,6 +35,8 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
   const [thresholds, setThresholds] = useState<string | null>(null);
   const [low, setLow] = useState<string | null>(null);
   const [email, setEmail] = useState<boolean | null>(null);
+  const [hourly, setHourly] = useState<string | null>(null);
+  const [projection, setProjection] = useState<boolean | null>(null);
   const [saved, setSaved] = useState(false);
   if (!alerts.data) return <Pending resource={alerts} />;
   const a = alerts.data.alerts;
@@ -49,7 +52,13 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
         .map(Number);
       await apiJson("/api/alerts", {
         method: "PUT",
-        json: { allocationThresholds: list, lowBalance: Number(low ?? a.lowBalance), email: email ?? a.email },
+        json: {
+          allocationThresholds: list,
+          lowBalance: Number(low ?? a.lowBalance),
+          email: email ?? a.email,
+          hourlySpendLimit: Number(hourly ?? a.hourlySpendLimit ?? 0),
+          projectedOverrun: projection ?? a.projectedOverrun,
+        },
       });
       await alerts.reload();
       setSaved(true);
@@ -81,6 +90,19 @@ function AlertSettingsCard({ onError }: { onError: (e: ApiError | null) => void 
             onChange={(e) => setLow(e.target.value)}
           />
         </Field>
+        <Field id="alert-hourly" label="Hourly spend limit (credits)" hint="alerts when an hour's spend reaches it; 0: off">
+          <input
+            id="alert-hourly"
+            className="input"
+            inputMode="numeric"
+            value={hourly ?? String(a.hourlySpendLimit ?? 0)}
+            onChange={(e) => setHourly(e.target.value)}
+          />
+        </Field>
+        <label className="flex items-center gap-2 self-end pb-2 text-sm">
+          <input type="checkbox" checked={projection ?? a.projectedOverrun} onChange={(e) => setProjection(e.target.checked)} /> Alert when
+          this month&apos;s pace would run the credits out
+        </label>
         <label className="flex items-center gap-2 self-end pb-2 text-sm">
           <input type="checkbox" checked={email ?? a.email} onChange={(e) => setEmail(e.target.checked)} /> Email me the alerts
         </label>
@@ -116,7 +138,9 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
   const list = useApi<WebhookEndpoints>("/api/webhook-endpoints");
   const [url, setUrl] = useState("");
   const [chosen, setChosen] = useState<string[]>(["credits.low", "credits.depleted", "budget.threshold"]);
+  const [format, setFormat] = useState<"standard" | "slack">("standard");
   const [created, setCreated] = useState<WebhookEndpointCreated | null>(null);
+  const [rotated, setRotated] = useState<WebhookEndpointCreated | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   async function run(action: () => Promise<unknown>) {
     onError(null);
@@ -131,15 +155,26 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
     event.preventDefault();
     await run(async () => {
       setCreated(
-        await apiJson<WebhookEndpointCreated>("/api/webhook-endpoints", { method: "POST", json: { url: url.trim(), events: chosen } }),
+        await apiJson<WebhookEndpointCreated>("/api/webhook-endpoints", {
+          method: "POST",
+          json: { url: url.trim(), events: chosen, format },
+        }),
       );
+      setRotated(null);
       setUrl("");
     });
   }
   const endpointColumns: Column<WebhookEndpoints["endpoints"][number]>[] = [
     { header: "URL", cell: (e) => <span className="break-words">{e.url}</span> },
     { header: "Events", cell: (e) => e.events.join(", ") },
-    { header: "Status", cell: (e) => (e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`) },
+    { header: "Format", cell: (e) => (e.format === "slack" ? "Slack text" : "event JSON") },
+    {
+      header: "Status",
+      cell: (e) =>
+        `${e.enabled ? "enabled" : `disabled: ${e.disabledReason ?? ""}`}${
+          e.previousSecretExpiresAt ? `; the old secret signs too until ${formatDate(e.previousSecretExpiresAt, true)}` : ""
+        }`,
+    },
     {
       header: "",
       align: "right",
@@ -154,6 +189,20 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
           </button>
           <button type="button" className="btn-secondary" onClick={() => setOpen(open === e.id ? null : e.id)}>
             {open === e.id ? "Hide deliveries" : "Deliveries"}
+          </button>
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() =>
+              void run(async () => {
+                setRotated(
+                  await apiJson<WebhookEndpointCreated>(`/api/webhook-endpoints/${e.id}/rotate-secret`, { method: "POST", json: {} }),
+                );
+                setCreated(null);
+              })
+            }
+          >
+            Rotate secret
           </button>
           <button
             type="button"
@@ -186,6 +235,16 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
           </code>
         </Banner>
       ) : null}
+      {rotated ? (
+        <Banner
+          tone="success"
+          title="Secret rotated. Copy the new one now: it is not shown again. The old one signs beside it until the time shown."
+        >
+          <code className="break-all font-mono text-xs" data-testid="rotated-secret">
+            {rotated.secret}
+          </code>
+        </Banner>
+      ) : null}
       <form className="mt-3 space-y-2" onSubmit={create}>
         <TextField id="endpoint-url" label="URL" required placeholder="https://example.com/webhooks" value={url} onChange={setUrl} />
         <fieldset className="flex flex-wrap gap-3 text-sm">
@@ -201,6 +260,12 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
             </label>
           ))}
         </fieldset>
+        <Field id="endpoint-format" label="Format">
+          <select id="endpoint-format" className="input" value={format} onChange={(e) => setFormat(e.target.value as "standard" | "slack")}>
+            <option value="standard">Event JSON (signed)</option>
+            <option value="slack">Slack-compatible text (incoming webhook)</option>
+          </select>
+        </Field>
         <button type="submit" className="btn-primary" disabled={!url.trim() || chosen.length === 0}>
           Add endpoint
         </button>
@@ -219,7 +284,23 @@ function Endpoints({ events, onError }: { events: string[]; onError: (e: ApiErro
 
 function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: ApiError | null) => void }) {
   const log = useApi<WebhookDeliveries>(`/api/webhook-endpoints/${endpointId}/deliveries`);
+  const [since, setSince] = useState(() => new Date(Date.now() - 86_400_000).toISOString().slice(0, 16));
+  const [recovered, setRecovered] = useState<number | null>(null);
   if (!log.data) return <Pending resource={log} />;
+  async function recover(event: FormEvent) {
+    event.preventDefault();
+    onError(null);
+    try {
+      const answer = await apiJson<{ recovered: number }>(`/api/webhook-endpoints/${endpointId}/recover`, {
+        method: "POST",
+        json: { since: new Date(since).toISOString() },
+      });
+      setRecovered(answer.recovered);
+      await log.reload();
+    } catch (e) {
+      onError(toApiError(e));
+    }
+  }
   const deliveryColumns: Column<WebhookDeliveries["deliveries"][number]>[] = [
     { header: "Event", cell: (d) => d.type },
     { header: "Status", cell: (d) => d.status },
@@ -248,7 +329,20 @@ function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: 
   ];
   return (
     <div className="mt-3">
-      <button type="button" className="btn-secondary" onClick={() => void log.reload()}>
+      <form className="flex flex-wrap items-end gap-2" onSubmit={recover}>
+        <Field id="recover-since" label="Failed deliveries since">
+          <input id="recover-since" type="datetime-local" className="input" value={since} onChange={(e) => setSince(e.target.value)} />
+        </Field>
+        <button type="submit" className="btn-secondary">
+          Send failed again
+        </button>
+        {recovered !== null ? (
+          <span className="text-sm text-slate-600" role="status">
+            {recovered} sent again.
+          </span>
+        ) : null}
+      </form>
+      <button type="button" className="btn-secondary mt-2" aria-label="Refresh deliveries" onClick={() => void log.reload()}>
         Refresh
       </button>
       <DataTable
@@ -260,5 +354,94 @@ function Deliveries({ endpointId, onError }: { endpointId: string; onError: (e: 
         columns={deliveryColumns}
       />
     </div>
+  );
+}
+
+/** The account's events (what its endpoints and mails were to receive), by type, paged, each with a Resend. */
+function EventsCard({ events, onError }: { events: string[]; onError: (e: ApiError | null) => void }) {
+  const [type, setType] = useState("");
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [resent, setResent] = useState<string | null>(null);
+  const query = new URLSearchParams({ limit: "20", ...(type ? { type } : {}), ...(cursor ? { cursor } : {}) });
+  const list = useApi<WebhookEvents>(`/api/webhook-events?${query.toString()}`);
+  const columns: Column<WebhookEvents["events"][number]>[] = [
+    { header: "Event", cell: (e) => e.type },
+    { header: "Created", cell: (e) => formatDate(e.createdAt, true) },
+    {
+      header: "Deliveries",
+      cell: (e) => (e.deliveries.length ? e.deliveries.map((d) => `${d.channel}: ${d.status}`).join(", ") : "none"),
+    },
+    {
+      header: "",
+      align: "right",
+      cell: (e) => (
+        <button
+          type="button"
+          className="btn-secondary"
+          onClick={() =>
+            void apiJson(`/api/webhook-events/${e.id}/resend`, { method: "POST" }).then(
+              () => {
+                setResent(e.id);
+                return list.reload();
+              },
+              (error: unknown) => onError(toApiError(error)),
+            )
+          }
+        >
+          Resend
+        </button>
+      ),
+    },
+  ];
+  return (
+    <Card id="events" title="Events" className="mt-4 overflow-x-auto">
+      <div className="mt-2 flex flex-wrap items-end gap-2">
+        <Field id="events-type" label="Type">
+          <select
+            id="events-type"
+            className="input"
+            value={type}
+            onChange={(e) => {
+              setType(e.target.value);
+              setCursor(null);
+            }}
+          >
+            <option value="">All</option>
+            {[...events.filter((e) => !e.endsWith(".*")), "webhook.test"].map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="button" className="btn-secondary" aria-label="Refresh events" onClick={() => void list.reload()}>
+          Refresh
+        </button>
+        {resent ? (
+          <span className="text-sm text-slate-600" role="status">
+            Sent again.
+          </span>
+        ) : null}
+      </div>
+      {!list.data ? (
+        <Pending resource={list} />
+      ) : list.data.events.length === 0 ? (
+        <EmptyState title="No events yet" />
+      ) : (
+        <DataTable inline testId="events" rows={list.data.events} rowKey={(e) => e.id} columns={columns} />
+      )}
+      <div className="mt-2 flex gap-2">
+        {cursor ? (
+          <button type="button" className="btn-secondary" onClick={() => setCursor(null)}>
+            First page
+          </button>
+        ) : null}
+        {list.data?.nextCursor ? (
+          <button type="button" className="btn-secondary" onClick={() => setCursor(list.data?.nextCursor ?? null)}>
+            Next page
+          </button>
+        ) : null}
+      </div>
+    </Card>
   );
 }
