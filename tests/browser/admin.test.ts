@@ -187,10 +187,9 @@ describe("operator console in a real browser", () => {
     await page.getByLabel("Show").selectOption("wallet");
     await log.locator("tr", { hasText: "organisation.updated" }).waitFor({ state: "detached" });
     expect(await log.getByText("wallet.adjusted").count()).toBe(1);
-    const csv = await page.evaluate(async () => {
-      const href = document.querySelector<HTMLAnchorElement>("#audit-log a[download]")!.getAttribute("href")!;
-      return (await fetch(href)).text();
-    });
+    const href = (await page.getByRole("link", { name: "Download CSV" }).getAttribute("href"))!;
+    expect(href).toContain("action=wallet");
+    const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href);
     expect(csv).toContain("wallet.adjusted");
     expect(csv).toContain("Goodwill for the outage");
     expect(csv).not.toContain("organisation.updated");
