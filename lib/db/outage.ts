@@ -79,7 +79,8 @@ function dbPort(): number | null {
  * from an S3 or provider socket's). The connection says so before the statements it fails hear it
  * (pg delivers those on the next tick), so marking them here lets every caller count them.
  */
-const connectionErrors = new WeakSet<object>();
+// Process state, not a module's: the pool is opened by one bundle and its errors may surface in another's route.
+const connectionErrors = processState("db-connection-errors", () => new WeakSet<object>());
 
 /** Marks an error a database connection reported as the database's (lib/db/client.ts listens on every pooled client). */
 export function markDatabaseConnectionError(error: unknown): void {

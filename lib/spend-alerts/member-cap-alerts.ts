@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { processState } from "@/lib/process-state";
 import type { AlertSettings } from "./alert-settings";
 import type { Firing } from "./fire-alert";
+import { windowFirings } from "./window-firings";
 
 /**
  * A member's spending caps in an organisation (docs/API-NOTES.md "Organisations", caps) as spend
@@ -40,35 +41,27 @@ export async function memberCapFirings(c: SettledCharge, settings: AlertSettings
     uncapped.set(memo, nowMs + CAPS_TTL_MS);
     return [];
   }
-  const windows = [
-    { period: "day", cap: m.dailyCap, start: m.dayStart, spent: m.daySpent },
-    { period: "month", cap: m.monthlyCap, start: m.monthStart, spent: m.monthSpent },
-  ] as const;
-  const firings: Firing[] = [];
-  for (const w of windows) {
-    if (w.cap === null || w.cap <= 0 || !w.start) continue;
-    for (const t of settings.allocationThresholds) {
-      if (w.spent < Math.ceil((w.cap * t) / 100)) continue;
-      firings.push({
-        accountId: c.accountId,
-        alert: `member:${c.memberId}:${w.period}:${t}`,
-        period: `${w.start.toISOString()}@${w.cap}`,
-        type: "budget.threshold",
-        data: {
-          scope: "member",
-          memberId: c.memberId,
-          memberEmail: m.user.email,
-          memberName: m.user.name,
-          period: w.period,
-          threshold: t,
-          spent: w.spent,
-          cap: w.cap,
-        },
-        email: settings.email,
-      });
-    }
-  }
-  return firings;
+  return windowFirings(
+    c.accountId,
+    settings,
+    [
+      { period: "day", limit: m.dailyCap, start: m.dayStart, spent: m.daySpent },
+      { period: "month", limit: m.monthlyCap, start: m.monthStart, spent: m.monthSpent },
+    ],
+    (w, t) => ({
+      alert: `member:${c.memberId}:${w.period}:${t}`,
+      data: {
+        scope: "member",
+        memberId: c.memberId,
+        memberEmail: m.user.email,
+        memberName: m.user.name,
+        period: w.period,
+        threshold: t,
+        spent: w.spent,
+        cap: w.limit,
+      },
+    }),
+  );
 }
 
 /** Called when a member's caps change: this process reads them again at the member's next charge. */

@@ -19,10 +19,17 @@ const DAY_MS = 24 * 60 * 60_000;
 const MAX_ENTRIES = 10_000;
 const projectedAt = processState("projectionReadAt", () => new Map<string, number>());
 
-export async function spendRateFirings(c: SettledCharge, settings: AlertSettings, nowMs = Date.now()): Promise<Firing[]> {
+/** `firedAlready`: whether this process already fired that alert for that period (then the hour's sum is not read again). */
+export async function spendRateFirings(
+  c: SettledCharge,
+  settings: AlertSettings,
+  firedAlready: (alert: string, period: string) => boolean,
+  nowMs = Date.now(),
+): Promise<Firing[]> {
   const limit = settings.hourlySpendLimit;
   if (!limit || limit <= 0 || c.charged <= 0) return [];
   const hourStart = new Date(Math.floor(nowMs / 3_600_000) * 3_600_000);
+  if (firedAlready("rate:hour", hourStart.toISOString())) return [];
   const prisma = await db();
   const [row] = await prisma.$queryRaw<{ spent: bigint | number | null }[]>`
     SELECT COALESCE(SUM(amount), 0) AS spent FROM credit_operations

@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { processState } from "@/lib/process-state";
 import type { AlertSettings } from "./alert-settings";
 import type { Firing } from "./fire-alert";
+import { windowFirings } from "./window-firings";
 
 /**
  * An organisation's team budgets (docs/API-NOTES.md "Organisations", team budgets) as spend alerts:
@@ -41,26 +42,18 @@ export async function teamBudgetFirings(c: SettledCharge, settings: AlertSetting
     select: { budgetDayStart: true, budgetDaySpent: true, budgetMonthStart: true, budgetMonthSpent: true },
   });
   if (!w) return [];
-  const windows = [
-    { period: "day", budget: budgets.daily, start: w.budgetDayStart, spent: w.budgetDaySpent },
-    { period: "month", budget: budgets.monthly, start: w.budgetMonthStart, spent: w.budgetMonthSpent },
-  ] as const;
-  const firings: Firing[] = [];
-  for (const win of windows) {
-    if (win.budget === null || win.budget <= 0 || !win.start) continue;
-    for (const t of settings.allocationThresholds) {
-      if (win.spent < Math.ceil((win.budget * t) / 100)) continue;
-      firings.push({
-        accountId: c.accountId,
-        alert: `team:${win.period}:${t}`,
-        period: `${win.start.toISOString()}@${win.budget}`,
-        type: "budget.threshold",
-        data: { scope: "organisation", period: win.period, threshold: t, spent: win.spent, budget: win.budget },
-        email: settings.email,
-      });
-    }
-  }
-  return firings;
+  return windowFirings(
+    c.accountId,
+    settings,
+    [
+      { period: "day", limit: budgets.daily, start: w.budgetDayStart, spent: w.budgetDaySpent },
+      { period: "month", limit: budgets.monthly, start: w.budgetMonthStart, spent: w.budgetMonthSpent },
+    ],
+    (win, t) => ({
+      alert: `team:${win.period}:${t}`,
+      data: { scope: "organisation", period: win.period, threshold: t, spent: win.spent, budget: win.limit },
+    }),
+  );
 }
 
 /** Called when an organisation's budgets change: this process reads them again at its next charge (others within BUDGETS_TTL_MS). */

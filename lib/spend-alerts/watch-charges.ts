@@ -78,7 +78,7 @@ async function evaluate(c: SettledCharge): Promise<void> {
   }
   firings.push(...(await teamBudgetFirings(c, settings)));
   firings.push(...(await memberCapFirings(c, settings)));
-  firings.push(...(await spendRateFirings(c, settings)));
+  firings.push(...(await spendRateFirings(c, settings, (alert, period) => fired.has(`${c.accountId}|${alert}|${period}`))));
   firings.push(...(await projectedOverrunFirings(c, settings)));
   for (const f of firings) {
     const memo = `${f.accountId}|${f.alert}|${f.period}`;
