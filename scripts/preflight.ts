@@ -13,6 +13,7 @@
  *      signal on): no new connections, the requests in flight finish (up to SHUTDOWN_TIMEOUT_MS),
  *      then the app's own shutdown (settlements written, database pool closed), then exit 0.
  */
+import cluster from "node:cluster";
 import { randomBytes } from "node:crypto";
 import { loadEnvConfig } from "@next/env";
 import { configurationProblems, describeProblems } from "@/lib/server/check-configuration";
@@ -20,6 +21,9 @@ import { appStarted, runAppShutdown } from "@/lib/server/app-shutdown";
 import { PEER_HEADER, PEER_TOKEN_VARIABLE } from "@/lib/http/client-ip";
 import { createGatewayLane, gatewayLaneEnabled, type GatewayLane } from "@/lib/server/gateway-lane";
 import { interceptRequestListeners, loadRouteHandler } from "@/lib/server/next-internals";
+import { runPrimary, serverProcessCount } from "@/lib/server/server-processes";
+import { answerMetricsRequests, serveMetricsToWorkers } from "@/lib/metrics/process-messages";
+import { aggregateMetrics, metricsAsJSON } from "@/lib/metrics";
 
 loadEnvConfig(__dirname, false, { info: () => {}, error: console.error });
 const problems = configurationProblems(process.env);
@@ -28,60 +32,75 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
-// Next's own signal handling would exit as soon as its server closed; ours also drains the app.
-process.env.NEXT_MANUAL_SIG_HANDLE = "true";
 const SHUTDOWN_TIMEOUT_MS = Number(process.env.SHUTDOWN_TIMEOUT_MS) > 0 ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : 25_000;
-let stopping = false;
 function logLine(level: "info" | "error", msg: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`);
 }
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  const started = Date.now();
-  logLine("info", "shutting down: no new requests; finishing the ones in flight", { signal, deadlineMs: SHUTDOWN_TIMEOUT_MS });
-  setTimeout(() => {
-    logLine("error", "shutdown deadline passed; exiting with requests still open", { signal });
-    process.exit(1);
-  }, SHUTDOWN_TIMEOUT_MS).unref();
-  await Promise.all(intercepted.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  await runAppShutdown().catch((error: unknown) => logLine("error", "app shutdown failed", { error: String(error) }));
-  logLine("info", "stopped", { signal, ms: Date.now() - started });
-  process.exit(0);
+
+// WEB_CONCURRENCY (lib/server/server-processes.ts): the primary forks the server processes and serves
+// nothing itself; server.js starts Next.js only where this says so.
+const processes = serverProcessCount(process.env);
+export const startsNext = !(cluster.isPrimary && processes.count > 1);
+if (processes.ignored && cluster.isPrimary) logLine("info", processes.ignored, { WEB_CONCURRENCY: process.env.WEB_CONCURRENCY });
+if (startsNext) startServerProcess();
+else {
+  runPrimary({ count: processes.count, shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, logLine });
+  serveMetricsToWorkers(aggregateMetrics);
 }
 
-const token = randomBytes(24).toString("hex");
-process.env[PEER_TOKEN_VARIABLE] = token;
-
-const lane: GatewayLane | null = gatewayLaneEnabled()
-  ? createGatewayLane({
-      loadHandler: loadRouteHandler,
-      ready: appStarted,
-      hostname: process.env.HOSTNAME || "0.0.0.0",
-      logLine,
-    })
-  : null;
-
-// Next's request listener, behind the peer header and the lane (lib/server/next-internals.ts): every
-// request carries its real peer, whatever the client sent, and a laned route never reaches Next's router.
-const intercepted = interceptRequestListeners((req, res, next) => {
-  req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
-  if (!lane?.serve(req, res)) void next(req, res);
-});
-const noticeWhenStarted = setInterval(() => {
-  if (!appStarted()) return;
-  clearInterval(noticeWhenStarted);
-  // Next no longer reaching node:http through http.createServer: neither the peer header nor the lane
-  // sees its requests. Said once, loudly.
-  if (intercepted.servers.length === 0) {
-    logLine(
-      "error",
-      "Next.js internals changed: its server was not created through http.createServer; the gateway lane and the client address header are off",
-    );
+function startServerProcess(): void {
+  answerMetricsRequests(metricsAsJSON);
+  // Next's own signal handling would exit as soon as its server closed; ours also drains the app.
+  process.env.NEXT_MANUAL_SIG_HANDLE = "true";
+  let stopping = false;
+  async function stop(signal: NodeJS.Signals): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    const started = Date.now();
+    logLine("info", "shutting down: no new requests; finishing the ones in flight", { signal, deadlineMs: SHUTDOWN_TIMEOUT_MS });
+    setTimeout(() => {
+      logLine("error", "shutdown deadline passed; exiting with requests still open", { signal });
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    await Promise.all(intercepted.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await runAppShutdown().catch((error: unknown) => logLine("error", "app shutdown failed", { error: String(error) }));
+    logLine("info", "stopped", { signal, ms: Date.now() - started });
+    process.exit(0);
   }
-}, 200);
-noticeWhenStarted.unref();
 
-// Registered once the servers' list exists (stop closes them).
-process.on("SIGTERM", () => void stop("SIGTERM"));
-process.on("SIGINT", () => void stop("SIGINT"));
+  const token = randomBytes(24).toString("hex");
+  process.env[PEER_TOKEN_VARIABLE] = token;
+
+  const lane: GatewayLane | null = gatewayLaneEnabled()
+    ? createGatewayLane({
+        loadHandler: loadRouteHandler,
+        ready: appStarted,
+        hostname: process.env.HOSTNAME || "0.0.0.0",
+        logLine,
+      })
+    : null;
+
+  // Next's request listener, behind the peer header and the lane (lib/server/next-internals.ts): every
+  // request carries its real peer, whatever the client sent, and a laned route never reaches Next's router.
+  const intercepted = interceptRequestListeners((req, res, next) => {
+    req.headers[PEER_HEADER] = `${token} ${req.socket.remoteAddress ?? ""}`;
+    if (!lane?.serve(req, res)) void next(req, res);
+  });
+  const noticeWhenStarted = setInterval(() => {
+    if (!appStarted()) return;
+    clearInterval(noticeWhenStarted);
+    // Next no longer reaching node:http through http.createServer: neither the peer header nor the lane
+    // sees its requests. Said once, loudly.
+    if (intercepted.servers.length === 0) {
+      logLine(
+        "error",
+        "Next.js internals changed: its server was not created through http.createServer; the gateway lane and the client address header are off",
+      );
+    }
+  }, 200);
+  noticeWhenStarted.unref();
+
+  // Registered once the servers' list exists (stop closes them).
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}

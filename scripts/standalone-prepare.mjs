@@ -63,7 +63,9 @@ await build({
   platform: "node",
   format: "cjs",
   target: "node22",
-  external: ["@next/env"],
+  // prom-client from the server's node_modules: the one copy the app's routes use, so its registry is
+  // the process's (a worker of WEB_CONCURRENCY answers the primary's metrics requests from it).
+  external: ["@next/env", "prom-client"],
   logLevel: "warning",
 });
 const WRAPPER_MARK = "// standalone-prepare: preflight wrapper";
@@ -72,7 +74,7 @@ if (!readFileSync(serverJs, "utf8").startsWith(WRAPPER_MARK)) {
   renameSync(serverJs, path.join(standalone, "next-server.js"));
   writeFileSync(
     serverJs,
-    `${WRAPPER_MARK}\n// Validates the environment (exit 1 with every problem listed), then starts Next.js.\nrequire("./preflight.cjs");\nrequire("./next-server.js");\n`,
+    `${WRAPPER_MARK}\n// Validates the environment (exit 1 with every problem listed), then starts Next.js (with WEB_CONCURRENCY,\n// in each server process the preflight forks, not in the primary).\nif (require("./preflight.cjs").startsNext) require("./next-server.js");\n`,
   );
 }
 
@@ -104,6 +106,7 @@ const required = [
   ["node_modules/@electric-sql/pglite-pgvector/dist/vector.tar.gz", 1],
   ["node_modules/unpdf/dist/pdfjs.mjs", 1],
   ["node_modules/pg/package.json", 1],
+  ["node_modules/prom-client/package.json", 1],
   ["scripts/db-migrate.mjs", 1],
   ["scripts/admin-sign-in-link.mjs", 1],
 ];

@@ -22,6 +22,8 @@ export const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(25_000, 1),
   /** The standalone server answers the hot AI routes before Next's router (lib/server/gateway-lane.ts, read by scripts/preflight.ts). */
   GATEWAY_LANE: bool(true),
+  /** Server processes of the standalone server on PostgreSQL (lib/server/server-processes.ts, read by scripts/preflight.ts); 1 on the embedded database. */
+  WEB_CONCURRENCY: int(1, 1),
 
   // Embedded default and database
   DATA_DIR: optionalText,

@@ -1,9 +1,10 @@
 import client from "prom-client";
 import { processState } from "@/lib/process-state";
+import { metricsOfEveryProcess } from "./process-messages";
 
 /**
  * Prometheus metrics of this process (prom-client: the only file importing it). Every instance exposes
- * its own at GET /api/metrics; Prometheus scrapes each instance and sums across them
+ * its own at GET /api/metrics (with WEB_CONCURRENCY, the sum of its processes'); Prometheus scrapes each instance and sums across them
  * (docs/OBSERVABILITY.md). Labels are bounded: route patterns (never raw paths), known event types,
  * configured models, fixed outcome names.
  */
@@ -128,6 +129,14 @@ function create() {
       labelNames: ["job", "status"],
       registers,
     }),
+    serverProcesses: new client.Gauge({
+      name: "server_processes",
+      help: "Server processes whose metrics this answer adds up: 1, or WEB_CONCURRENCY's workers that answered the scrape",
+      registers,
+      collect() {
+        this.set(1);
+      },
+    }),
     dbPool: new client.Gauge({
       name: "db_pool_connections",
       help: "PostgreSQL pool connections by state (total, idle, waiting)",
@@ -165,7 +174,24 @@ export function watchDbPool(read: () => { total: number; idle: number; waiting: 
   metrics().dbPools.push(read);
 }
 
+/** This process's metrics as prom-client's JSON, for the primary of WEB_CONCURRENCY to add up. */
+export async function metricsAsJSON(): Promise<unknown[]> {
+  return metrics().registry.getMetricsAsJSON();
+}
+
+/** Several processes' metrics (metricsAsJSON of each) as one exposition: counters and histograms summed. */
+export async function aggregateMetrics(perProcess: unknown[][]): Promise<{ contentType: string; body: string }> {
+  const registry = client.AggregatorRegistry.aggregate(perProcess as Parameters<typeof client.AggregatorRegistry.aggregate>[0]);
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
+
+/**
+ * GET /api/metrics's body: with WEB_CONCURRENCY, every server process's metrics added up by the primary
+ * (lib/metrics/process-messages.ts); otherwise, or when the primary does not answer, this process's.
+ */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  const everyProcess = await metricsOfEveryProcess();
+  if (everyProcess) return everyProcess;
   const m = metrics();
   return { contentType: m.registry.contentType, body: await m.registry.metrics() };
 }

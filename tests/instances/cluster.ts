@@ -13,7 +13,9 @@ import { startPgBouncer } from "@/tests/helpers/pgbouncer";
  * Three production servers (the standalone build) on one PostgreSQL database and one Redis (through
  * the Upstash REST emulator), behind a small round-robin proxy that appends the client's address to
  * X-Forwarded-For as a load balancer does (the servers trust one hop). Optionally through PgBouncer
- * in transaction pooling mode, as serverless platforms' pooled connection strings are.
+ * in transaction pooling mode, as serverless platforms' pooled connection strings are. The first instance
+ * may run several server processes (WEB_CONCURRENCY): the balancer's third of the traffic is then
+ * shared by them, and every rule that holds across instances must hold across its processes too.
  */
 export const CRON_SECRET = "instances-cron-secret-0123456789";
 export const ADMIN_TOKEN = "instances-admin-token-0123456789abcdef";
@@ -62,7 +64,13 @@ function startBalancer(instances: RunningServer[]): Promise<Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-export async function startCluster(options: { viaPgBouncer: boolean; instances?: number; env?: Record<string, string> }): Promise<Cluster> {
+export async function startCluster(options: {
+  viaPgBouncer: boolean;
+  instances?: number;
+  env?: Record<string, string>;
+  /** WEB_CONCURRENCY of the first instance: its server processes (each a whole instance of its own in the database). */
+  firstInstanceProcesses?: number;
+}): Promise<Cluster> {
   const admin = testDatabaseAdminUrl();
   const redisPort = Number(process.env.TEST_REDIS_PORT);
   if (!redisPort) throw new Error("TEST_REDIS_PORT is not set: scripts/test-services.sh start");
@@ -109,7 +117,11 @@ export async function startCluster(options: { viaPgBouncer: boolean; instances?:
     ...options.env,
   };
   const instances = await Promise.all(
-    Array.from({ length: options.instances ?? 3 }, () => startServer(env, { dataDirPrefix: "svc-inst-" })),
+    Array.from({ length: options.instances ?? 3 }, (_, i) =>
+      startServer(i === 0 && options.firstInstanceProcesses ? { ...env, WEB_CONCURRENCY: String(options.firstInstanceProcesses) } : env, {
+        dataDirPrefix: "svc-inst-",
+      }),
+    ),
   );
   const balancer = await startBalancer(instances);
   const { port } = balancer.address() as AddressInfo;

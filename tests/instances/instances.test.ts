@@ -75,6 +75,8 @@ describe.each([
     });
     c = await startCluster({
       viaPgBouncer,
+      // One of the three is a 2-process server (WEB_CONCURRENCY): the suite's limits hold across its processes too.
+      firstInstanceProcesses: 2,
       env: { PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: STRIPE_KEY, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_API_BASE: stripe.url },
     });
   }, 300_000);

@@ -64,6 +64,8 @@ describe("GET /api/metrics", () => {
     expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(res.text).toContain("# TYPE http_requests_total counter");
     expect(res.text).toContain("process_cpu_user_seconds_total");
+    // One process answers for itself (WEB_CONCURRENCY's sum is tested in tests/instances/server-processes.test.ts).
+    expect(value(res.text, "server_processes")).toBe(1);
   });
 
   it("a charged chat: one request, 15 credits charged, one provider call", async () => {
