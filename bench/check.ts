@@ -15,12 +15,18 @@
  * OpenAI-compatible stub (its own process) as the provider. BENCH_CHECK_ROUNDS (5) rounds of
  * BENCH_CHECK_SECONDS (2) per kind, order alternating. BENCH_CHECK_RECORD=true writes the measured
  * ratio into bench/check-baseline.json (do it on a quiet machine, and say so in the commit).
+ *
+ * CPU per request too: the server process's CPU time (from /proc) over each slice's answered requests,
+ * which another tenant's load on a shared machine does not inflate as it does wall time. Reported for
+ * both kinds with the chat's CPU over the noop's, and recorded with the rest; fails when that CPU
+ * ratio is more than twice the recorded one (a charged call's own work doubled against the framework's).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import path from "node:path";
 import { creditsOf, signInUsers, startHelper } from "./lib/ai-server";
 import { median, runPostLoad } from "./lib/ai-http";
+import { cpuSeconds } from "./lib/process-cpu";
 import { fmt } from "./lib/report";
 import { ensureBuild, removeDir, startServer } from "@/tests/e2e/server";
 
@@ -33,6 +39,10 @@ const BASELINE = path.join(process.cwd(), "bench", "check-baseline.json");
 
 interface Baseline {
   chatToNoop: number;
+  /** Server CPU ms per charged chat and per noop, and the first over the second (c=16, medians of slices). */
+  chatCpuMs?: number;
+  noopCpuMs?: number;
+  chatCpuToNoopCpu?: number;
   recordedAt: string;
   machine: string;
   note?: string;
@@ -70,18 +80,21 @@ async function main(): Promise<number> {
       if (kind === "chat") chats += warm.statuses["200"] ?? 0;
     }
     const ratios: number[] = [];
+    const cpuMs: Record<"noop" | "chat", number[]> = { noop: [], chat: [] };
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? (["chat", "noop"] as const) : (["noop", "chat"] as const);
       const rps: Record<string, number> = {};
       for (const kind of order) {
+        const cpu0 = cpuSeconds(server.pid);
         const r = await load(kind, SECONDS);
+        cpuMs[kind].push(((cpuSeconds(server.pid) - cpu0) * 1000) / Math.max(1, r.requests));
         if (r.errors) throw new Error(`${kind}: unexpected answers ${JSON.stringify(r.statuses)}`);
         if (kind === "chat") chats += r.requests;
         rps[kind] = r.rps;
       }
       ratios.push(rps.chat / rps.noop);
       console.log(
-        `round ${round + 1}: noop ${fmt(rps.noop, 0)} req/s, chat ${fmt(rps.chat, 0)} req/s, chat/noop ${fmt(rps.chat / rps.noop, 3)}`,
+        `round ${round + 1}: noop ${fmt(rps.noop, 0)} req/s, chat ${fmt(rps.chat, 0)} req/s, chat/noop ${fmt(rps.chat / rps.noop, 3)}; CPU per request noop ${fmt(cpuMs.noop[round], 3)} ms, chat ${fmt(cpuMs.chat[round], 3)} ms`,
       );
     }
     const consumed = before - (await creditsOf(server.baseUrl, cookies));
@@ -89,6 +102,15 @@ async function main(): Promise<number> {
     const floor = baseline.chatToNoop / 2;
     console.log(
       `\nbench:check: charged chat ÷ noop at c=${CONCURRENCY} (embedded database) = ${fmt(ratio, 3)} (median of ${ROUNDS}); recorded ${fmt(baseline.chatToNoop, 3)} on ${baseline.recordedAt} (${baseline.machine}); ${fmt((ratio / baseline.chatToNoop) * 100, 0)}% of it; fails below ${fmt(floor, 3)}`,
+    );
+    const chatCpu = median(cpuMs.chat);
+    const noopCpu = median(cpuMs.noop);
+    const cpuRatio = chatCpu / noopCpu;
+    console.log(
+      `server CPU per request at c=${CONCURRENCY}: charged chat ${fmt(chatCpu, 3)} ms, noop ${fmt(noopCpu, 3)} ms, chat ÷ noop ${fmt(cpuRatio, 3)}` +
+        (baseline.chatCpuToNoopCpu
+          ? `; recorded ${fmt(baseline.chatCpuMs ?? NaN, 3)} / ${fmt(baseline.noopCpuMs ?? NaN, 3)} ms, ratio ${fmt(baseline.chatCpuToNoopCpu, 3)}; fails above ${fmt(baseline.chatCpuToNoopCpu * 2, 3)}`
+          : "; none recorded yet"),
     );
     console.log(`charges: ${chats} chats x ${CHAT_COST} = ${chats * CHAT_COST} credits expected, ${consumed} consumed`);
     console.log(`took ${Math.round((Date.now() - started) / 1000)} s`);
@@ -100,9 +122,27 @@ async function main(): Promise<number> {
       const machine = `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`;
       writeFileSync(
         BASELINE,
-        `${JSON.stringify({ ...baseline, chatToNoop: Number(ratio.toFixed(3)), recordedAt: new Date().toISOString().slice(0, 10), machine }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            ...baseline,
+            chatToNoop: Number(ratio.toFixed(3)),
+            chatCpuMs: Number(chatCpu.toFixed(3)),
+            noopCpuMs: Number(noopCpu.toFixed(3)),
+            chatCpuToNoopCpu: Number(cpuRatio.toFixed(3)),
+            recordedAt: new Date().toISOString().slice(0, 10),
+            machine,
+          },
+          null,
+          2,
+        )}\n`,
       );
       console.log(`recorded ${fmt(ratio, 3)} in ${path.relative(process.cwd(), BASELINE)}`);
+    }
+    if (baseline.chatCpuToNoopCpu && Number.isFinite(cpuRatio) && cpuRatio > baseline.chatCpuToNoopCpu * 2) {
+      console.error(
+        `bench:check FAILED: a charged chat's CPU is ${fmt(cpuRatio, 3)}x the noop's, more than twice the recorded ${fmt(baseline.chatCpuToNoopCpu, 3)}x`,
+      );
+      return 1;
     }
     if (ratio < floor) {
       console.error(

@@ -25,6 +25,8 @@ export interface Cluster {
   /** The round-robin proxy: every request goes to the next instance. */
   url: string;
   instances: RunningServer[];
+  /** Server processes in all (each registers as an instance in the database): more than instances when the first runs several. */
+  processes: number;
   stub: OpenAiStub;
   resend: ResendStub;
   /** SQL on the database itself (not through the pooler). */
@@ -128,6 +130,7 @@ export async function startCluster(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     instances,
+    processes: instances.length + Math.max(0, (options.firstInstanceProcesses ?? 1) - 1),
     stub,
     resend,
     sql: (text, params) => withPgClient(direct.toString(), async (c) => (await c.query(text, params as unknown[])).rows),
