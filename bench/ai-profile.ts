@@ -8,6 +8,11 @@
  * summary to bench/results/ai-profile-<time>.json. BENCH_PROFILE_DB=postgres profiles on a fresh
  * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one; BENCH_PROFILE_KEEP=<file> keeps
  * the raw .cpuprofile (open it in Chrome DevTools or speedscope).
+ *
+ * BENCH_PROFILE_ROUTE picks the load: `chat` (the default, above), `status` (GET /api/user/status with
+ * a session: the plain authenticated GET through Next's router; many users and client addresses so the
+ * `api` rate limits never refuse one), `noop` (GET /api/bench/noop) or `models` (GET /v1/models with an
+ * API key). Besides the profile, the server's whole CPU per request from /proc (all threads).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
@@ -16,12 +21,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper } from "./lib/ai-server";
 import { runPostLoad } from "./lib/ai-http";
+import { cpuSeconds } from "./lib/process-cpu";
 import { fmt } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
 const DB = process.env.BENCH_PROFILE_DB === "postgres" ? "postgres" : "embedded";
+const ROUTE = (process.env.BENCH_PROFILE_ROUTE ?? "chat") as "chat" | "status" | "noop" | "models";
+if (!["chat", "status", "noop", "models"].includes(ROUTE))
+  throw new Error(`BENCH_PROFILE_ROUTE: chat, status, noop or models, not ${ROUTE}`);
+/** The `api` category allows 100 requests per user and 200 per address an hour: the status load spreads over this many of each. */
+const STATUS_USERS = Number(process.env.BENCH_PROFILE_USERS ?? 240);
 
 interface ProfileNode {
   id: number;
@@ -179,32 +190,58 @@ async function main(): Promise<void> {
       OPENAI_BASE_URL: stub.info.url,
       PRICING_CONFIG: JSON.stringify({ tiers: { free: { monthlyCredits: 100_000_000 } } }),
       DATABASE_URL: database?.url,
+      TRUSTED_PROXY_HOPS: ROUTE === "status" ? "1" : undefined,
     },
     ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=250"],
   );
   let requests = 0;
+  let cpuMsPerRequest = NaN;
   try {
-    const cookies = await signInUsers(server.baseUrl, CONCURRENCY, "ai-profile");
+    const users = ROUTE === "status" ? STATUS_USERS : CONCURRENCY;
+    const cookies = await signInUsers(server.baseUrl, users, "ai-profile");
     const body = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
-    await runPostLoad({
-      url: `${server.baseUrl}/api/ai/chat`,
-      concurrency: CONCURRENCY,
-      maxRequests: 500,
-      maxMs: 10_000,
-      headers: (w) => ({ cookie: cookies[w] }),
-      body,
-    });
-    const load = await runPostLoad({
-      url: `${server.baseUrl}/api/ai/chat`,
-      concurrency: CONCURRENCY,
-      maxRequests: 10_000_000,
-      maxMs: SECONDS * 1000,
-      headers: (w) => ({ cookie: cookies[w] }),
-      body,
-    });
-    requests = load.requests + 500 + CONCURRENCY * 3;
+    let apiKey = "";
+    if (ROUTE === "models") {
+      const created = await fetch(`${server.baseUrl}/api/keys`, {
+        method: "POST",
+        headers: { cookie: cookies[0], "content-type": "application/json", origin: server.baseUrl },
+        body: JSON.stringify({ name: "profile" }),
+      });
+      apiKey = ((await created.json()) as { secret: string }).secret;
+      if (!apiKey) throw new Error(`POST /api/keys: ${created.status}`);
+    }
+    let sent = 0;
+    const target = {
+      chat: { path: "/api/ai/chat", body, headers: (w: number) => ({ cookie: cookies[w] }) },
+      noop: { path: "/api/bench/noop", body: undefined, headers: () => ({}) },
+      models: { path: "/v1/models", body: undefined, headers: () => ({ authorization: `Bearer ${apiKey}` }) },
+      // Each request the next user and the next of 120 client addresses (TRUSTED_PROXY_HOPS=1).
+      status: {
+        path: "/api/user/status",
+        body: undefined,
+        headers: () => {
+          const n = sent++;
+          return { cookie: cookies[n % users], "x-forwarded-for": `10.9.${Math.floor(n / 120) % 250}.${n % 120}` };
+        },
+      },
+    }[ROUTE];
+    const run = (maxRequests: number, maxMs: number) =>
+      runPostLoad({
+        url: `${server.baseUrl}${target.path}`,
+        concurrency: CONCURRENCY,
+        maxRequests,
+        maxMs,
+        headers: target.headers,
+        body: target.body,
+      });
+    await run(500, 10_000);
+    const cpu0 = cpuSeconds(server.pid);
+    const load = await run(ROUTE === "status" ? Math.min(users * 90 - 600, 10_000_000) : 10_000_000, SECONDS * 1000);
+    cpuMsPerRequest = ((cpuSeconds(server.pid) - cpu0) * 1000) / Math.max(1, load.requests);
+    if (load.errors) throw new Error(`${ROUTE}: unexpected answers ${JSON.stringify(load.statuses)}`);
+    requests = load.requests + 500 + users * 3;
     console.log(
-      `profiled load: ${load.requests} chat requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}`,
+      `profiled load: ${load.requests} ${ROUTE} requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}; server CPU ${fmt(cpuMsPerRequest, 3)} ms per request (/proc, every thread)`,
     );
   } finally {
     await server.stop();
@@ -218,7 +255,7 @@ async function main(): Promise<void> {
   const largest = files.sort((a, b) => statSync(path.join(profileDir, b)).size - statSync(path.join(profileDir, a)).size)[0];
   const summary = summarize(JSON.parse(readFileSync(path.join(profileDir, largest), "utf8")) as Profile, requests, DB);
   console.log(
-    `\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per chat request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`,
+    `\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per ${ROUTE} request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`,
   );
   console.log("| Category | ms per request | share of busy time |\n|---|---|---|");
   for (const c of summary.categories)
@@ -229,8 +266,8 @@ async function main(): Promise<void> {
   const out = path.join(process.cwd(), "bench", "results");
   mkdirSync(out, { recursive: true });
   writeFileSync(
-    path.join(out, `ai-profile-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
-    JSON.stringify(summary, null, 2),
+    path.join(out, `ai-profile-${ROUTE}-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
+    JSON.stringify({ route: ROUTE, cpuMsPerRequest, ...summary }, null, 2),
   );
   if (process.env.BENCH_PROFILE_KEEP) writeFileSync(process.env.BENCH_PROFILE_KEEP, readFileSync(path.join(profileDir, largest)));
   removeDir(profileDir);
