@@ -2,10 +2,13 @@ import { db, dbKind, dbRunner } from "@/lib/db/client";
 import { releaseSlotSoon } from "@/lib/db/ai-slots";
 import { acquireDatabaseSlot } from "./database-slots";
 import { acquireProcessSlot, releaseProcessSlot, renewProcessSlots } from "./process-slots";
+import { hitProcessWindows } from "./process-windows";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
 /**
- * Fixed windows in the rate_limit_windows table: every check is ONE atomic upsert for all its keys.
+ * Fixed windows in the rate_limit_windows table (PostgreSQL): every check is ONE atomic upsert for all
+ * its keys. On the embedded database, which only this process opens, in this process's memory
+ * (process-windows.ts), as its AI slots are.
  * Old windows are swept now and then (about one check in 200): those two of the longest window
  * (one hour) behind, whatever this check's own window (an API key's minute must not sweep an hour
  * that is still counting).
@@ -15,6 +18,7 @@ const SWEEP_AFTER_MS = 2 * 60 * 60 * 1000;
 export const databaseStore: RateLimitStore = {
   name: "database",
   async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
+    if ((await dbKind()) === "pglite") return hitProcessWindows(hits, windowMs, nowMs);
     const prisma = await db();
     const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
     const values = hits.map((_, i) => `($${i + 2}, $1, 1)`).join(", ");

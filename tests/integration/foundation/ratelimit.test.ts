@@ -142,10 +142,13 @@ describe("rate limits on the database store (SPEC §8)", () => {
       ...Array(11).fill(0),
       ...Array.from({ length: 19 }, (_, i) => i + 1),
     ]);
+    // The embedded database's windows are this process's (lib/ratelimit/process-windows.ts): no write
+    // per check. PostgreSQL's upsert is tested in tests/pg/rate-limit-windows.test.ts.
     const prisma = await db();
-    const row = await prisma.rateLimitWindow.findFirstOrThrow({ where: { key: "payments:user:u-conc" } });
-    expect(row.count).toBe(30);
-    expect(row.windowStart.getTime()).toBe(at(9));
+    expect(await prisma.rateLimitWindow.count({ where: { key: "payments:user:u-conc" } })).toBe(0);
+    expect(await checkRateLimit("payments", { userId: "u-conc" }, { nowMs: now })).toMatchObject({ allowed: false, remaining: 0 });
+    // The next window counts afresh.
+    expect(await checkRateLimit("payments", { userId: "u-conc" }, { nowMs: at(10) })).toMatchObject({ allowed: true, remaining: 19 });
   });
 
   it("is off when RATE_LIMIT_ENABLED=false (outside production)", async () => {

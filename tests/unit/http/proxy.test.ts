@@ -2,7 +2,7 @@ import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import { securityHeaders } from "@/lib/config/security-headers";
 import { isConsoleAccess } from "@/lib/auth/console-access";
-import { proxy } from "@/proxy";
+import { config, proxy } from "@/proxy";
 import { setEnv } from "@/tests/helpers/env";
 import { sessionCookie } from "@/tests/helpers/http";
 
@@ -121,5 +121,29 @@ describe("proxy: malformed API paths", () => {
     } finally {
       restore();
     }
+  });
+});
+
+describe("where the proxy runs (config.matcher, as Next matches it)", () => {
+  it("pages and body-less API requests with a %-escape in the path; never a plain API request or one with a body", async () => {
+    // Next's matcher test helper reads the request stores Next installs on the global object.
+    (globalThis as { AsyncLocalStorage?: unknown }).AsyncLocalStorage ??= (await import("node:async_hooks")).AsyncLocalStorage;
+    const { unstable_doesMiddlewareMatch } = await import("next/experimental/testing/server");
+    const runs = (path: string, headers: Record<string, string> = {}) =>
+      unstable_doesMiddlewareMatch({ config, url: `http://localhost:3000${path}`, headers });
+    for (const page of ["/", "/dashboard", "/dashboard/keys", "/admin", "/signin"]) expect(runs(page), page).toBe(true);
+    for (const plain of [
+      "/api/user/status",
+      "/api/health",
+      "/api/files/abc",
+      "/v1/models",
+      "/api/no-such-route",
+      "/api/files/x/content?token=%25",
+    ])
+      expect(runs(plain), plain).toBe(false);
+    for (const malformed of ["/api/files/%ff", "/api/files/%E0%A4%A", "/api/ai/rag/conversations/%c0%af", "/v1/models/%ff"])
+      expect(runs(malformed), malformed).toBe(true);
+    expect(runs("/api/files/%ff", { "content-length": "2" })).toBe(false);
+    expect(runs("/v1/models/%ff", { "transfer-encoding": "chunked" })).toBe(false);
   });
 });
