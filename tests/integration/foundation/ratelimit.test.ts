@@ -270,3 +270,17 @@ describe("per-IP limits a client cannot dodge (X-Forwarded-For)", () => {
     expect(statuses.slice(100)).toEqual([429, 429, 429, 429, 429]);
   });
 });
+
+describe("the embedded database's windows (process memory)", () => {
+  it("a flood of new addresses is bounded: past 200,000 counters the oldest go first, and a current one keeps counting", async () => {
+    const { hitProcessWindows } = await import("@/lib/ratelimit/process-windows");
+    const now = at(11);
+    expect(hitProcessWindows([{ key: "flood:kept", limit: 5 }], HOUR, now)[0].count).toBe(1);
+    for (let i = 0; i < 200_001; i++) hitProcessWindows([{ key: `flood:${i}`, limit: 5 }], HOUR, now);
+    // The first counters of the flood were dropped (a fresh count), the latest kept.
+    expect(hitProcessWindows([{ key: "flood:0", limit: 5 }], HOUR, now)[0].count).toBe(1);
+    expect(hitProcessWindows([{ key: "flood:200000", limit: 5 }], HOUR, now)[0].count).toBe(2);
+    // The next hour counts afresh.
+    expect(hitProcessWindows([{ key: "flood:200000", limit: 5 }], HOUR, at(12))[0]).toMatchObject({ count: 1, resetMs: at(13) });
+  });
+});
