@@ -104,6 +104,15 @@ describe("an organisation's budgets", () => {
       "team:day:100",
       "team:day:80",
     ]);
+    // Raised to 60 by another instance (straight in the database: this process is not told): the next
+    // charge compares with 60 at once, not with a budget this process remembered.
+    await (await db()).organisation.update({ where: { id }, data: { dailyBudget: 60 } });
+    expect((await chatAs(t.member, id)).status).toBe(200);
+    await waitUntil("the alerts of the budget raised elsewhere", async () => (await alerts()).length >= 6);
+    expect((await alerts()).filter(([, period]) => String(period).endsWith("@60")).map(([alert]) => alert)).toEqual([
+      "team:day:100",
+      "team:day:80",
+    ]);
   });
 
   it("a member's caps fire budget.threshold with scope member, once per window and cap, mailed to the owner and admins (not the member); a changed cap re-arms them", async () => {
