@@ -1,11 +1,13 @@
+import { processState } from "@/lib/process-state";
 import type { SlotRequest } from "./store";
 
 /**
  * AI slots counted in this process: for the embedded database, which one process opens by
  * construction, so its count is the whole count. Each statement on PGlite runs on the event loop;
  * a table and a function per AI request would cost the hot path about as much as the charge itself.
+ * The count is the process's, not the bundle's: Next loads this module once per route bundle.
  */
-const slots = new Map<string, Map<string, number>>();
+const slots = processState("aiSlots", () => new Map<string, Map<string, number>>());
 
 export function acquireProcessSlot(slot: SlotRequest): boolean {
   let held = slots.get(slot.key);

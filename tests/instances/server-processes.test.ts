@@ -7,6 +7,7 @@ import { ensureBuild, freePort, removeDir, startServer, type RunningServer } fro
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { useFreshPostgres, withPgClient } from "@/tests/helpers/pg";
 import { waitUntil } from "@/tests/helpers/wait-until";
+import { metricValue } from "@/tests/helpers/prometheus";
 
 /**
  * WEB_CONCURRENCY (lib/server/server-processes.ts): one standalone server with two server processes
@@ -34,17 +35,6 @@ function getOnNewConnection(base: string, path: string, headers: Record<string, 
 }
 
 /** One series' value in a Prometheus exposition (0 when absent); labels must match exactly. */
-function value(text: string, name: string, labels: Record<string, string>): number {
-  for (const line of text.split("\n")) {
-    const m = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const found = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => found[k] === v))
-      return Number(m[3]);
-  }
-  return 0;
-}
-
 const logLines = (server: RunningServer) =>
   readFileSync(server.logFile, "utf8")
     .split("\n")
@@ -96,13 +86,13 @@ describe("WEB_CONCURRENCY=2 on PostgreSQL", () => {
       return res.text();
     };
     const status = { route: "/api/user/status", method: "GET", status: "200" };
-    const before = value(await metrics(), "http_requests_total", status);
+    const before = metricValue(await metrics(), "http_requests_total", status);
     // 30 requests on 30 connections: the cluster deals connections round robin, so each process answers some.
     for (let i = 0; i < 30; i++) expect(await getOnNewConnection(server.baseUrl, "/api/user/status", cookie)).toBe(200);
     const after = await metrics();
-    expect(value(after, "http_requests_total", status) - before).toBe(30);
+    expect(metricValue(after, "http_requests_total", status) - before).toBe(30);
     // Both processes answered the scrape, whichever took it.
-    expect(value(after, "server_processes", {})).toBe(2);
+    expect(metricValue(after, "server_processes", {})).toBe(2);
 
     // 12 charged chats at once: each settled once, the balance moved by exactly their charges, the ledger adds up.
     const [{ id }] = await sql<{ id: string }>("SELECT id FROM users WHERE email = 'processes@example.com'");
@@ -132,7 +122,7 @@ describe("WEB_CONCURRENCY=2 on PostgreSQL", () => {
     );
     expect(Number(ledger.sum)).toBe(await balance());
     const chats = { route: "/api/ai/chat", method: "POST", status: "200" };
-    expect(value(await metrics(), "http_requests_total", chats)).toBe(12);
+    expect(metricValue(await metrics(), "http_requests_total", chats)).toBe(12);
   });
 
   it("replaces a process that dies; the new one registers and answers", async () => {
@@ -179,16 +169,61 @@ describe("WEB_CONCURRENCY=2 on PostgreSQL", () => {
 });
 
 describe("WEB_CONCURRENCY where it cannot run", () => {
-  it("the embedded database stays one process, and the log says WEB_CONCURRENCY is ignored", async () => {
-    const server = await startServer({ WEB_CONCURRENCY: "2", LOG_LEVEL: "info" }, { dataDirPrefix: "svc-processes-embedded-" });
+  it("the embedded database stays one process, and the log says WEB_CONCURRENCY is ignored; its AI slots are the process's, whichever path answers", async () => {
+    const stub = await startOpenAiStub();
+    const server = await startServer(
+      {
+        WEB_CONCURRENCY: "2",
+        LOG_LEVEL: "info",
+        AI_MAX_CONCURRENT_PER_USER: "2",
+        OPENAI_API_KEY: "sk-processes",
+        OPENAI_BASE_URL: stub.url,
+      },
+      { dataDirPrefix: "svc-processes-embedded-" },
+    );
     try {
       expect((await fetch(`${server.baseUrl}/api/health`)).status).toBe(200);
       const lines = logLines(server);
       expect(lines.some((l) => /WEB_CONCURRENCY is ignored on the embedded database/.test(l.msg))).toBe(true);
       expect(lines.some((l) => l.msg === "starting server processes")).toBe(false);
+
+      // The embedded database counts a user's AI calls in progress in the process: the gateway lane
+      // (its own bundle) and Next's route bundles must count in one place. Two chats hang in the lane;
+      // an embeddings call, answered by Next's router, is the third and is refused.
+      const person = new Client(server.baseUrl);
+      expect((await person.signIn("processes-slots@example.com")).status).toBe(200);
+      const key = await person.json<{ secret: string }>("/api/keys", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "slots" }),
+      });
+      expect(key.status).toBe(200);
+      stub.next("chat", { kind: "hang" }, 2);
+      const aborts = [new AbortController(), new AbortController()];
+      const hanging = aborts.map((a) =>
+        person
+          .fetch("/api/ai/chat", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ messages: [{ role: "user", content: "wait" }] }),
+            signal: a.signal,
+          })
+          .catch(() => null),
+      );
+      await waitUntil("two chats at the provider", async () => stub.count("chat") === 2, 15_000);
+      const embeddings = await fetch(`${server.baseUrl}/v1/embeddings`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key.body.secret}` },
+        body: JSON.stringify({ model: "text-embedding-3-small", input: "third" }),
+      });
+      expect(embeddings.status).toBe(429);
+      expect(stub.count("embeddings")).toBe(0);
+      for (const a of aborts) a.abort();
+      await Promise.all(hanging);
     } finally {
       await server.stop();
       removeDir(server.dataDir);
+      await stub.close();
     }
   }, 180_000);
 

@@ -8,6 +8,7 @@ import { setEnv } from "@/tests/helpers/env";
 import { call, signIn } from "@/tests/helpers/http";
 import { startOpenAiStub, type OpenAiStub } from "@/tests/helpers/openai-stub";
 import { deliver, orderEvent } from "@/tests/integration/billing/fixtures";
+import { metricValue } from "@/tests/helpers/prometheus";
 
 /**
  * GET /api/metrics through the real route, scraped before and after each action: the right series
@@ -42,18 +43,6 @@ async function metricsText(): Promise<string> {
 }
 
 /** The value of one series (0 when absent). Labels must match exactly, in any order. */
-function value(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const m = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const found = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.keys(found).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => found[k] === v))
-      return Number(m[3]);
-  }
-  return 0;
-}
-
 function seriesCount(text: string, name: string): number {
   return text.split("\n").filter((l) => l.startsWith(`${name}{`)).length;
 }
@@ -65,7 +54,7 @@ describe("GET /api/metrics", () => {
     expect(res.text).toContain("# TYPE http_requests_total counter");
     expect(res.text).toContain("process_cpu_user_seconds_total");
     // One process answers for itself (WEB_CONCURRENCY's sum is tested in tests/instances/server-processes.test.ts).
-    expect(value(res.text, "server_processes")).toBe(1);
+    expect(metricValue(res.text, "server_processes")).toBe(1);
   });
 
   it("a charged chat: one request, 15 credits charged, one provider call", async () => {
@@ -75,13 +64,15 @@ describe("GET /api/metrics", () => {
     expect(res.status).toBe(200);
     const after = await metricsText();
     const http = { route: "/api/ai/chat", method: "POST", status: "200" };
-    expect(value(after, "http_requests_total", http) - value(before, "http_requests_total", http)).toBe(1);
+    expect(metricValue(after, "http_requests_total", http) - metricValue(before, "http_requests_total", http)).toBe(1);
     expect(
-      value(after, "credits_charged_total", { operation: "chat" }) - value(before, "credits_charged_total", { operation: "chat" }),
+      metricValue(after, "credits_charged_total", { operation: "chat" }) -
+        metricValue(before, "credits_charged_total", { operation: "chat" }),
     ).toBe(15);
     const ok = { provider: "openai", model: "gpt-test", endpoint: "chat", outcome: "ok" };
     expect(
-      value(after, "ai_provider_request_duration_seconds_count", ok) - value(before, "ai_provider_request_duration_seconds_count", ok),
+      metricValue(after, "ai_provider_request_duration_seconds_count", ok) -
+        metricValue(before, "ai_provider_request_duration_seconds_count", ok),
     ).toBe(1);
   });
 
@@ -93,11 +84,12 @@ describe("GET /api/metrics", () => {
     expect(res.status).toBe(503);
     const after = await metricsText();
     const failed = { provider: "openai", model: "gpt-test", kind: "5xx" };
-    expect(value(after, "ai_provider_errors_total", failed) - value(before, "ai_provider_errors_total", failed)).toBe(1);
+    expect(metricValue(after, "ai_provider_errors_total", failed) - metricValue(before, "ai_provider_errors_total", failed)).toBe(1);
     const attempt = { model: "gpt-test", provider: "openai", outcome: "failover" };
-    expect(value(after, "ai_route_attempts_total", attempt) - value(before, "ai_route_attempts_total", attempt)).toBe(1);
+    expect(metricValue(after, "ai_route_attempts_total", attempt) - metricValue(before, "ai_route_attempts_total", attempt)).toBe(1);
     expect(
-      value(after, "credits_refunded_total", { operation: "chat" }) - value(before, "credits_refunded_total", { operation: "chat" }),
+      metricValue(after, "credits_refunded_total", { operation: "chat" }) -
+        metricValue(before, "credits_refunded_total", { operation: "chat" }),
     ).toBe(15);
   });
 
@@ -112,9 +104,9 @@ describe("GET /api/metrics", () => {
     const after = await metricsText();
     const dup = { source: "payment", type: "order_created", outcome: "duplicate" };
     const bad = { source: "payment", type: "unknown", outcome: "bad_signature" };
-    expect(value(middle, "webhook_deliveries_total", dup) - value(before, "webhook_deliveries_total", dup)).toBe(0);
-    expect(value(after, "webhook_deliveries_total", dup) - value(middle, "webhook_deliveries_total", dup)).toBe(1);
-    expect(value(after, "webhook_deliveries_total", bad) - value(middle, "webhook_deliveries_total", bad)).toBe(1);
+    expect(metricValue(middle, "webhook_deliveries_total", dup) - metricValue(before, "webhook_deliveries_total", dup)).toBe(0);
+    expect(metricValue(after, "webhook_deliveries_total", dup) - metricValue(middle, "webhook_deliveries_total", dup)).toBe(1);
+    expect(metricValue(after, "webhook_deliveries_total", bad) - metricValue(middle, "webhook_deliveries_total", bad)).toBe(1);
   });
 
   it("a rate-limited request: one rejection in its category", async () => {
@@ -126,8 +118,8 @@ describe("GET /api/metrics", () => {
     expect((await call(sendEmail, { cookie, body, headers: { "x-forwarded-for": "198.51.100.40" } })).status).toBe(429);
     const after = await metricsText();
     expect(
-      value(after, "rate_limit_rejections_total", { category: "email" }) -
-        value(before, "rate_limit_rejections_total", { category: "email" }),
+      metricValue(after, "rate_limit_rejections_total", { category: "email" }) -
+        metricValue(before, "rate_limit_rejections_total", { category: "email" }),
     ).toBe(1);
   });
 
@@ -140,7 +132,7 @@ describe("GET /api/metrics", () => {
     expect(seriesCount(after, "http_requests_total")).toBe(seriesCount(before, "http_requests_total"));
     expect(after).not.toContain("id-999");
     const notFound = { route: "/api/files/{id}", method: "GET", status: "404" };
-    expect(value(after, "http_requests_total", notFound) - value(before, "http_requests_total", notFound)).toBe(1000);
+    expect(metricValue(after, "http_requests_total", notFound) - metricValue(before, "http_requests_total", notFound)).toBe(1000);
   });
 
   it("is guarded: bearer METRICS_TOKEN when set (401 otherwise), 404 in production without one", async () => {
