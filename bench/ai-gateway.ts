@@ -42,7 +42,7 @@
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
@@ -69,6 +69,7 @@ import {
   type TimedStream,
 } from "./lib/ai-http";
 import { portkeyHeaders, startPortkey, type PortkeyProcess } from "./lib/portkey-process";
+import { cpuSeconds } from "./lib/process-cpu";
 import { fmt, writeSection } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
 
@@ -121,8 +122,15 @@ const dist = (values: number[]): Dist => ({
 const LATENCY_KINDS = ["direct", "portkey", "noop", "chat", "chatBonus"] as const;
 type LatencyKind = (typeof LATENCY_KINDS)[number];
 /** The kinds measured at concurrency 16, interleaved slice by slice. */
-const THROUGHPUT_KINDS = ["direct", "portkey", "noop", "chat"] as const;
+const THROUGHPUT_KINDS = ["direct", "portkey", "noop", "chat", "v1"] as const;
 type ThroughputKind = (typeof THROUGHPUT_KINDS)[number];
+
+interface CpuShares {
+  server: number;
+  portkey?: number;
+  postgres?: number;
+  stub: number;
+}
 
 interface StreamSummary {
   ttft: Dist;
@@ -148,9 +156,15 @@ interface ScenarioResult {
     /** Median of the per-round ratios chat ÷ kind. */
     chatRatio: Partial<Record<ThroughputKind, number>>;
     roundChatNoopRatios: number[];
+    /** Charged requests of the rounds (chat and v1). */
     chatRequests: number;
-    /** Charged chat requests of the warm-up (answered 200). */
+    /** Charged requests of the warm-up (answered 200). */
     chatWarmUp: number;
+    /**
+     * CPU ms (user + system) per request answered in the kind's slices at this concurrency, median of
+     * the rounds: our server's process, Portkey's, PostgreSQL's (its server and backends), the stub's.
+     */
+    cpuMsPerRequest?: Partial<Record<ThroughputKind, CpuShares>>;
   };
   stream?: Record<"paced" | "unpaced", { direct: StreamSummary; gateway: StreamSummary; portkey?: StreamSummary; chunks: number }> & {
     portkeyError?: string;
@@ -179,6 +193,10 @@ function chatBody(): string {
   return JSON.stringify({ messages: [{ role: "user", content: CHAT_PROMPT }] });
 }
 /** What our provider client sends upstream for that body (the "same request", sent to the stub directly). */
+/** The same chat through our OpenAI-compatible API; max_tokens keeps its quote at the flat price. */
+function v1ChatBody(): string {
+  return JSON.stringify({ model: MODEL, messages: [{ role: "user", content: CHAT_PROMPT }], max_tokens: 16 });
+}
 function directChatBody(): string {
   return JSON.stringify({ model: MODEL, messages: [{ role: "user", content: CHAT_PROMPT }] });
 }
@@ -281,6 +299,21 @@ async function latencyPhase(
   return { kinds: Object.fromEntries(kinds.map((k) => [k, dist(all[k])])), roundAddedP50, cpuMsPerRequest };
 }
 
+/** The PostgreSQL server's process (its backends are its children), when it runs on this machine. */
+async function postmasterPid(databaseUrl: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const dir = (await client.query<{ data_directory: string }>("SHOW data_directory")).rows[0].data_directory;
+    const file = path.join(dir, "postmaster.pid");
+    return existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : undefined;
+  } catch {
+    return undefined; // not allowed to read the setting: PostgreSQL's CPU is left out
+  } finally {
+    await client.end();
+  }
+}
+
 /** utime + stime of a process (all its threads), ms. */
 function processCpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -305,6 +338,7 @@ async function throughputPhase(
   portkey: PortkeyProcess | null,
   users: BenchUsers,
   label: string,
+  postgresPid?: number,
 ): Promise<NonNullable<ScenarioResult["throughput"]>> {
   const load = (kind: ThroughputKind, max: number): Promise<PostLoadResult> => {
     const base = { concurrency: CONCURRENCY, maxRequests: max, maxMs: SECONDS * 1000 };
@@ -327,21 +361,51 @@ async function throughputPhase(
           headers: (w) => ({ cookie: users.cookies[w % users.cookies.length] }),
           body: chatBody(),
         });
+      case "v1":
+        return runPostLoad({
+          ...base,
+          url: `${server.baseUrl}/v1/chat/completions`,
+          headers: (w) => ({ authorization: `Bearer ${users.keys[w % users.keys.length]}` }),
+          body: v1ChatBody(),
+        });
     }
   };
+  // Each slice's CPU: what each process used while only that kind ran, per request it answered.
+  const pids = {
+    server: server.pid,
+    portkey: portkey?.pid,
+    postgres: postgresPid,
+    stub: stub.child.pid as number,
+  };
+  const cpuNow = () => ({
+    server: cpuSeconds(pids.server, { children: true }),
+    portkey: pids.portkey ? cpuSeconds(pids.portkey) : NaN,
+    postgres: pids.postgres ? cpuSeconds(pids.postgres, { children: true, reaped: true }) : NaN,
+    stub: cpuSeconds(pids.stub),
+  });
+  const cpuRounds = Object.fromEntries(THROUGHPUT_KINDS.map((k) => [k, [] as CpuShares[]])) as Record<ThroughputKind, CpuShares[]>;
   const kinds = THROUGHPUT_KINDS.filter((k) => k !== "portkey" || portkey);
   let chatWarmUp = 0;
   for (const k of kinds) {
     const warm = await load(k, 300);
-    if (k === "chat") chatWarmUp = warm.statuses["200"] ?? 0;
+    if (k === "chat" || k === "v1") chatWarmUp += warm.statuses["200"] ?? 0;
   }
   const rounds = Object.fromEntries(kinds.map((k) => [k, [] as PostLoadResult[]])) as Record<ThroughputKind, PostLoadResult[]>;
   for (let round = 0; round < ROUNDS; round++) {
     const order = [...kinds.slice(round % kinds.length), ...kinds.slice(0, round % kinds.length)];
     for (const k of order) {
+      const before = cpuNow();
       const r = await load(k, 1_000_000);
+      const after = cpuNow();
       if (r.errors) throw new Error(`${label} throughput ${k}: errors ${JSON.stringify(r.statuses)}`);
       rounds[k].push(r);
+      const per = (p: keyof CpuShares) => ((after[p] - before[p]) * 1000) / r.requests;
+      cpuRounds[k].push({
+        server: per("server"),
+        stub: per("stub"),
+        ...(pids.portkey ? { portkey: per("portkey") } : {}),
+        ...(pids.postgres ? { postgres: per("postgres") } : {}),
+      });
     }
     console.log(
       `  ${label} c=${CONCURRENCY} round ${round + 1}: ${kinds.map((k) => `${k} ${fmt(rounds[k][round].rps, 0)} req/s`).join(" | ")}`,
@@ -362,8 +426,22 @@ async function throughputPhase(
     ),
     chatRatio,
     roundChatNoopRatios: rounds.chat.map((c, i) => c.rps / rounds.noop[i].rps),
-    chatRequests: rounds.chat.reduce((a, r) => a + r.requests, 0),
+    chatRequests: [...rounds.chat, ...rounds.v1].reduce((a, r) => a + r.requests, 0),
     chatWarmUp,
+    cpuMsPerRequest: Object.fromEntries(
+      kinds.map((k) => {
+        const of = (p: keyof CpuShares) => median(cpuRounds[k].map((c) => c[p] as number));
+        return [
+          k,
+          {
+            server: of("server"),
+            stub: of("stub"),
+            ...(pids.portkey ? { portkey: of("portkey") } : {}),
+            ...(pids.postgres ? { postgres: of("postgres") } : {}),
+          },
+        ];
+      }),
+    ),
   };
 }
 
@@ -595,6 +673,8 @@ interface BenchUsers {
   cookies: string[];
   /** A user with 0 subscription credits whose charges come from bonus credits (auto-use on). */
   bonusCookie: string;
+  /** An API key of each of `cookies`' users, for /v1/chat/completions. */
+  keys: string[];
 }
 
 /**
@@ -629,7 +709,19 @@ async function prepareUsers(baseUrl: string): Promise<BenchUsers> {
     body: JSON.stringify({ bonusCreditsAutoUse: true }),
   });
   if (prefs.status !== 200) throw new Error(`auto-use: ${prefs.status} ${await prefs.text()}`);
-  return { cookies: all.slice(0, -1), bonusCookie };
+  const cookies = all.slice(0, -1);
+  const keys = await Promise.all(
+    cookies.map(async (cookie) => {
+      const r = await fetch(`${baseUrl}/api/keys`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench" }),
+      });
+      if (r.status !== 200) throw new Error(`API key: ${r.status} ${await r.text()}`);
+      return ((await r.json()) as { secret: string }).secret;
+    }),
+  );
+  return { cookies, bonusCookie, keys };
 }
 
 /** Runs a phase and checks its charges: credits consumed across every bench user = successful charged requests × cost. */
@@ -653,7 +745,13 @@ async function charged<T>(
   return result;
 }
 
-async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | null, databaseUrl?: string): Promise<ScenarioResult> {
+async function scenario(
+  database: string,
+  stub: Stub,
+  portkey: PortkeyProcess | null,
+  databaseUrl?: string,
+  postgresPid?: number,
+): Promise<ScenarioResult> {
   const label = `[${database}]`;
   console.log(`${label} starting next start ...`);
   const server = await startBenchServer({
@@ -692,7 +790,7 @@ async function scenario(database: string, stub: Stub, portkey: PortkeyProcess | 
         users,
         "throughput",
         result.charges,
-        () => throughputPhase(server, stub, portkey, users, label),
+        () => throughputPhase(server, stub, portkey, users, label, postgresPid),
         (t) => ({
           requests: t.chatRequests + t.chatWarmUp,
           cost: (t.chatRequests + t.chatWarmUp) * CHAT_COST,
@@ -810,15 +908,49 @@ function throughputTable(results: ScenarioResult[]): string[] {
       const label =
         k === "chat"
           ? "our charged `/api/ai/chat` → stub"
-          : k === "noop"
-            ? "our `/api/bench/noop`"
-            : k === "portkey"
-              ? "Portkey → stub"
-              : "stub, direct";
+          : k === "v1"
+            ? "our charged `/v1/chat/completions` (API key) → stub"
+            : k === "noop"
+              ? "our `/api/bench/noop`"
+              : k === "portkey"
+                ? "Portkey → stub"
+                : "stub, direct";
       return `| ${r.database} | ${label} | ${fmt(rps, 0)} | ${fmt(rps / (t.rps.direct as number), 2)} | ${t.rps.portkey ? fmt(rps / t.rps.portkey, 2) : ""} | ${fmt(rps / (t.rps.noop as number), 2)} | ${fmt(t.p50[k] as number, 1)} / ${fmt(t.p99[k] as number, 1)} |`;
     });
   });
   return ["| Database | kind | req/s | ÷ stub | ÷ Portkey | ÷ our noop | p50 / p99 ms |", "|---|---|---|---|---|---|---|", ...rows];
+}
+
+/** CPU per request at the throughput phase's concurrency, each against Portkey's per proxied chat. */
+function throughputCpuTable(results: ScenarioResult[]): string[] {
+  const rows = results.flatMap((r) => {
+    const cpu = r.throughput?.cpuMsPerRequest;
+    if (!cpu) return [];
+    const portkeyMs = cpu.portkey?.portkey;
+    const vs = (ms: number) => (portkeyMs ? `**${fmt(ms / portkeyMs, 2)}×**` : "");
+    return (["portkey", "noop", "chat", "v1"] as const)
+      .filter((k) => cpu[k])
+      .map((k) => {
+        const c = cpu[k] as CpuShares;
+        const own = k === "portkey" ? (c.portkey as number) : c.server;
+        const pg = k === "portkey" || c.postgres === undefined ? undefined : c.postgres;
+        const label =
+          k === "portkey"
+            ? "Portkey, proxied chat (its process)"
+            : k === "noop"
+              ? "our `/api/bench/noop` (server process)"
+              : k === "chat"
+                ? "our charged `/api/ai/chat` (server process)"
+                : "our charged `/v1/chat/completions` (server process)";
+        return `| ${r.database} | ${label} | ${fmt(own, 2)} | ${vs(own)} | ${pg === undefined ? "" : fmt(pg, 2)} | ${pg === undefined ? "" : vs(own + pg)} | ${fmt(c.stub, 2)} |`;
+      });
+  });
+  if (rows.length === 0) return [];
+  return [
+    "| Database | kind | CPU ms per request | ÷ Portkey's | PostgreSQL's CPU ms | with PostgreSQL's, ÷ Portkey's | the stub's CPU ms |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+  ];
 }
 
 function report(results: ScenarioResult[], startedAt: Date, steps: Steps | null, stubKeepAliveMs: number): string {
@@ -860,6 +992,10 @@ ${results.map((r) => latencyTable(r, steps).join("\n")).join("\n\n")}
 **Throughput at concurrency ${CONCURRENCY}** (${ROUNDS} rounds of ${SECONDS} s per kind after 300 warm-ups, kinds in rotating order; ${CONCURRENCY} workers, worker *w* signed in as bench user *w*; req/s are medians over rounds, ratios are of those medians).
 
 ${throughputTable(results).join("\n")}
+
+**CPU per request at concurrency ${CONCURRENCY}** (user + system time from /proc of each process over each kind's slices, divided by the requests answered in them; median of the rounds). PostgreSQL's counts its server and every backend; the stub's is the same work for every kind.
+
+${throughputCpuTable(results).join("\n")}
 
 Targets (issues 17 and 36):
 
@@ -941,7 +1077,7 @@ async function main(): Promise<void> {
     if (admin && DATABASES.includes("postgres")) {
       const db = await freshPostgres(admin, "bench_ai");
       try {
-        results.push(await scenario("PostgreSQL", stub, portkey, db.url));
+        results.push(await scenario("PostgreSQL", stub, portkey, db.url, await postmasterPid(db.url)));
       } finally {
         await db.drop();
       }

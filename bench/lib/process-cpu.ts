@@ -8,14 +8,15 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
  */
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the project runs on
 
-function ownCpuSeconds(pid: number): number {
+function ownCpuSeconds(pid: number, reaped = false): number {
   const stat = `/proc/${pid}/stat`;
   if (!existsSync(stat)) return NaN;
-  // Fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-  const fields = readFileSync(stat, "utf8")
-    .slice(readFileSync(stat, "utf8").lastIndexOf(")") + 2)
-    .split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  // Fields after the command name (which may hold spaces) in parentheses: utime and stime are the
+  // 12th and 13th; cutime and cstime (children it has waited for) the 14th and 15th.
+  const text = readFileSync(stat, "utf8");
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (reaped ? own + Number(fields[13]) + Number(fields[14]) : own) / TICKS_PER_SECOND;
 }
 
 export function childPids(pid: number): number[] {
@@ -30,8 +31,12 @@ export function childPids(pid: number): number[] {
   return pids;
 }
 
-export function cpuSeconds(pid: number, options: { children?: boolean } = {}): number {
-  let total = ownCpuSeconds(pid);
+/**
+ * `children`: add the live children's CPU; `reaped`: and the children that already exited (a
+ * PostgreSQL server's backends of closed connections).
+ */
+export function cpuSeconds(pid: number, options: { children?: boolean; reaped?: boolean } = {}): number {
+  let total = ownCpuSeconds(pid, options.reaped);
   if (options.children) for (const child of childPids(pid)) total += ownCpuSeconds(child) || 0;
   return total;
 }
