@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { securityHeaders } from "@/lib/config/security-headers";
 import { tracingEnabled } from "@/lib/tracing";
-import { restFitsDrain, settleUnreadBody, toRequest } from "./lane-request";
+import { hasBody, restFitsDrain, settleUnreadBody, toRequest } from "./lane-request";
 import { writeResponse } from "./lane-response";
 
 /**
  * The gateway lane (docs/ARCHITECTURE.md "The gateway lane"): the standalone server answers the hot AI
- * routes by calling their route handlers itself, straight from node:http, instead of through Next's
- * router. The handler is the one Next would call (the route's own compiled module, so the same lib
+ * routes, and the plain GETs a dashboard or a client polls, by calling their route handlers itself,
+ * straight from node:http, instead of through Next's router (about 1 ms of CPU per request). The handler is the one Next would call (the route's own compiled module, so the same lib
  * module instances, caches and database pool): authentication, limits, the cross-site rule, schemas,
  * charging, metrics, the access log and the error shape are all the route wrapper's (lib/http/handler.ts)
  * and identical on both paths. What the lane does is what Next does around a route handler:
@@ -21,29 +21,34 @@ import { writeResponse } from "./lane-response";
  *     stream never: it says no-transform), an event stream written chunk by chunk with backpressure
  *     and cancelled (the provider stopped, the reservation settled for what was produced) when the
  *     client leaves;
- *   - the route span, when tracing is on: a server span named "POST <route>", child of the caller's
+ *   - the route span, when tracing is on: a server span named "<METHOD> <route>", child of the caller's
  *     traceparent, active while the handler runs (the wrapper tags it with the request id; the credit
  *     and provider spans are its children).
- * Anything else (another method or path) goes on to Next, and so does everything when a laned route's
+ * Anything else (another method or path, HEAD, a GET with a body) goes on to Next, and so does everything when a laned route's
  * module cannot be loaded as the lane expects (lib/server/next-internals.ts checks it): the lane turns
  * itself off, loudly.
  * `next dev` has no lane: the route handlers answer there. GATEWAY_LANE=false turns it off.
  */
 export type LaneRouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-/** The laned routes: path → the route's compiled module under <distDir>/server. */
-export const LANE_ROUTES: Readonly<Record<string, string>> = {
-  "/api/ai/chat": "app/api/ai/chat/route.js",
-  "/api/ai/stream": "app/api/ai/stream/route.js",
-  "/v1/chat/completions": "app/v1/chat/completions/route.js",
+export type LaneMethod = "GET" | "POST";
+
+/** The laned routes: path → the method laned and the route's compiled module under <distDir>/server. */
+export const LANE_ROUTES: Readonly<Record<string, { method: LaneMethod; module: string }>> = {
+  "/api/ai/chat": { method: "POST", module: "app/api/ai/chat/route.js" },
+  "/api/ai/stream": { method: "POST", module: "app/api/ai/stream/route.js" },
+  "/v1/chat/completions": { method: "POST", module: "app/v1/chat/completions/route.js" },
+  "/api/user/status": { method: "GET", module: "app/api/user/status/route.js" },
+  "/api/ai/usage": { method: "GET", module: "app/api/ai/usage/route.js" },
+  "/v1/models": { method: "GET", module: "app/v1/models/route.js" },
 };
 
 export interface GatewayLaneOptions {
   /**
-   * The route's POST handler (lib/server/next-internals.ts loadRouteHandler). A failure or null for any
-   * laned route turns the lane off as a whole, with one error line: Next answers every route then.
+   * The route's handler of that method (lib/server/next-internals.ts loadRouteHandler). A failure or null
+   * for any laned route turns the lane off as a whole, with one error line: Next answers every route then.
    */
-  loadHandler: (modulePath: string) => Promise<LaneRouteHandler | null>;
+  loadHandler: (modulePath: string, method: LaneMethod) => Promise<LaneRouteHandler | null>;
   /** Whether the app has started (instrumentation ran: configuration checked, database open). */
   ready: () => boolean;
   /** The host name the server listens on (Next builds route handlers' URLs from it). */
@@ -85,9 +90,9 @@ export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
   const load = async () => {
     const loaded = new Map<string, LaneRouteHandler>();
     try {
-      for (const [route, modulePath] of Object.entries(LANE_ROUTES)) {
-        const handler = await options.loadHandler(modulePath);
-        if (!handler) throw new Error(`${route}: the route module has no POST handler`);
+      for (const [route, { method, module }] of Object.entries(LANE_ROUTES)) {
+        const handler = await options.loadHandler(module, method);
+        if (!handler) throw new Error(`${route}: the route module has no ${method} handler`);
         loaded.set(route, handler);
       }
     } catch (error) {
@@ -110,10 +115,12 @@ export function createGatewayLane(options: GatewayLaneOptions): GatewayLane {
         void load();
         return false;
       }
-      if (state !== "on" || req.method !== "POST") return false;
+      if (state !== "on") return false;
       const route = routeOf(req.url);
       const handler = route ? handlers?.get(route) : undefined;
-      if (!route || !handler) return false;
+      if (!route || !handler || req.method !== LANE_ROUTES[route].method) return false;
+      // A GET with a body: Next's to answer (a web Request cannot carry one).
+      if (req.method === "GET" && hasBody(req)) return false;
       security ??= securityHeaders();
       answer(req, res, route, handler, options, security).catch((error: unknown) => {
         options.logLine("error", "gateway lane: request failed", { route, error: String(error) });
@@ -142,13 +149,14 @@ async function answer(
   let response: Response;
   if (tracingEnabled()) {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    span = trace
-      .getTracer("gateway-lane")
-      .startSpan(
-        `POST ${route}`,
-        { kind: SpanKind.SERVER, attributes: { "http.method": "POST", "http.route": route, "http.target": route, "next.route": route } },
-        parent,
-      );
+    span = trace.getTracer("gateway-lane").startSpan(
+      `${req.method} ${route}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { "http.method": req.method, "http.route": route, "http.target": route, "next.route": route },
+      },
+      parent,
+    );
     const active = span;
     res.once("close", () => {
       active.setAttribute("http.status_code", res.statusCode);

@@ -97,7 +97,14 @@ export function settleUnreadBody(req: IncomingMessage, res: ServerResponse, body
   req.resume();
 }
 
-/** The request a route handler gets from Next, built from the node request. */
+/** Whether the request says a body follows (a length above 0, or chunks). */
+export function hasBody(req: IncomingMessage): boolean {
+  return (
+    req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0")
+  );
+}
+
+/** The request a route handler gets from Next, built from the node request (a POST, or a GET without a body). */
 export function toRequest(
   req: IncomingMessage,
   res: ServerResponse,
@@ -123,11 +130,9 @@ export function toRequest(
   res.once("close", () => {
     if (!res.writableFinished) abort.abort(new Error("client disconnected"));
   });
-  const hasBody =
-    req.headers["transfer-encoding"] !== undefined ||
-    (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
-  const init: RequestInit & { duplex: "half" } = { method: "POST", headers, signal: abort.signal, duplex: "half" };
-  const body = hasBody ? requestBody(req) : null;
+  const method = req.method === "GET" ? "GET" : "POST";
+  const init: RequestInit & { duplex: "half" } = { method, headers, signal: abort.signal, duplex: "half" };
+  const body = method === "POST" && hasBody(req) ? requestBody(req) : null;
   if (body) init.body = body.stream;
   const url = `${https ? "https" : "http"}://${formatHostname(hostname)}:${port}${req.url}`;
   return { request: new Request(url, init), abort, body };

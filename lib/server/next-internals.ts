@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import type { LaneRouteHandler } from "./gateway-lane";
+import type { LaneMethod, LaneRouteHandler } from "./gateway-lane";
 
 /**
  * Everything the standalone server's preflight (scripts/preflight.ts) relies on in Next.js's standalone
@@ -36,22 +36,23 @@ export function standaloneDistDir(): string {
 }
 
 /**
- * A laned route's POST handler: the route's compiled module as Next itself loads it (Node's own
+ * A laned route's handler of `method`: the route's compiled module as Next itself loads it (Node's own
  * require after next-server.js moved into this directory, so one module cache and one set of
  * instances), its handlers read once Next's lazy loading of the route's code has run. Checked to be
  * the route wrapper's own handler (it carries its declaration).
  */
-export async function loadRouteHandler(modulePath: string): Promise<LaneRouteHandler> {
+export async function loadRouteHandler(modulePath: string, method: LaneMethod = "POST"): Promise<LaneRouteHandler> {
   const file = path.join(process.cwd(), standaloneDistDir(), "server", modulePath);
   if (!existsSync(file)) throw new NextInternalsChanged(`no compiled route module at ${path.relative(process.cwd(), file)}`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const compiled = require(file) as { routeModule?: { ensureUserland?: () => Promise<void>; userland?: { POST?: unknown } } };
+  const compiled = require(file) as { routeModule?: { ensureUserland?: () => Promise<void>; userland?: Record<string, unknown> } };
   if (!compiled.routeModule) throw new NextInternalsChanged(`${modulePath} exports no routeModule`);
   if (typeof compiled.routeModule.ensureUserland === "function") await compiled.routeModule.ensureUserland();
-  const post = compiled.routeModule.userland?.POST as (LaneRouteHandler & { definition?: unknown }) | undefined;
-  if (typeof post !== "function") throw new NextInternalsChanged(`${modulePath}: routeModule.userland.POST is not a function`);
-  if (!post.definition) throw new NextInternalsChanged(`${modulePath}: routeModule.userland.POST is not the route wrapper's handler`);
-  return post;
+  const handler = compiled.routeModule.userland?.[method] as (LaneRouteHandler & { definition?: unknown }) | undefined;
+  if (typeof handler !== "function") throw new NextInternalsChanged(`${modulePath}: routeModule.userland.${method} is not a function`);
+  if (!handler.definition)
+    throw new NextInternalsChanged(`${modulePath}: routeModule.userland.${method} is not the route wrapper's handler`);
+  return handler;
 }
 
 /**

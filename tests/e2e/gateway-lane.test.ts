@@ -12,7 +12,7 @@ const baseUrl = inject("baseUrl");
 const laned = process.env.E2E_GATEWAY_LANE !== "false";
 
 describe(`hot AI routes answered by ${laned ? "the gateway lane" : "Next's router"}`, () => {
-  it("POST /api/ai/chat, /api/ai/stream and /v1/chat/completions; other routes always by Next", async () => {
+  it("POST /api/ai/chat, /api/ai/stream and /v1/chat/completions, GET /api/user/status and /api/ai/usage; other routes always by Next", async () => {
     const client = new Client(baseUrl);
     expect((await client.signIn("gateway-lane@example.com")).status).toBe(200);
     const body = JSON.stringify({ messages: [{ role: "user", content: "hello lane" }] });
@@ -44,8 +44,15 @@ describe(`hot AI routes answered by ${laned ? "the gateway lane" : "Next's route
     expect((await v1.json()).error.code).toBe("invalid_api_key");
     expect(routerVary(v1)).toBe(!laned);
 
-    // Not laned: another AI route, another method.
-    expect(routerVary(await client.fetch("/api/ai/usage"))).toBe(true);
+    // The plain reads a dashboard or a client polls: GET, laned too.
+    for (const path of ["/api/user/status", "/api/ai/usage"]) {
+      const read = await client.fetch(path);
+      expect(read.status, path).toBe(200);
+      expect(routerVary(read), path).toBe(!laned);
+    }
+    // Not laned: another route, another method.
+    expect(routerVary(await client.fetch("/api/keys"))).toBe(true);
+    expect(routerVary(await client.fetch("/api/user/status", { method: "HEAD" }))).toBe(true);
     const put = await client.fetch("/api/ai/chat", { method: "PUT", headers: { "content-type": "application/json" }, body });
     expect(put.status).toBe(405);
     expect(routerVary(put)).toBe(true);

@@ -4,8 +4,8 @@ import { Client } from "./client";
 import { removeDir, startServer, type RunningServer } from "./server";
 
 /**
- * The gateway lane (lib/server/gateway-lane.ts) and Next's router must answer the three hot AI routes
- * alike, whatever a framework upgrade changes under the lane: two servers from the same build, one with
+ * The gateway lane (lib/server/gateway-lane.ts) and Next's router must answer the laned routes (the
+ * three hot AI routes, the three plain reads) alike, whatever a framework upgrade changes under the lane: two servers from the same build, one with
  * the lane and one without (GATEWAY_LANE=false), get the same requests (good, refused at each step of
  * the wrapper, malformed, too large, on a kept-alive connection), and their answers are compared:
  * status, headers (names, and values where they are not per request), and the body's shape (JSON
@@ -91,7 +91,7 @@ async function answerOf(res: Response): Promise<Answer> {
   const text = await res.text();
   const type = res.headers.get("content-type") ?? "";
   let body: unknown = text.length > 0 ? "text" : "";
-  if (type.startsWith("application/json")) body = shapeOf(JSON.parse(text));
+  if (type.startsWith("application/json") && text.length > 0) body = shapeOf(JSON.parse(text));
   else if (type.startsWith("text/event-stream"))
     body = text
       .split("\n\n")
@@ -159,6 +159,25 @@ const CASES: Case[] = [
   { name: "chat, GET", path: "/api/ai/chat", method: "GET" },
   { name: "v1, GET", path: "/v1/chat/completions", method: "GET", as: "key" },
   { name: "an unknown API path", path: "/api/ai/nothing-here", headers: json, body: chat },
+  { name: "status", path: "/api/user/status", method: "GET" },
+  { name: "status, a query string", path: "/api/user/status?x=1", method: "GET" },
+  { name: "status, no session", path: "/api/user/status", method: "GET", as: "nobody" },
+  { name: "status, no credits", path: "/api/user/status", method: "GET", as: "broke" },
+  {
+    name: "status, cross-site",
+    path: "/api/user/status",
+    method: "GET",
+    headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+  },
+  { name: "status, HEAD", path: "/api/user/status", method: "HEAD" },
+  { name: "status, POST", path: "/api/user/status", headers: json, body: "{}" },
+  { name: "status, a trailing slash", path: "/api/user/status/", method: "GET" },
+  { name: "usage", path: "/api/ai/usage", method: "GET" },
+  { name: "usage, gzip accepted", path: "/api/ai/usage", method: "GET", headers: { "accept-encoding": "gzip" } },
+  { name: "usage, no session", path: "/api/ai/usage", method: "GET", as: "nobody" },
+  { name: "models", path: "/v1/models", method: "GET", as: "key" },
+  { name: "models, no key", path: "/v1/models", method: "GET", as: "nobody" },
+  { name: "models, a wrong key", path: "/v1/models", method: "GET", headers: { authorization: "Bearer sk-not-a-key" }, as: "nobody" },
 ];
 
 /** A signed-in person, an API key and a person with no credits, on one server. */
@@ -224,7 +243,12 @@ async function send(server: RunningServer, callers: Awaited<ReturnType<typeof ca
 
 async function sendOnce(server: RunningServer, callers: Awaited<ReturnType<typeof callersOf>>, c: Case): Promise<Answer> {
   const headers: Record<string, string> = { ...(c.headers ?? {}) };
-  const body = c.method === "GET" || c.body === undefined ? undefined : typeof c.body === "string" ? c.body : new Uint8Array(c.body);
+  const body =
+    c.method === "GET" || c.method === "HEAD" || c.body === undefined
+      ? undefined
+      : typeof c.body === "string"
+        ? c.body
+        : new Uint8Array(c.body);
   const init = { method: c.method ?? "POST", headers, body };
   if (c.as === "key") headers.authorization = `Bearer ${callers.secret}`;
   if (c.as === "nobody" || c.as === "key") return answerOf(await fetch(`${server.baseUrl}${c.path}`, { ...init, redirect: "manual" }));

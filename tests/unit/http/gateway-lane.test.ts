@@ -43,6 +43,8 @@ async function laneServer(load: GatewayLaneOptions["loadHandler"]): Promise<Lane
   const server = http.createServer((req, res) => {
     if (!lane.serve(req, res)) {
       res.setHeader("content-type", "text/plain");
+      res.setHeader("x-answered-by", "next");
+      req.resume();
       res.end("next");
     }
   });
@@ -72,12 +74,23 @@ describe("gateway lane", () => {
     expect(gatewayLaneEnabled("no")).toBe(false);
   });
 
-  it("answers POST on the three AI routes' exact paths (a query included); everything else, a trailing slash too, goes on to Next", async () => {
-    const lane = await laneServer(handlerOf(() => Response.json({ laned: true })));
-    expect(Object.keys(LANE_ROUTES).sort()).toEqual(["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions"]);
+  it("answers POST on the three AI routes' and GET on the three plain reads' exact paths (a query included); everything else, a trailing slash too, goes on to Next", async () => {
+    const lane = await laneServer(handlerOf((req) => Response.json({ laned: req.method })));
+    expect(Object.entries(LANE_ROUTES).map(([path, r]) => `${r.method} ${path}`)).toEqual([
+      "POST /api/ai/chat",
+      "POST /api/ai/stream",
+      "POST /v1/chat/completions",
+      "GET /api/user/status",
+      "GET /api/ai/usage",
+      "GET /v1/models",
+    ]);
     for (const path of ["/api/ai/chat", "/api/ai/stream", "/v1/chat/completions", "/api/ai/chat?x=1"]) {
       const res = await fetch(`${lane.url}${path}`, { method: "POST", body: "{}" });
-      expect(await res.json(), path).toEqual({ laned: true });
+      expect(await res.json(), path).toEqual({ laned: "POST" });
+    }
+    for (const path of ["/api/user/status", "/api/ai/usage", "/v1/models", "/api/ai/usage?days=7"]) {
+      const res = await fetch(`${lane.url}${path}`);
+      expect(await res.json(), path).toEqual({ laned: "GET" });
     }
     // Next answers a trailing slash with its 308 redirect, never the route (nor a charge).
     for (const [method, path] of [
@@ -87,6 +100,11 @@ describe("gateway lane", () => {
       ["POST", "/api/ai/chat/?x=1"],
       ["GET", "/api/ai/chat"],
       ["PUT", "/api/ai/chat"],
+      ["POST", "/api/user/status"],
+      ["HEAD", "/api/user/status"],
+      ["GET", "/api/user/status/"],
+      ["GET", "/v1/models/"],
+      ["GET", "/api/user"],
       ["POST", "/api/ai/chatty"],
       ["POST", "/api/ai/rag/ask"],
       ["POST", "/v1/embeddings"],
@@ -94,9 +112,25 @@ describe("gateway lane", () => {
       ["POST", "/API/AI/CHAT"],
       ["POST", "/api/ai/cha%74"],
     ]) {
-      const res = await fetch(`${lane.url}${path}`, { method, body: method === "GET" ? undefined : "{}" });
-      expect(await res.text(), `${method} ${path}`).toBe("next");
+      const res = await fetch(`${lane.url}${path}`, { method, body: method === "GET" || method === "HEAD" ? undefined : "{}" });
+      if (method === "HEAD") expect(res.headers.get("x-answered-by"), `${method} ${path}`).toBe("next");
+      else expect(await res.text(), `${method} ${path}`).toBe("next");
     }
+    // A GET with a body (a web Request cannot carry one): Next's to answer.
+    const withBody = await new Promise<string>((resolve, reject) => {
+      const u = new URL(`${lane.url}/api/user/status`);
+      const req = http.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: "GET", headers: { "content-length": "2" } },
+        (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString()));
+          res.on("end", () => resolve(text));
+        },
+      );
+      req.on("error", reject);
+      req.end("{}");
+    });
+    expect(withBody).toBe("next");
   });
 
   it("leaves every request to Next until the app has started", async () => {
