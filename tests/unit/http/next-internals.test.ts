@@ -35,10 +35,12 @@ describe("Next.js internals the standalone server relies on", () => {
     expect(standaloneDistDir()).toBe(".next-e2e");
   });
 
-  it("loads a route's POST handler as Next does, and refuses one that is not the route wrapper's", async () => {
+  it("loads a route's handler of a method as Next does, and refuses one that is not the route wrapper's or missing", async () => {
     const dir = standalone({
       ".next/server/app/good/route.js":
-        "const post = async () => new Response('ok'); post.definition = { auth: 'session' };\nmodule.exports = { routeModule: { userland: undefined, async ensureUserland() { this.userland = { POST: post }; } } };",
+        "const post = async () => new Response('ok'); post.definition = { auth: 'session' };\nconst get = async () => new Response('read'); get.definition = { auth: 'session' };\nmodule.exports = { routeModule: { userland: undefined, async ensureUserland() { this.userland = { POST: post, GET: get }; } } };",
+      ".next/server/app/post-only/route.js":
+        "const post = async () => new Response('ok'); post.definition = { auth: 'session' };\nmodule.exports = { routeModule: { userland: { POST: post } } };",
       ".next/server/app/plain/route.js": "module.exports = { routeModule: { userland: { POST: async () => new Response('ok') } } };",
       ".next/server/app/none/route.js": "module.exports = {};",
     });
@@ -46,6 +48,14 @@ describe("Next.js internals the standalone server relies on", () => {
       process.chdir(dir);
       process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify({ distDir: ".next" });
       expect(typeof (await loadRouteHandler("app/good/route.js"))).toBe("function");
+      expect(
+        await (
+          await (
+            await loadRouteHandler("app/good/route.js", "GET")
+          )(new Request("http://x/"), { params: Promise.resolve({}) })
+        ).text(),
+      ).toBe("read");
+      await expect(loadRouteHandler("app/post-only/route.js", "GET")).rejects.toThrow(/routeModule\.userland\.GET is not a function/);
       await expect(loadRouteHandler("app/plain/route.js")).rejects.toThrow(/not the route wrapper's handler/);
       await expect(loadRouteHandler("app/none/route.js")).rejects.toThrow(/exports no routeModule/);
       await expect(loadRouteHandler("app/missing/route.js")).rejects.toThrow(/no compiled route module/);
