@@ -8,7 +8,8 @@ import { writeResponse } from "./lane-response";
 /**
  * The gateway lane (docs/ARCHITECTURE.md "The gateway lane"): the standalone server answers the hot AI
  * routes, and the plain GETs a dashboard or a client polls, by calling their route handlers itself,
- * straight from node:http, instead of through Next's router (about 1 ms of CPU per request). The handler is the one Next would call (the route's own compiled module, so the same lib
+ * straight from node:http, instead of through Next's router (about 1 ms of CPU per request). The
+ * handler is the one Next would call (the route's own compiled module, so the same lib
  * module instances, caches and database pool): authentication, limits, the cross-site rule, schemas,
  * charging, metrics, the access log and the error shape are all the route wrapper's (lib/http/handler.ts)
  * and identical on both paths. What the lane does is what Next does around a route handler:
@@ -24,9 +25,9 @@ import { writeResponse } from "./lane-response";
  *   - the route span, when tracing is on: a server span named "<METHOD> <route>", child of the caller's
  *     traceparent, active while the handler runs (the wrapper tags it with the request id; the credit
  *     and provider spans are its children).
- * Anything else (another method or path, HEAD, a GET with a body) goes on to Next, and so does everything when a laned route's
- * module cannot be loaded as the lane expects (lib/server/next-internals.ts checks it): the lane turns
- * itself off, loudly.
+ * Anything else (another method or path, HEAD, a GET with a body) goes on to Next, and so does
+ * everything when a laned route's module cannot be loaded as the lane expects
+ * (lib/server/next-internals.ts checks it): the lane turns itself off, loudly.
  * `next dev` has no lane: the route handlers answer there. GATEWAY_LANE=false turns it off.
  */
 export type LaneRouteHandler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
