@@ -13,7 +13,9 @@
  *      Portkey, and through our charged POST /api/ai/chat (a user whose charge comes from subscription
  *      credits, and one whose subscription credits are 0 so it comes from bonus credits), with GET
  *      /api/bench/noop (the server's floor); added = kind - direct at the same percentile;
- *   2. throughput at concurrency 16: req/s of the stub direct, Portkey, our noop and our chat;
+ *   2. throughput at concurrency 16: req/s of the stub direct, Portkey, our noop, our chat and our
+ *      /v1/chat/completions with API keys, and the CPU per request of each process in each kind's slices
+ *      (our server, Portkey, PostgreSQL with its backends, the stub: bench/lib/process-cpu.ts);
  *   3. streaming at concurrency 1: POST /api/ai/stream vs the stub's own SSE stream: time to first
  *      token and the gap between chunks, paced (the stub waits BENCH_CHUNK_DELAY_MS between chunks,
  *      like a model producing tokens) and unpaced (chunks back to back: the gateway's own cost);
@@ -88,8 +90,6 @@ const CPU_PASS = 300;
 const DATABASES = (process.env.BENCH_DATABASES ?? "embedded,postgres").split(",").map((d) => d.trim());
 const PHASES = (process.env.BENCH_PHASES ?? "latency,throughput,stream,concurrent").split(",").map((p) => p.trim());
 const WITH_PORTKEY = process.env.BENCH_PORTKEY !== "false";
-/** USER_HZ of /proc/<pid>/stat times (100 on Linux). */
-const CLOCK_TICKS = 100;
 const MODEL = "gpt-4o-mini";
 const CREDITS = 100_000_000;
 const CHAT_COST = 15;
@@ -192,11 +192,11 @@ interface ScenarioResult {
 function chatBody(): string {
   return JSON.stringify({ messages: [{ role: "user", content: CHAT_PROMPT }] });
 }
-/** What our provider client sends upstream for that body (the "same request", sent to the stub directly). */
 /** The same chat through our OpenAI-compatible API; max_tokens keeps its quote at the flat price. */
 function v1ChatBody(): string {
   return JSON.stringify({ model: MODEL, messages: [{ role: "user", content: CHAT_PROMPT }], max_tokens: 16 });
 }
+/** What our provider client sends upstream for that body (the "same request", sent to the stub directly). */
 function directChatBody(): string {
   return JSON.stringify({ model: MODEL, messages: [{ role: "user", content: CHAT_PROMPT }] });
 }
@@ -283,9 +283,9 @@ async function latencyPhase(
     for (const k of kinds) {
       const pid = cpuOf[k];
       if (!pid) continue;
-      const c0 = processCpuMs(pid);
+      const c0 = cpuSeconds(pid) * 1000;
       for (let i = 0; i < CPU_PASS; i++) await one(k);
-      (cpu[k] ??= []).push((processCpuMs(pid) - c0) / CPU_PASS);
+      (cpu[k] ??= []).push((cpuSeconds(pid) * 1000 - c0) / CPU_PASS);
       void pass;
     }
   }
@@ -312,12 +312,6 @@ async function postmasterPid(databaseUrl: string): Promise<number | undefined> {
   } finally {
     await client.end();
   }
-}
-
-/** utime + stime of a process (all its threads), ms. */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 function fetchGet(agent: ReturnType<typeof keepAliveAgent>, url: string): Promise<void> {
