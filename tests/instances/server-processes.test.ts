@@ -34,7 +34,6 @@ function getOnNewConnection(base: string, path: string, headers: Record<string, 
   });
 }
 
-/** One series' value in a Prometheus exposition (0 when absent); labels must match exactly. */
 const logLines = (server: RunningServer) =>
   readFileSync(server.logFile, "utf8")
     .split("\n")

@@ -42,7 +42,6 @@ async function metricsText(): Promise<string> {
   return res.text;
 }
 
-/** The value of one series (0 when absent). Labels must match exactly, in any order. */
 function seriesCount(text: string, name: string): number {
   return text.split("\n").filter((l) => l.startsWith(`${name}{`)).length;
 }
