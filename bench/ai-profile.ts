@@ -2,7 +2,7 @@
  * npm run bench:ai:profile (bench/ai-profile.ts) — where our server's CPU goes under the charged-chat
  * load: `next start` of the bench build runs with `--cpu-prof` while BENCH_CONCURRENCY (16) workers
  * send POST /api/ai/chat (each request really charged) for BENCH_PROFILE_SECONDS (20); the profile
- * of the server's main thread is then mapped through the build's source maps and its self time summed
+ * of the server's main thread, its samples during that load only (not start-up, sign-ins, warm-up), is then mapped through the build's source maps and its self time summed
  * by category (Next.js, the database, fetch/undici, web streams, our lib/ folders, ...). Prints a
  * table (ms of CPU per chat request and share of busy time) and the top functions, and writes the raw
  * summary to bench/results/ai-profile-<time>.json. BENCH_PROFILE_DB=postgres profiles on a fresh
@@ -13,7 +13,11 @@
  * a session: the plain authenticated GET through Next's router; many users and client addresses so the
  * `api` rate limits never refuse one), `noop` (GET /api/bench/noop) or `models` (GET /v1/models with an
  * API key). Besides the profile, the server's whole CPU per request from /proc (all threads).
+ * BENCH_PROFILE_SYSCALLS=true counts the server's system calls per request instead (strace -c -f on
+ * the measured load, no CPU profile): on a machine where a system call is dear, the calls a request
+ * makes (socket writes and reads, the database's round trips, timers) are a large share of its CPU.
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
@@ -33,6 +37,31 @@ if (!["chat", "status", "noop", "models"].includes(ROUTE))
   throw new Error(`BENCH_PROFILE_ROUTE: chat, status, noop or models, not ${ROUTE}`);
 /** The `api` category allows 100 requests per user and 200 per address an hour: the status load spreads over this many of each. */
 const STATUS_USERS = Number(process.env.BENCH_PROFILE_USERS ?? 240);
+const SYSCALLS = process.env.BENCH_PROFILE_SYSCALLS === "true";
+
+/** strace -c -f attached to the server while `work` runs: the calls of every thread, per request. */
+async function countSyscalls<T extends { requests: number }>(pid: number, work: () => Promise<T>): Promise<T> {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), "ai-strace-")), "strace.txt");
+  const strace = spawn("strace", ["-c", "-f", "-q", "-o", out, "-p", String(pid)], { stdio: "ignore" });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const result = await work();
+  const exited = new Promise((resolve) => strace.once("exit", resolve));
+  strace.kill("SIGINT");
+  await exited;
+  console.log(`\nsystem calls of the server per ${ROUTE} request (strace -c -f, ${result.requests} requests):\n`);
+  console.log("| system call | calls per request | seconds (strace) |\n|---|---|---|");
+  let total = 0;
+  for (const line of readFileSync(out, "utf8").split("\n")) {
+    const m = /^\s*[\d.]+\s+([\d.]+)\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/.exec(line);
+    if (!m || m[3] === "total") continue;
+    const calls = Number(m[2]) / Math.max(1, result.requests);
+    total += calls;
+    if (calls >= 0.01) console.log(`| ${m[3]} | ${fmt(calls, 2)} | ${m[1]} |`);
+  }
+  console.log(`| (all) | ${fmt(total, 2)} | |`);
+  removeDir(path.dirname(out));
+  return result;
+}
 
 interface ProfileNode {
   id: number;
@@ -116,7 +145,12 @@ export interface ProfileSummary {
   top: Array<{ fn: string; source: string; ms: number; msPerRequest: number }>;
 }
 
-export function summarize(profile: Profile, requests: number, database: string): ProfileSummary {
+/**
+ * Self time by category and function. With `window` (microseconds of the monotonic clock V8's samples
+ * and process.hrtime share), only the samples inside it count: the measured load, without start-up,
+ * sign-ins and warm-up.
+ */
+export function summarize(profile: Profile, requests: number, database: string, window?: { from: number; to: number }): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
@@ -136,7 +170,15 @@ export function summarize(profile: Profile, requests: number, database: string):
     return innermost || node.callFrame.functionName || "(native)";
   };
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  let at = profile.startTime;
+  let seconds = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window.from || at > window.to)) return;
+    seconds += delta / 1e6;
+    self.set(id, (self.get(id) ?? 0) + delta / 1000);
+  });
   const categories = new Map<string, number>();
   const functions = new Map<string, { fn: string; source: string; ms: number }>();
   for (const [id, ms] of self) {
@@ -164,7 +206,7 @@ export function summarize(profile: Profile, requests: number, database: string):
   return {
     database,
     requests,
-    seconds: (profile.endTime - profile.startTime) / 1e6,
+    seconds,
     busyMs,
     categories: [...categories]
       .filter(([c]) => c !== "(idle)")
@@ -192,9 +234,10 @@ async function main(): Promise<void> {
       DATABASE_URL: database?.url,
       TRUSTED_PROXY_HOPS: ROUTE === "status" ? "1" : undefined,
     },
-    ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=250"],
+    SYSCALLS ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-interval=250"],
   );
   let requests = 0;
+  const window = { from: 0, to: 0 };
   let cpuMsPerRequest = NaN;
   try {
     const users = ROUTE === "status" ? STATUS_USERS : CONCURRENCY;
@@ -236,10 +279,16 @@ async function main(): Promise<void> {
       });
     await run(500, 10_000);
     const cpu0 = cpuSeconds(server.pid);
-    const load = await run(ROUTE === "status" ? Math.min(users * 90 - 600, 10_000_000) : 10_000_000, SECONDS * 1000);
+    const measured = () => {
+      window.from = Number(process.hrtime.bigint() / 1000n);
+      return run(ROUTE === "status" ? Math.min(users * 90 - 600, 10_000_000) : 10_000_000, SECONDS * 1000).finally(() => {
+        window.to = Number(process.hrtime.bigint() / 1000n);
+      });
+    };
+    const load = SYSCALLS ? await countSyscalls(server.pid, measured) : await measured();
     cpuMsPerRequest = ((cpuSeconds(server.pid) - cpu0) * 1000) / Math.max(1, load.requests);
     if (load.errors) throw new Error(`${ROUTE}: unexpected answers ${JSON.stringify(load.statuses)}`);
-    requests = load.requests + 500 + users * 3;
+    requests = load.requests;
     console.log(
       `profiled load: ${load.requests} ${ROUTE} requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}; server CPU ${fmt(cpuMsPerRequest, 3)} ms per request (/proc, every thread)`,
     );
@@ -250,12 +299,16 @@ async function main(): Promise<void> {
     await database?.drop();
   }
   // The server's main thread wrote the largest profile (`next start` may run helper threads too).
+  if (SYSCALLS) {
+    removeDir(profileDir);
+    return;
+  }
   const files = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"));
   if (files.length === 0) throw new Error(`no profile in ${profileDir}`);
   const largest = files.sort((a, b) => statSync(path.join(profileDir, b)).size - statSync(path.join(profileDir, a)).size)[0];
-  const summary = summarize(JSON.parse(readFileSync(path.join(profileDir, largest), "utf8")) as Profile, requests, DB);
+  const summary = summarize(JSON.parse(readFileSync(path.join(profileDir, largest), "utf8")) as Profile, requests, DB, window);
   console.log(
-    `\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per ${ROUTE} request (${requests} requests, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`,
+    `\n${summary.database}: ${fmt(summary.busyMs / summary.requests, 2)} ms of main-thread CPU per ${ROUTE} request (the ${requests} requests of the measured load, busy ${fmt(summary.busyMs / 1000, 1)} s of ${fmt(summary.seconds, 1)} s)\n`,
   );
   console.log("| Category | ms per request | share of busy time |\n|---|---|---|");
   for (const c of summary.categories)
