@@ -2,13 +2,15 @@ import { db, dbKind, dbRunner } from "@/lib/db/client";
 import { releaseSlotSoon } from "@/lib/db/ai-slots";
 import { acquireDatabaseSlot } from "./database-slots";
 import { acquireProcessSlot, releaseProcessSlot, renewProcessSlots } from "./process-slots";
+import { hitDatabaseWindows } from "./database-windows";
 import { hitProcessWindows } from "./process-windows";
 import type { RateLimitStore, SlotRequest, WindowCount, WindowHit } from "./store";
 
 /**
- * Fixed windows in the rate_limit_windows table (PostgreSQL): every check is ONE atomic upsert for all
- * its keys. On the embedded database, which only this process opens, in this process's memory
- * (process-windows.ts), as its AI slots are.
+ * Fixed windows in the rate_limit_windows table (PostgreSQL): every check is one atomic upsert for all
+ * its keys, shared with the checks of the same event-loop turn (database-windows.ts). On the embedded
+ * database, which only this process opens, in this process's memory (process-windows.ts), as its AI
+ * slots are.
  * Old windows are swept now and then (about one check in 200): those two of the longest window
  * (one hour) behind, whatever this check's own window (an API key's minute must not sweep an hour
  * that is still counting).
@@ -19,23 +21,13 @@ export const databaseStore: RateLimitStore = {
   name: "database",
   async hit(hits: WindowHit[], windowMs: number, nowMs: number): Promise<WindowCount[]> {
     if ((await dbKind()) === "pglite") return hitProcessWindows(hits, windowMs, nowMs);
-    const prisma = await db();
-    const windowStart = new Date(Math.floor(nowMs / windowMs) * windowMs);
-    const values = hits.map((_, i) => `($${i + 2}, $1, 1)`).join(", ");
-    const rows = await prisma.$queryRawUnsafe<{ key: string; count: number }[]>(
-      `INSERT INTO rate_limit_windows (key, window_start, count) VALUES ${values}
-       ON CONFLICT (key, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-       RETURNING key, count`,
-      windowStart,
-      ...hits.map((h) => h.key),
-    );
+    const counts = await hitDatabaseWindows(hits, windowMs, nowMs);
     if (Math.random() < 0.005) {
-      void prisma.rateLimitWindow
+      void (await db()).rateLimitWindow
         .deleteMany({ where: { windowStart: { lt: new Date(nowMs - Math.max(SWEEP_AFTER_MS, 2 * windowMs)) } } })
         .catch(() => undefined);
     }
-    const counts = new Map(rows.map((r) => [r.key, Number(r.count)]));
-    return hits.map((h) => ({ ...h, count: counts.get(h.key) ?? 1, resetMs: windowStart.getTime() + windowMs }));
+    return counts;
   },
 
   /**
