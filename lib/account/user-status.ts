@@ -1,5 +1,5 @@
-import { currentSubscription } from "@/lib/billing/subscriptions/current-subscription";
-import { db } from "@/lib/db/client";
+import { LIVE_STATUSES } from "@/lib/billing/subscriptions/current-subscription";
+import { dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 
 /**
@@ -24,27 +24,40 @@ export interface UserStatus {
   isLocked: boolean;
 }
 
+/**
+ * One statement on the raw driver (prepared once per connection): the user's row and their current
+ * subscription by its one rule, read by the `user_status` database function
+ * (prisma/functions/user_status.sql). Dashboards and clients poll this route; two Prisma reads cost it
+ * a second round trip and Prisma's per-query work.
+ */
+const STATUS_READ = "SELECT * FROM user_status($1, $2::timestamptz, $3::text[])";
+
+interface StatusRow {
+  billing_period: string;
+  locked: boolean;
+  status: string | null;
+  tier: string | null;
+  plan_period: string | null;
+  payment_failed: boolean | null;
+}
+
 export async function getUserStatus(userId: string): Promise<UserStatus> {
-  const prisma = await db();
-  const user = await prisma.user.findUnique({ where: { id: userId } });
-  if (!user) throw new AppError("unauthorized", "Session refers to a user that no longer exists; sign in again");
-  const subscription = await currentSubscription(userId, prisma);
-  const isLocked = user.lockedAt !== null;
-  if (!subscription) {
-    return { status: "free", tier: "free", billingPeriod: user.billingPeriod, isTrial: false, needsAction: false, isLocked };
+  const [row] = await (
+    await dbRunner()
+  ).queryPrepared<StatusRow>("user_status_v1", STATUS_READ, [userId, new Date().toISOString(), [...LIVE_STATUSES]]);
+  if (!row) throw new AppError("unauthorized", "Session refers to a user that no longer exists; sign in again");
+  const isLocked = row.locked;
+  if (row.status === null) {
+    return { status: "free", tier: "free", billingPeriod: row.billing_period, isTrial: false, needsAction: false, isLocked };
   }
   const status: UserStatus["status"] =
-    subscription.status === "on_trial"
-      ? "trialing"
-      : subscription.status === "active"
-        ? "active_subscriber"
-        : (subscription.status as UserStatus["status"]);
+    row.status === "on_trial" ? "trialing" : row.status === "active" ? "active_subscriber" : (row.status as UserStatus["status"]);
   return {
     status,
-    tier: subscription.tier,
-    billingPeriod: subscription.billingPeriod,
-    isTrial: subscription.status === "on_trial",
-    needsAction: subscription.status === "past_due" || subscription.status === "unpaid" || subscription.paymentFailedAt !== null,
+    tier: row.tier ?? "free",
+    billingPeriod: row.plan_period ?? row.billing_period,
+    isTrial: row.status === "on_trial",
+    needsAction: row.status === "past_due" || row.status === "unpaid" || row.payment_failed === true,
     isLocked,
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { GET, POST } from "@/app/api/user/status/route";
+import { currentSubscription } from "@/lib/billing/subscriptions/current-subscription";
 import { closeDb, db } from "@/lib/db/client";
 import { setEnv } from "@/tests/helpers/env";
 import { call, sessionCookie, signIn } from "@/tests/helpers/http";
@@ -62,6 +63,52 @@ describe("GET /api/user/status", () => {
       needsAction: true,
       isLocked: true,
     });
+  });
+
+  it("reads the current subscription by its one rule: the newest live one not ended, as the billing paths do", async () => {
+    const { user, cookie } = await signIn("status-rule@example.com");
+    const prisma = await db();
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000);
+    const subscription = (id: string, status: string, createdAt: Date, extra: Record<string, unknown> = {}) =>
+      prisma.subscription.create({
+        data: {
+          userId: user.id,
+          providerSubscriptionId: id,
+          status,
+          tier: "pro",
+          billingPeriod: "yearly",
+          variantId: "v",
+          createdAt,
+          ...extra,
+        },
+      });
+    const status = async () => (await call(GET, { path: "/api/user/status", cookie })).body as { status: string; tier: string };
+    // An older active plan, then a newer one that expired (not live): the active one is current.
+    await subscription("sub-rule-active", "active", at(60));
+    await subscription("sub-rule-expired", "expired", at(30));
+    expect(await status()).toMatchObject({ status: "active_subscriber", tier: "pro" });
+    expect((await currentSubscription(user.id))?.providerSubscriptionId).toBe("sub-rule-active");
+    // A newer cancellation that still runs until its end: current, as "cancelled".
+    await subscription("sub-rule-cancelled", "cancelled", at(20), { endsAt: at(-60), tier: "team" });
+    expect(await status()).toMatchObject({ status: "cancelled", tier: "team" });
+    expect((await currentSubscription(user.id))?.providerSubscriptionId).toBe("sub-rule-cancelled");
+    // Once it has ended it no longer counts: the older active one is current again.
+    await prisma.subscription.updateMany({ where: { providerSubscriptionId: "sub-rule-cancelled" }, data: { endsAt: at(1) } });
+    expect(await status()).toMatchObject({ status: "active_subscriber", tier: "pro" });
+    expect((await currentSubscription(user.id))?.providerSubscriptionId).toBe("sub-rule-active");
+    // A past-due renewal needs action; with nothing live left the user is free on their own period.
+    await prisma.subscription.updateMany({ where: { providerSubscriptionId: "sub-rule-active" }, data: { status: "past_due" } });
+    expect(await status()).toMatchObject({ status: "past_due", needsAction: true });
+    await prisma.subscription.updateMany({ where: { providerSubscriptionId: "sub-rule-active" }, data: { status: "expired" } });
+    expect(await status()).toEqual({
+      status: "free",
+      tier: "free",
+      billingPeriod: "monthly",
+      isTrial: false,
+      needsAction: false,
+      isLocked: false,
+    });
+    expect(await currentSubscription(user.id)).toBeNull();
   });
 
   it("answers 401 when the session's user no longer exists", async () => {
