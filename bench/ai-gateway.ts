@@ -13,9 +13,11 @@
  *      Portkey, and through our charged POST /api/ai/chat (a user whose charge comes from subscription
  *      credits, and one whose subscription credits are 0 so it comes from bonus credits), with GET
  *      /api/bench/noop (the server's floor); added = kind - direct at the same percentile;
- *   2. throughput at concurrency 16: req/s of the stub direct, Portkey, our noop, our chat and our
- *      /v1/chat/completions with API keys, and the CPU per request of each process in each kind's slices
- *      (our server, Portkey, PostgreSQL with its backends, the stub: bench/lib/process-cpu.ts);
+ *   2. throughput at concurrency 16: req/s of the stub direct, Portkey, our noop, our chat, our
+ *      /v1/chat/completions with API keys and our signed-in GET /api/user/status (the plain read a
+ *      dashboard polls: STATUS_USERS users over client addresses, so the `api` limits never refuse; a
+ *      slice of it stops at STATUS_SLICE requests), and the CPU per request of each process in each
+ *      kind's slices (our server, Portkey, PostgreSQL with its backends, the stub: bench/lib/process-cpu.ts);
  *   3. streaming at concurrency 1: POST /api/ai/stream vs the stub's own SSE stream: time to first
  *      token and the gap between chunks, paced (the stub waits BENCH_CHUNK_DELAY_MS between chunks,
  *      like a model producing tokens) and unpaced (chunks back to back: the gateway's own cost);
@@ -122,7 +124,11 @@ const dist = (values: number[]): Dist => ({
 const LATENCY_KINDS = ["direct", "portkey", "noop", "chat", "chatBonus"] as const;
 type LatencyKind = (typeof LATENCY_KINDS)[number];
 /** The kinds measured at concurrency 16, interleaved slice by slice. */
-const THROUGHPUT_KINDS = ["direct", "portkey", "noop", "chat", "v1"] as const;
+const THROUGHPUT_KINDS = ["direct", "portkey", "noop", "chat", "v1", "status"] as const;
+/** Requests in one slice of the status kind (its users' `api` limits bound the whole phase). */
+const STATUS_SLICE = Number(process.env.BENCH_STATUS_SLICE ?? 4000);
+/** The `api` category allows 100 requests per user and 200 per client address an hour: 90 each, at most. */
+const STATUS_USERS = Math.ceil((300 + ROUNDS * STATUS_SLICE) / 90);
 type ThroughputKind = (typeof THROUGHPUT_KINDS)[number];
 
 interface CpuShares {
@@ -334,6 +340,7 @@ async function throughputPhase(
   label: string,
   postgresPid?: number,
 ): Promise<NonNullable<ScenarioResult["throughput"]>> {
+  let statusSent = 0;
   const load = (kind: ThroughputKind, max: number): Promise<PostLoadResult> => {
     const base = { concurrency: CONCURRENCY, maxRequests: max, maxMs: SECONDS * 1000 };
     switch (kind) {
@@ -361,6 +368,19 @@ async function throughputPhase(
           url: `${server.baseUrl}/v1/chat/completions`,
           headers: (w) => ({ authorization: `Bearer ${users.keys[w % users.keys.length]}` }),
           body: v1ChatBody(),
+        });
+      case "status":
+        // Two users per client address (TRUSTED_PROXY_HOPS is 1), each user's requests spread evenly:
+        // under both `api` limits.
+        return runPostLoad({
+          ...base,
+          maxRequests: Math.min(max, STATUS_SLICE),
+          url: `${server.baseUrl}/api/user/status`,
+          headers: () => {
+            const user = statusSent++ % users.statusCookies.length;
+            const address = Math.floor(user / 2);
+            return { cookie: users.statusCookies[user], "x-forwarded-for": `10.9.${Math.floor(address / 250)}.${address % 250}` };
+          },
         });
     }
   };
@@ -669,6 +689,8 @@ interface BenchUsers {
   bonusCookie: string;
   /** An API key of each of `cookies`' users, for /v1/chat/completions. */
   keys: string[];
+  /** Session cookies of STATUS_USERS more users, for GET /api/user/status. */
+  statusCookies: string[];
 }
 
 /**
@@ -715,7 +737,8 @@ async function prepareUsers(baseUrl: string): Promise<BenchUsers> {
       return ((await r.json()) as { secret: string }).secret;
     }),
   );
-  return { cookies, bonusCookie, keys };
+  const statusCookies = await signInUsers(baseUrl, STATUS_USERS, "ai-bench-status");
+  return { cookies, bonusCookie, keys, statusCookies };
 }
 
 /** Runs a phase and checks its charges: credits consumed across every bench user = successful charged requests × cost. */
@@ -877,6 +900,12 @@ function targetLines(r: ScenarioResult): string[] {
     );
   if (r.throughput) {
     const t = r.throughput;
+    const statusCpu = t.cpuMsPerRequest?.status?.server;
+    const portkeyCpu = t.cpuMsPerRequest?.portkey?.portkey;
+    if (statusCpu !== undefined && portkeyCpu !== undefined)
+      out.push(
+        `${r.database}: CPU per signed-in GET /api/user/status ${fmt(statusCpu, 2)} ms (server process) ÷ Portkey's per proxied chat ${fmt(portkeyCpu, 2)} ms = ${fmt(statusCpu / portkeyCpu, 2)}× (≤ 1: ${met(statusCpu <= portkeyCpu)})`,
+      );
     if (t.chatRatio.portkey !== undefined)
       out.push(
         `${r.database}: c=${CONCURRENCY} charged chat req/s ÷ Portkey's ${fmt(t.chatRatio.portkey, 2)} (≥ 1: ${met(t.chatRatio.portkey >= 1)})`,
@@ -904,11 +933,13 @@ function throughputTable(results: ScenarioResult[]): string[] {
           ? "our charged `/api/ai/chat` → stub"
           : k === "v1"
             ? "our charged `/v1/chat/completions` (API key) → stub"
-            : k === "noop"
-              ? "our `/api/bench/noop`"
-              : k === "portkey"
-                ? "Portkey → stub"
-                : "stub, direct";
+            : k === "status"
+              ? "our signed-in `GET /api/user/status`"
+              : k === "noop"
+                ? "our `/api/bench/noop`"
+                : k === "portkey"
+                  ? "Portkey → stub"
+                  : "stub, direct";
       return `| ${r.database} | ${label} | ${fmt(rps, 0)} | ${fmt(rps / (t.rps.direct as number), 2)} | ${t.rps.portkey ? fmt(rps / t.rps.portkey, 2) : ""} | ${fmt(rps / (t.rps.noop as number), 2)} | ${fmt(t.p50[k] as number, 1)} / ${fmt(t.p99[k] as number, 1)} |`;
     });
   });
@@ -922,7 +953,7 @@ function throughputCpuTable(results: ScenarioResult[]): string[] {
     if (!cpu) return [];
     const portkeyMs = cpu.portkey?.portkey;
     const vs = (ms: number) => (portkeyMs ? `**${fmt(ms / portkeyMs, 2)}×**` : "");
-    return (["portkey", "noop", "chat", "v1"] as const)
+    return (["portkey", "noop", "chat", "v1", "status"] as const)
       .filter((k) => cpu[k])
       .map((k) => {
         const c = cpu[k] as CpuShares;
@@ -935,7 +966,9 @@ function throughputCpuTable(results: ScenarioResult[]): string[] {
               ? "our `/api/bench/noop` (server process)"
               : k === "chat"
                 ? "our charged `/api/ai/chat` (server process)"
-                : "our charged `/v1/chat/completions` (server process)";
+                : k === "v1"
+                  ? "our charged `/v1/chat/completions` (server process)"
+                  : "our signed-in `GET /api/user/status` (server process)";
         return `| ${r.database} | ${label} | ${fmt(own, 2)} | ${vs(own)} | ${pg === undefined ? "" : fmt(pg, 2)} | ${pg === undefined ? "" : vs(own + pg)} | ${fmt(c.stub, 2)} |`;
       });
   });
