@@ -23,17 +23,31 @@ export function allocationPeriodEnd(input: { tier: string; lastReset: Date | nul
 /** Subscription states whose period still allocates (a cancelled plan runs to its period's end). */
 const IN_FORCE = ["active", "on_trial", "past_due", "cancelled"];
 
-/** allocationPeriodEnd of an account as stored: its tier, last allocation and the renewal of its plan in force. */
-export async function accountPeriodEnd(accountId: string, now: Date = new Date()): Promise<Date> {
+/**
+ * allocationPeriodEnd of an account as stored: its tier, last allocation and the renewal of its plan in
+ * force. A caller that has read the tier and the last allocation already (the usage endpoint's balance
+ * summary) passes them as `known`: only the plan is read then, and nothing for the free tier.
+ */
+export async function accountPeriodEnd(
+  accountId: string,
+  now: Date = new Date(),
+  known?: { tier: string; lastReset: Date | null },
+): Promise<Date> {
   const prisma = await db();
-  const [user, balance, subscription] = await Promise.all([
-    prisma.user.findUnique({ where: { id: accountId }, select: { tier: true } }),
-    prisma.creditBalance.findUnique({ where: { userId: accountId }, select: { resetAt: true } }),
+  const renewal = () =>
     prisma.subscription.findFirst({
       where: { userId: accountId, status: { in: IN_FORCE }, currentPeriodEnd: { gt: now } },
       orderBy: { currentPeriodEnd: "desc" },
       select: { currentPeriodEnd: true },
-    }),
+    });
+  if (known) {
+    const subscription = known.tier === "free" ? null : await renewal();
+    return allocationPeriodEnd({ ...known, renewsAt: subscription?.currentPeriodEnd ?? null }, now);
+  }
+  const [user, balance, subscription] = await Promise.all([
+    prisma.user.findUnique({ where: { id: accountId }, select: { tier: true } }),
+    prisma.creditBalance.findUnique({ where: { userId: accountId }, select: { resetAt: true } }),
+    renewal(),
   ]);
   return allocationPeriodEnd(
     { tier: user?.tier ?? "free", lastReset: balance?.resetAt ?? null, renewsAt: subscription?.currentPeriodEnd ?? null },

@@ -35,7 +35,8 @@ export async function getAiUsage(userId: string): Promise<AiUsage> {
     if (!user) throw new AppError("not_found", "User not found");
     return { unlimited: true, tier: "unlimited", monthlyLimit: UNLIMITED_CREDITS, remaining: UNLIMITED_CREDITS, bonusCredits: 0, used: 0 };
   }
-  const [s, periodEnd] = await Promise.all([getCreditSummary(userId), accountPeriodEnd(userId)]);
+  const s = await getCreditSummary(userId);
+  const periodEnd = await accountPeriodEnd(userId, new Date(), { tier: s.tier, lastReset: s.resetAt });
   return {
     unlimited: false,
     tier: s.tier,

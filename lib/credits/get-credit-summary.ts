@@ -1,6 +1,6 @@
-import { db } from "@/lib/db/client";
+import { dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
+import { freeRolloverDue, rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
 import { bonusSpendable } from "./ledger";
 
 export interface CreditSummary {
@@ -21,26 +21,31 @@ export interface CreditSummary {
   resetAt: Date | null;
 }
 
-/** The user's balances, after applying the free tier's lazy calendar-month rollover. */
+/**
+ * The user's balances, after applying the free tier's lazy calendar-month rollover: read once, and read
+ * again only when the rollover was due (once a month for a free account), so a dashboard's poll is one
+ * statement.
+ */
 export async function getCreditSummary(userId: string): Promise<CreditSummary> {
+  const summary = await readCreditSummary(userId);
+  if (!freeRolloverDue(summary.tier, summary.resetAt)) return summary;
   await rolloverFreeAllocationIfDue(userId);
-  const prisma = await db();
-  const rows = await prisma.$queryRaw<
-    {
-      tier: string;
-      auto_use: boolean;
-      sub: number | null;
-      allocation: number | null;
-      reset_at: Date | null;
-      bonus: number;
-      debt: number | null;
-    }[]
-  >`
-    SELECT u.tier, u.bonus_credits_auto_use AS auto_use, b.subscription_credits AS sub, b.monthly_allocation AS allocation, b.reset_at, b.debt,
-      (SELECT COALESCE(SUM(p.remaining), 0)::int FROM bonus_purchases p
-        WHERE p.user_id = u.id AND p.remaining > 0 AND p.expires_at > now()) AS bonus
-    FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id
-    WHERE u.id = ${userId}::text`;
+  return readCreditSummary(userId);
+}
+
+interface SummaryRow {
+  tier: string;
+  auto_use: boolean;
+  sub: number | null;
+  allocation: number | null;
+  reset_at: Date | string | null;
+  bonus: number;
+  debt: number | null;
+}
+
+/** One statement on the raw driver, prepared once per connection: the `credit_summary` database function. */
+async function readCreditSummary(userId: string): Promise<CreditSummary> {
+  const rows = await (await dbRunner()).queryPrepared<SummaryRow>("credit_summary_v1", "SELECT * FROM credit_summary($1)", [userId]);
   const row = rows[0];
   if (!row) throw new AppError("not_found", "User not found");
   const subscriptionCredits = Number(row.sub ?? 0);

@@ -36,6 +36,26 @@ describe("GET /api/ai/usage", () => {
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
   });
 
+  it("rolls a free user over when their month has turned, then reports the new allocation", async () => {
+    const { user, cookie } = await signIn();
+    await reserveCredits({ userId: user.id, amount: 150, operation: "chat" });
+    const prisma = await db();
+    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15));
+    await prisma.creditBalance.update({ where: { userId: user.id }, data: { resetAt: lastMonth } });
+    await prisma.creditOperation.updateMany({
+      where: { userId: user.id, kind: "reset" },
+      data: { idempotencyKey: `reset:${user.id}:old` },
+    });
+    const res = await call(usageRoute.GET, { path: "/api/ai/usage", cookie });
+    expect(res.body).toMatchObject({ tier: "free", monthlyLimit: 200, remaining: 200, used: 0 });
+    expect(new Date(res.body.resetAt).getTime()).toBeGreaterThan(lastMonth.getTime());
+    expect(await prisma.creditTransaction.count({ where: { userId: user.id, operation: "monthly_rollover" } })).toBe(1);
+    // Asked again: nothing more is due.
+    expect((await call(usageRoute.GET, { path: "/api/ai/usage", cookie })).body).toMatchObject({ remaining: 200 });
+    expect(await prisma.creditTransaction.count({ where: { userId: user.id, operation: "monthly_rollover" } })).toBe(1);
+    await expectLedgerBalances(user.id);
+  });
+
   it("reports a paid plan's next allocation at its subscription's renewal, not the 1st", async () => {
     const { user, cookie } = await signIn();
     const prisma = await db();
