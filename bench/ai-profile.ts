@@ -10,9 +10,9 @@
  * the raw .cpuprofile (open it in Chrome DevTools or speedscope).
  *
  * BENCH_PROFILE_ROUTE picks the load: `chat` (the default, above), `status` (GET /api/user/status with
- * a session: the plain authenticated GET through Next's router; many users and client addresses so the
- * `api` rate limits never refuse one), `noop` (GET /api/bench/noop) or `models` (GET /v1/models with an
- * API key). Besides the profile, the server's whole CPU per request from /proc (all threads).
+ * a session: the plain authenticated read a dashboard polls; many users and client addresses so the
+ * `api` rate limits never refuse one), `usage` (GET /api/ai/usage, the same users), `noop` (GET
+ * /api/bench/noop) or `models` (GET /v1/models with an API key). Besides the profile, the server's whole CPU per request from /proc (all threads).
  * BENCH_PROFILE_SYSCALLS=true counts the server's system calls per request instead (strace -c -f on
  * the measured load, no CPU profile): on a machine where a system call is dear, the calls a request
  * makes (socket writes and reads, the database's round trips, timers) are a large share of its CPU.
@@ -32,9 +32,9 @@ import { removeDir } from "@/tests/e2e/server";
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
 const DB = process.env.BENCH_PROFILE_DB === "postgres" ? "postgres" : "embedded";
-const ROUTE = (process.env.BENCH_PROFILE_ROUTE ?? "chat") as "chat" | "status" | "noop" | "models";
-if (!["chat", "status", "noop", "models"].includes(ROUTE))
-  throw new Error(`BENCH_PROFILE_ROUTE: chat, status, noop or models, not ${ROUTE}`);
+const ROUTE = (process.env.BENCH_PROFILE_ROUTE ?? "chat") as "chat" | "status" | "usage" | "noop" | "models";
+if (!["chat", "status", "usage", "noop", "models"].includes(ROUTE))
+  throw new Error(`BENCH_PROFILE_ROUTE: chat, status, usage, noop or models, not ${ROUTE}`);
 /** The `api` category allows 100 requests per user and 200 per address an hour: the status load spreads over this many of each. */
 const STATUS_USERS = Number(process.env.BENCH_PROFILE_USERS ?? 240);
 const SYSCALLS = process.env.BENCH_PROFILE_SYSCALLS === "true";
@@ -240,7 +240,7 @@ async function main(): Promise<void> {
   const window = { from: 0, to: 0 };
   let cpuMsPerRequest = NaN;
   try {
-    const users = ROUTE === "status" ? STATUS_USERS : CONCURRENCY;
+    const users = ROUTE === "status" || ROUTE === "usage" ? STATUS_USERS : CONCURRENCY;
     const cookies = await signInUsers(server.baseUrl, users, "ai-profile");
     const body = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
     let apiKey = "";
@@ -259,6 +259,11 @@ async function main(): Promise<void> {
       noop: { path: "/api/bench/noop", body: undefined, headers: () => ({}) },
       models: { path: "/v1/models", body: undefined, headers: () => ({ authorization: `Bearer ${apiKey}` }) },
       // Each request the next user and the next of 120 client addresses (TRUSTED_PROXY_HOPS=1).
+      usage: {
+        path: "/api/ai/usage",
+        body: undefined,
+        headers: () => ({ cookie: cookies[sent++ % users] }),
+      },
       status: {
         path: "/api/user/status",
         body: undefined,

@@ -49,7 +49,7 @@ async function upsertWindows(batch: WindowCheck[]): Promise<WindowCount[][]> {
       const before = counted.get(p) ?? 0;
       counted.set(p, before + 1);
       // The row's count after the group, less the group's hits of this pair that come after this one.
-      const count = (after.get(p) ?? 1) - (inGroup.get(p) ?? 1) + before + 1;
+      const count = (after.get(p) ?? inGroup.get(p) ?? 1) - (inGroup.get(p) ?? 1) + before + 1;
       return { ...hit, count, resetMs: check.startMs + check.windowMs };
     }),
   );
