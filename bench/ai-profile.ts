@@ -12,7 +12,10 @@
  * BENCH_PROFILE_ROUTE picks the load: `chat` (the default, above), `status` (GET /api/user/status with
  * a session: the plain authenticated read a dashboard polls; many users and client addresses so the
  * `api` rate limits never refuse one), `usage` (GET /api/ai/usage, the same users), `noop` (GET
- * /api/bench/noop) or `models` (GET /v1/models with an API key). Besides the profile, the server's whole CPU per request from /proc (all threads).
+ * /api/bench/noop), `models` (GET /v1/models with an API key) or `streams` (bursts of BENCH_STREAMS (200)
+ * concurrent POST /api/ai/stream over 25 users, the stub pacing its chunks 10 ms apart, each burst
+ * followed by the same burst straight from the stub: the time to first token of a burst of stream
+ * starts, ours ÷ direct, besides the profile; requests = streams). Besides the profile, the server's whole CPU per request from /proc (all threads).
  * BENCH_PROFILE_SYSCALLS=true counts the server's system calls per request instead (strace -c -f on
  * the measured load, no CPU profile): on a machine where a system call is dear, the calls a request
  * makes (socket writes and reads, the database's round trips, timers) are a large share of its CPU.
@@ -24,7 +27,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHelper } from "./lib/ai-server";
-import { runPostLoad } from "./lib/ai-http";
+import { keepAliveAgent, median, runPostLoad, timedStream, type PostLoadResult } from "./lib/ai-http";
 import { cpuSeconds } from "./lib/process-cpu";
 import { fmt } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
@@ -32,12 +35,60 @@ import { removeDir } from "@/tests/e2e/server";
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 20);
 const DB = process.env.BENCH_PROFILE_DB === "postgres" ? "postgres" : "embedded";
-const ROUTE = (process.env.BENCH_PROFILE_ROUTE ?? "chat") as "chat" | "status" | "usage" | "noop" | "models";
-if (!["chat", "status", "usage", "noop", "models"].includes(ROUTE))
-  throw new Error(`BENCH_PROFILE_ROUTE: chat, status, usage, noop or models, not ${ROUTE}`);
+const ROUTE = (process.env.BENCH_PROFILE_ROUTE ?? "chat") as "chat" | "status" | "usage" | "noop" | "models" | "streams";
+if (!["chat", "status", "usage", "noop", "models", "streams"].includes(ROUTE))
+  throw new Error(`BENCH_PROFILE_ROUTE: chat, status, usage, noop, models or streams, not ${ROUTE}`);
 /** The `api` category allows 100 requests per user and 200 per address an hour: the status load spreads over this many of each. */
 const STATUS_USERS = Number(process.env.BENCH_PROFILE_USERS ?? 240);
 const SYSCALLS = process.env.BENCH_PROFILE_SYSCALLS === "true";
+/** The stream-start burst: 8 streams per user, the default cap on a user's AI requests in progress. */
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
+const STREAM_USERS = Math.ceil(STREAMS / 8);
+const STREAM_PROMPT = "Explain in one short paragraph why streaming answers feel faster than waiting for the whole reply";
+
+/**
+ * Bursts of STREAMS concurrent streams for `ms`: ours, then the same burst straight from the stub
+ * (the server idle meanwhile). Every stream must arrive whole; returns each burst's TTFT p50.
+ */
+async function streamBursts(baseUrl: string, stubUrl: string, cookies: string[], ms: number) {
+  const ours: number[] = [];
+  const direct: number[] = [];
+  let requests = 0;
+  const t0 = performance.now();
+  const body = JSON.stringify({ messages: [{ role: "user", content: STREAM_PROMPT }] });
+  const directBody = JSON.stringify({
+    model: "gpt-4o-mini",
+    messages: [{ role: "user", content: STREAM_PROMPT }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  const firstTokens = (streams: { status: number; chunkAt: number[]; errors: string[] }[], label: string) => {
+    const bad = streams.find((s) => s.status !== 200 || s.errors.length > 0 || s.chunkAt.length === 0);
+    if (bad) throw new Error(`${label} stream: status ${bad.status}, ${bad.errors.join("; ")}`);
+    return median(streams.map((s) => s.chunkAt[0]));
+  };
+  while (performance.now() - t0 < ms) {
+    const agent = keepAliveAgent(STREAMS);
+    const burst = await Promise.all(
+      Array.from({ length: STREAMS }, (_, i) =>
+        timedStream(agent, `${baseUrl}/api/ai/stream`, { cookie: cookies[i % cookies.length] }, body, "gateway", 120_000),
+      ),
+    );
+    agent.destroy();
+    ours.push(firstTokens(burst, "our"));
+    requests += STREAMS;
+    const directAgent = keepAliveAgent(STREAMS);
+    const straight = await Promise.all(
+      Array.from({ length: STREAMS }, () =>
+        timedStream(directAgent, `${stubUrl}/chat/completions`, { authorization: "Bearer x" }, directBody, "openai"),
+      ),
+    );
+    directAgent.destroy();
+    direct.push(firstTokens(straight, "direct"));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return { requests, seconds, rps: requests / seconds, errors: 0, statuses: {}, latencies: [], ours, direct };
+}
 
 /** strace -c -f attached to the server while `work` runs: the calls of every thread, per request. */
 async function countSyscalls<T extends { requests: number }>(pid: number, work: () => Promise<T>): Promise<T> {
@@ -223,6 +274,7 @@ export function summarize(profile: Profile, requests: number, database: string, 
 async function main(): Promise<void> {
   ensureBenchBuild();
   const stub = await startHelper<{ url: string }>("ai-stub-process.ts");
+  if (ROUTE === "streams") await stub.ask({ chunkDelayMs: 10 });
   const profileDir = mkdtempSync(path.join(tmpdir(), "ai-profile-"));
   const database = DB === "postgres" ? await freshPostgres(process.env.TEST_DATABASE_URL as string, "bench_profile") : null;
   const server = await startBenchServer(
@@ -240,7 +292,7 @@ async function main(): Promise<void> {
   const window = { from: 0, to: 0 };
   let cpuMsPerRequest = NaN;
   try {
-    const users = ROUTE === "status" || ROUTE === "usage" ? STATUS_USERS : CONCURRENCY;
+    const users = ROUTE === "status" || ROUTE === "usage" ? STATUS_USERS : ROUTE === "streams" ? STREAM_USERS : CONCURRENCY;
     const cookies = await signInUsers(server.baseUrl, users, "ai-profile");
     const body = JSON.stringify({ messages: [{ role: "user", content: "Say hello to the benchmark" }] });
     let apiKey = "";
@@ -272,17 +324,19 @@ async function main(): Promise<void> {
           return { cookie: cookies[n % users], "x-forwarded-for": `10.9.${Math.floor(n / 120) % 250}.${n % 120}` };
         },
       },
-    }[ROUTE];
-    const run = (maxRequests: number, maxMs: number) =>
-      runPostLoad({
-        url: `${server.baseUrl}${target.path}`,
-        concurrency: CONCURRENCY,
-        maxRequests,
-        maxMs,
-        headers: target.headers,
-        body: target.body,
-      });
-    await run(500, 10_000);
+    }[ROUTE === "streams" ? "chat" : ROUTE];
+    const run = (maxRequests: number, maxMs: number): Promise<PostLoadResult & { ours?: number[]; direct?: number[] }> =>
+      ROUTE === "streams"
+        ? streamBursts(server.baseUrl, stub.info.url, cookies, maxMs)
+        : runPostLoad({
+            url: `${server.baseUrl}${target.path}`,
+            concurrency: CONCURRENCY,
+            maxRequests,
+            maxMs,
+            headers: target.headers,
+            body: target.body,
+          });
+    await run(500, ROUTE === "streams" ? 1 : 10_000);
     const cpu0 = cpuSeconds(server.pid);
     const measured = () => {
       window.from = Number(process.hrtime.bigint() / 1000n);
@@ -294,6 +348,13 @@ async function main(): Promise<void> {
     cpuMsPerRequest = ((cpuSeconds(server.pid) - cpu0) * 1000) / Math.max(1, load.requests);
     if (load.errors) throw new Error(`${ROUTE}: unexpected answers ${JSON.stringify(load.statuses)}`);
     requests = load.requests;
+    if (load.ours && load.direct) {
+      const ours = median(load.ours);
+      const direct = median(load.direct);
+      console.log(
+        `${load.ours.length} bursts of ${STREAMS} stream starts: TTFT p50 ours ${fmt(ours, 0)} ms (bursts: ${load.ours.map((v) => fmt(v, 0)).join(", ")}), direct ${fmt(direct, 0)} ms (${load.direct.map((v) => fmt(v, 0)).join(", ")}): ${fmt(ours / direct, 1)}×`,
+      );
+    }
     console.log(
       `profiled load: ${load.requests} ${ROUTE} requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}; server CPU ${fmt(cpuMsPerRequest, 3)} ms per request (/proc, every thread)`,
     );
