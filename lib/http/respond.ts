@@ -32,12 +32,15 @@ export function csvResponse(body: string | ReadableStream<Uint8Array>, filename:
   });
 }
 
-/** Server-sent events response around a byte stream. */
+/**
+ * Server-sent events response around a byte stream. No `Connection` header: HTTP/1.1 keeps the
+ * connection by default, HTTP/2 forbids the header, and setting it would keep a connection its client
+ * asked to close.
+ */
 export function sse(stream: ReadableStream<Uint8Array>, headers?: HeadersInit): Response {
   const h = new Headers(headers);
   h.set("content-type", "text/event-stream; charset=utf-8");
   h.set("cache-control", "no-cache, no-transform");
-  h.set("connection", "keep-alive");
   h.set("x-accel-buffering", "no");
   return new Response(stream, { status: 200, headers: h });
 }

@@ -57,7 +57,15 @@ async function writeStream(res: ServerResponse, body: ReadableStream<Uint8Array>
     if (!res.writableFinished) reader.cancel(new Error("client disconnected")).catch(() => undefined);
   };
   res.once("close", onClose);
+  // The headers leave with the first chunk when it is already there (a charged stream's is: its first
+  // text was awaited before the answer began), else alone at the end of this turn. Node corks a
+  // response's socket for the rest of a turn at each write, but not for flushHeaders.
+  const socket = res.socket;
+  socket?.cork();
   res.flushHeaders();
+  process.nextTick(() => {
+    if (!res.writableEnded) socket?.uncork();
+  });
   try {
     for (;;) {
       const { done, value } = await reader.read();

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { describe, expect, inject, it } from "vitest";
 import { Client } from "./client";
 
@@ -70,5 +71,44 @@ describe(`hot AI routes answered by ${laned ? "the gateway lane" : "Next's route
     expect(res.status).toBe(403);
     expect(res.body.error).toMatch(/Cross-site request refused/);
     expect((await client.json<{ remaining: number }>("/api/ai/usage")).body.remaining).toBe(before);
+  });
+
+  // A client that asks to close its connection gets it closed after the stream (the answer used to say
+  // "keep-alive" and hold it for the server's keep-alive timeout). On the lane, a charged stream's
+  // first text is there before its answer begins, and one system call carries the headers and that
+  // event, so the client's first read holds both (two writes arrived as two reads). Next's router
+  // writes its own way.
+  it("a stream honours the client's Connection: close; the lane sends its headers with its first event", async () => {
+    const client = new Client(baseUrl);
+    await client.signIn("gateway-lane-first-write@example.com");
+    const url = new URL(baseUrl);
+    const body = JSON.stringify({ messages: [{ role: "user", content: "one write" }] });
+    const reads: string[] = [];
+    const started = Date.now();
+    let lastRead = 0;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          `POST /api/ai/stream HTTP/1.1\r\nHost: ${url.host}\r\nCookie: ${client.cookieHeader()}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+      socket.setEncoding("utf8");
+      socket.on("data", (text: string) => {
+        reads.push(text);
+        lastRead = Date.now();
+      });
+      socket.on("end", resolve);
+      socket.on("error", reject);
+    });
+    const all = reads.join("");
+    const head = all.slice(0, all.indexOf("\r\n\r\n"));
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(head).toMatch(/\r\nconnection: close(\r\n|$)/i);
+    expect(all).toMatch(/data: \[DONE\]\n\n\r\n0\r\n\r\n$/);
+    // Closed with the answer's end, not at the keep-alive timeout (5 s).
+    expect(Date.now() - lastRead).toBeLessThan(2000);
+    expect(lastRead).toBeGreaterThanOrEqual(started);
+    if (laned) expect(reads[0]).toMatch(/\r\n\r\n[0-9a-f]+\r\ndata: \{"type":"text","text":/);
   });
 });
