@@ -14,6 +14,7 @@ import { log } from "@/lib/log";
 import { watchDbPool } from "@/lib/metrics";
 import { withSpan } from "@/lib/tracing";
 import { maintainEmbeddedDatabase } from "./embedded-maintenance";
+import { pglitePrepared } from "./pglite-prepared";
 import { applyMigrations, type SqlRunner } from "./migrate";
 import { processState } from "@/lib/process-state";
 
@@ -46,7 +47,7 @@ export function pgliteDataDir(): string {
 }
 
 async function openPglite(): Promise<Handle> {
-  const [{ PGlite }, { vector }, { PrismaPGlite }] = await Promise.all([
+  const [{ PGlite, parse, protocol }, { vector }, { PrismaPGlite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite-pgvector"),
     import("pglite-prisma-adapter"),
@@ -58,18 +59,15 @@ async function openPglite(): Promise<Handle> {
   if (!inMemory) mkdirSync(/*turbopackIgnore: true*/ resolved, { recursive: true });
   const started = Date.now();
   const pg = await PGlite.create(resolved, { extensions: { vector } });
+  const prepared = pglitePrepared(pg, { parse, protocol });
   const runner: DbRunner = {
     exec: async (sql) => {
       await pg.exec(sql);
     },
     query: async <T>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as never[])).rows,
-    // PGlite has one connection and caches parsed statements itself; the name adds nothing.
+    // Parsed and described once under its name, then one call into PostgreSQL's main loop per use.
     queryPrepared: <T>(name: string, sql: string, params: unknown[]) =>
-      withSpan(
-        `db.query ${name}`,
-        { "db.system": "postgresql", "db.operation.name": name },
-        async () => (await pg.query<T>(sql, params as never[])).rows,
-      ),
+      withSpan(`db.query ${name}`, { "db.system": "postgresql", "db.operation.name": name }, () => prepared<T>(name, sql, params)),
   };
   const result = await applyMigrations(runner, {
     onApplied: (name, ms) => log.info("migration applied", { migration: name, ms }),
