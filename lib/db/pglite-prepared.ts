@@ -47,23 +47,33 @@ export function pglitePrepared(
     return prepared;
   }
 
+  async function run<T>(name: string, sql: string, params: unknown[]): Promise<T[]> {
+    const existing = statements.get(name);
+    const statement = existing && existing.sql === sql ? existing : await prepare(name, sql);
+    const values = params.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = pg.serializers[statement.paramTypes[i]];
+      return serializer ? serializer(value) : String(value);
+    });
+    const { messages } = await pg.execProtocol(
+      concat([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
+      { syncToFs: false },
+    );
+    // Outside a transaction (the lock above waits for one to end), as `query` does.
+    await pg.syncToFs();
+    return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
+  }
+
   return <T>(name: string, sql: string, params: unknown[]) =>
     pg._runExclusiveTransaction(() =>
       pg._runExclusiveQuery(async () => {
-        const existing = statements.get(name);
-        const statement = existing && existing.sql === sql ? existing : await prepare(name, sql);
-        const values = params.map((value, i) => {
-          if (value === null || value === undefined) return null;
-          const serializer = pg.serializers[statement.paramTypes[i]];
-          return serializer ? serializer(value) : String(value);
-        });
-        const { messages } = await pg.execProtocol(
-          concat([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]),
-          { syncToFs: false },
-        );
-        // Outside a transaction (the lock above waits for one to end), as `query` does.
-        await pg.syncToFs();
-        return (parse.parseResults(messages, pg.parsers)[0]?.rows ?? []) as T[];
+        try {
+          return await run<T>(name, sql, params);
+        } catch (error) {
+          // The statement is gone (a DEALLOCATE or DISCARD by someone else): prepared again, once.
+          if ((error as { code?: string }).code !== "26000" || !statements.delete(name)) throw error;
+          return await run<T>(name, sql, params);
+        }
       }),
     );
 }

@@ -74,6 +74,12 @@ describe("named prepared statements on the embedded database", () => {
     expect(await prepared("items_read_v1", READ, [["a"], 0])).toHaveLength(1);
   });
 
+  it("prepares a statement again when someone else deallocated it", async () => {
+    expect(await prepared("items_read_v1", READ, [["a"], 0])).toHaveLength(1);
+    await pg.exec("DEALLOCATE ALL");
+    expect(await prepared("items_read_v1", READ, [["a", "b"], 0])).toHaveLength(2);
+  });
+
   it("waits for a transaction in progress rather than running inside it", async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
