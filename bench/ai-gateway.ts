@@ -77,6 +77,7 @@ import { portkeyHeaders, startPortkey, type PortkeyProcess } from "./lib/portkey
 import { cpuSeconds } from "./lib/process-cpu";
 import { fmt, writeSection } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
+import { STREAM_PROMPT, directStreamBody, streamBody } from "./lib/stream-request";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
@@ -101,8 +102,6 @@ const CHAT_COST = 15;
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef0123456789";
 
 const CHAT_PROMPT = "Say hello to the benchmark";
-/** 17 words: the stub answers "stub reply to: <prompt>", one chunk per word (20 chunks). */
-const STREAM_PROMPT = "Explain in one short paragraph why streaming answers feel faster than waiting for the whole reply";
 const expectedReply = (prompt: string) => `stub reply to: ${prompt}`;
 const expectedPieces = (prompt: string) => expectedReply(prompt).match(/\S+\s*/g) ?? [];
 
@@ -213,14 +212,6 @@ function v1ChatBody(): string {
 function directChatBody(): string {
   return JSON.stringify({ model: MODEL, messages: [{ role: "user", content: CHAT_PROMPT }] });
 }
-const streamBody = () => JSON.stringify({ messages: [{ role: "user", content: STREAM_PROMPT }] });
-const directStreamBody = () =>
-  JSON.stringify({
-    model: MODEL,
-    messages: [{ role: "user", content: STREAM_PROMPT }],
-    stream: true,
-    stream_options: { include_usage: true },
-  });
 
 const STUB_AUTH = { authorization: "Bearer x" };
 

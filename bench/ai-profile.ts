@@ -30,6 +30,7 @@ import { ensureBenchBuild, freshPostgres, signInUsers, startBenchServer, startHe
 import { keepAliveAgent, median, runPostLoad, timedStream, type PostLoadResult } from "./lib/ai-http";
 import { cpuSeconds } from "./lib/process-cpu";
 import { fmt } from "./lib/report";
+import { directStreamBody, streamBody } from "./lib/stream-request";
 import { removeDir } from "@/tests/e2e/server";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -44,7 +45,6 @@ const SYSCALLS = process.env.BENCH_PROFILE_SYSCALLS === "true";
 /** The stream-start burst: 8 streams per user, the default cap on a user's AI requests in progress. */
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
 const STREAM_USERS = Math.ceil(STREAMS / 8);
-const STREAM_PROMPT = "Explain in one short paragraph why streaming answers feel faster than waiting for the whole reply";
 
 /**
  * Bursts of STREAMS concurrent streams for `ms`: ours, then the same burst straight from the stub
@@ -55,13 +55,8 @@ async function streamBursts(baseUrl: string, stubUrl: string, cookies: string[],
   const direct: number[] = [];
   let requests = 0;
   const t0 = performance.now();
-  const body = JSON.stringify({ messages: [{ role: "user", content: STREAM_PROMPT }] });
-  const directBody = JSON.stringify({
-    model: "gpt-4o-mini",
-    messages: [{ role: "user", content: STREAM_PROMPT }],
-    stream: true,
-    stream_options: { include_usage: true },
-  });
+  const body = streamBody();
+  const directBody = directStreamBody();
   const firstTokens = (streams: { status: number; chunkAt: number[]; errors: string[] }[], label: string) => {
     const bad = streams.find((s) => s.status !== 200 || s.errors.length > 0 || s.chunkAt.length === 0);
     if (bad) throw new Error(`${label} stream: status ${bad.status}, ${bad.errors.join("; ")}`);

@@ -16,17 +16,14 @@ import { PGlite, parse, protocol } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { applyMigrations } from "@/lib/db/migrate";
 import { pglitePrepared } from "@/lib/db/pglite-prepared";
+import { RESERVE_ONE } from "@/lib/credits/reserve-statement";
+import { STATUS_READ } from "@/lib/account/user-status";
 import { removeDir } from "@/tests/e2e/server";
 import { fmt } from "./lib/report";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 const WARMUP_ROUNDS = 2;
-
-// The statements as lib/credits/reserve-statement.ts and lib/account/user-status.ts send them.
-const RESERVE = `SELECT outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier
-  FROM reserve_credits($1::text, $2::int, $3::timestamptz, $4::text, $5::text, $6::jsonb, $7::text, $8::boolean, $9::text)`;
-const STATUS = "SELECT * FROM user_status($1::text, $2::timestamptz, $3::text[])";
 
 async function measure(dataDir: string): Promise<Record<string, number>> {
   const pg = await PGlite.create(dataDir, { extensions: { vector } });
@@ -44,10 +41,10 @@ async function measure(dataDir: string): Promise<Record<string, number>> {
     const reserveArgs = () => ["bench", 15, month, randomUUID(), "chat", null, null, false, "bench"];
     const statusArgs = () => ["bench", new Date().toISOString(), ["active", "trialing", "past_due"]];
     const kinds: Record<string, () => Promise<unknown>> = {
-      "reserve_credits, PGlite.query": () => pg.query(RESERVE, reserveArgs()),
-      "reserve_credits, prepared": () => prepared("bench_reserve", RESERVE, reserveArgs()),
-      "user_status, PGlite.query": () => pg.query(STATUS, statusArgs()),
-      "user_status, prepared": () => prepared("bench_status", STATUS, statusArgs()),
+      "reserve_credits, PGlite.query": () => pg.query(RESERVE_ONE, reserveArgs()),
+      "reserve_credits, prepared": () => prepared("bench_reserve", RESERVE_ONE, reserveArgs()),
+      "user_status, PGlite.query": () => pg.query(STATUS_READ, statusArgs()),
+      "user_status, prepared": () => prepared("bench_status", STATUS_READ, statusArgs()),
     };
     const perCall: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS + WARMUP_ROUNDS; round++) {

@@ -30,7 +30,8 @@ export interface UserStatus {
  * (prisma/functions/user_status.sql). Dashboards and clients poll this route; two Prisma reads cost it
  * a second round trip and Prisma's per-query work.
  */
-const STATUS_READ = "SELECT * FROM user_status($1, $2::timestamptz, $3::text[])";
+/** The status read (exported for bench/pglite-statements.ts). */
+export const STATUS_READ = "SELECT * FROM user_status($1, $2::timestamptz, $3::text[])";
 
 interface StatusRow {
   billing_period: string;

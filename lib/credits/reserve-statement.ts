@@ -47,7 +47,8 @@ export interface ReserveRow {
 }
 
 const COLUMNS = "outcome, reservation_id, amount, subscription_credits, bonus_held, auto_use, monthly_allocation, reset_at, tier";
-const ONE = `SELECT ${COLUMNS}
+/** One reservation, alone (exported for bench/pglite-statements.ts). */
+export const RESERVE_ONE = `SELECT ${COLUMNS}
   FROM reserve_credits($1::text, $2::int, $3::timestamptz, $4::text, $5::text, $6::jsonb, $7::text, $8::boolean, $9::text)`;
 const MANY = `SELECT item, ${COLUMNS}
   FROM reserve_credits_many($1::text[], $2::int[], $3::timestamptz, $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::boolean, $9::text)`;
@@ -61,7 +62,7 @@ const MAX_BATCH = 50;
 
 function reserveOne(a: ReserveArgs): Promise<ReserveRow> {
   if (a.slot) return reserveMany([a]).then((rows) => rows[0] as ReserveRow);
-  return queryPrepared<ReserveRow>("credits_reserve_v6", ONE, [
+  return queryPrepared<ReserveRow>("credits_reserve_v6", RESERVE_ONE, [
     a.userId,
     a.amount,
     a.monthStart,
