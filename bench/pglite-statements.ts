@@ -5,8 +5,10 @@
  * process: the real migrations on a fresh PGlite (in memory, then on a data directory), one user with
  * credits, then BENCH_ROUNDS (8) interleaved rounds of BENCH_CALLS (300) calls of each kind; CPU of
  * the process (user + system) per call, median of the rounds after 2 warm-up rounds. The statements
- * are the charge's reservation (`reserve_credits`, a new charge each call) and the status read
- * (`user_status`). Prints a table; nothing is written to the docs.
+ * are the charge's reservation (`reserve_credits`, a new charge each call), a whole charge (that
+ * reservation, then its settlement at the amount reserved: `settle_exact_charges`, what a charged
+ * call costs the database when its price is known) and the status read (`user_status`). Prints a
+ * table; nothing is written to the docs.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -17,6 +19,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import { applyMigrations } from "@/lib/db/migrate";
 import { pglitePrepared } from "@/lib/db/pglite-prepared";
 import { RESERVE_ONE } from "@/lib/credits/reserve-statement";
+import { SETTLE_EXACT } from "@/lib/credits/settle-reservation";
 import { STATUS_READ } from "@/lib/account/user-status";
 import { removeDir } from "@/tests/e2e/server";
 import { fmt } from "./lib/report";
@@ -43,6 +46,17 @@ async function measure(dataDir: string): Promise<Record<string, number>> {
     const kinds: Record<string, () => Promise<unknown>> = {
       "reserve_credits, PGlite.query": () => pg.query(RESERVE_ONE, reserveArgs()),
       "reserve_credits, prepared": () => prepared("bench_reserve", RESERVE_ONE, reserveArgs()),
+      "a charge (reservation + settlement), prepared": async () => {
+        const args = reserveArgs();
+        await prepared("bench_reserve", RESERVE_ONE, args);
+        const settled = await prepared("bench_settle", SETTLE_EXACT, [
+          [args[3]],
+          ["bench"],
+          [JSON.stringify({ model: "gpt-4o-mini" })],
+          [1200],
+        ]);
+        if (settled.length !== 1) throw new Error("the charge was not settled");
+      },
       "user_status, PGlite.query": () => pg.query(STATUS_READ, statusArgs()),
       "user_status, prepared": () => prepared("bench_status", STATUS_READ, statusArgs()),
     };

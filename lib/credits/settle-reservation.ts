@@ -70,7 +70,8 @@ interface Waiting {
  */
 const SETTLE = `SELECT item, outcome, charged, subscription_credits, bonus_held, auto_use
   FROM settle_charges($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::boolean)`;
-const SETTLE_EXACT = "SELECT item FROM settle_exact_charges($1::text[], $2::text[], $3::jsonb[], $4::bigint[])";
+/** Settlements at the amount reserved (exported for bench/pglite-statements.ts). */
+export const SETTLE_EXACT = "SELECT item FROM settle_exact_charges($1::text[], $2::text[], $3::jsonb[], $4::bigint[])";
 const MAX_BATCH = 50;
 const waiting: Waiting[] = [];
 let writing = false;
