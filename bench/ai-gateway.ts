@@ -47,7 +47,7 @@
  * peer out, BENCH_PHASES=latency,throughput (default all: latency,throughput,stream,concurrent).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
@@ -78,6 +78,7 @@ import { cpuSeconds } from "./lib/process-cpu";
 import { fmt, writeSection } from "./lib/report";
 import { removeDir } from "@/tests/e2e/server";
 import { STREAM_PROMPT, directStreamBody, streamBody } from "./lib/stream-request";
+import { postmasterPid } from "./lib/postgres-side";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_N = Number(process.env.BENCH_LATENCY_N ?? 200);
@@ -301,21 +302,6 @@ async function latencyPhase(
       .join(", ")}`,
   );
   return { kinds: Object.fromEntries(kinds.map((k) => [k, dist(all[k])])), roundAddedP50, cpuMsPerRequest };
-}
-
-/** The PostgreSQL server's process (its backends are its children), when it runs on this machine. */
-async function postmasterPid(databaseUrl: string): Promise<number | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const dir = (await client.query<{ data_directory: string }>("SHOW data_directory")).rows[0].data_directory;
-    const file = path.join(dir, "postmaster.pid");
-    return existsSync(file) ? Number(readFileSync(file, "utf8").split("\n")[0]) : undefined;
-  } catch {
-    return undefined; // not allowed to read the setting: PostgreSQL's CPU is left out
-  } finally {
-    await client.end();
-  }
 }
 
 function fetchGet(agent: ReturnType<typeof keepAliveAgent>, url: string): Promise<void> {

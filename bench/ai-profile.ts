@@ -6,7 +6,10 @@
  * by category (Next.js, the database, fetch/undici, web streams, our lib/ folders, ...). Prints a
  * table (ms of CPU per chat request and share of busy time) and the top functions, and writes the raw
  * summary to bench/results/ai-profile-<time>.json. BENCH_PROFILE_DB=postgres profiles on a fresh
- * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one; BENCH_PROFILE_KEEP=<file> keeps
+ * PostgreSQL database (TEST_DATABASE_URL) instead of the embedded one, and adds PostgreSQL's side:
+ * its CPU per request (when it runs on this machine) and, where the server loads pg_stat_statements
+ * (`shared_preload_libraries`), each statement's cost per request, the database functions' own
+ * statements included (BENCH_PROFILE_STATEMENTS rows, 15); BENCH_PROFILE_KEEP=<file> keeps
  * the raw .cpuprofile (open it in Chrome DevTools or speedscope).
  *
  * BENCH_PROFILE_ROUTE picks the load: `chat` (the default, above), `status` (GET /api/user/status with
@@ -31,6 +34,7 @@ import { keepAliveAgent, median, runPostLoad, timedStream, type PostLoadResult }
 import { cpuSeconds } from "./lib/process-cpu";
 import { fmt } from "./lib/report";
 import { directStreamBody, streamBody } from "./lib/stream-request";
+import { postmasterPid, statementCosts, type StatementCost } from "./lib/postgres-side";
 import { removeDir } from "@/tests/e2e/server";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -266,12 +270,31 @@ export function summarize(profile: Profile, requests: number, database: string, 
   };
 }
 
+/**
+ * The load's statements inside PostgreSQL, dearest first: those the server sent and those the
+ * database functions and triggers ran for them (pg_stat_statements' execution time: wall time, so
+ * lock waits and a backend preempted on a busy machine count too; read the shares, not the sum).
+ */
+function printStatements(rows: StatementCost[], requests: number): void {
+  console.log("\n| Statement (PostgreSQL, dearest first) | sent by | calls per request | ms per request |\n|---|---|---|---|");
+  for (const r of rows.slice(0, Number(process.env.BENCH_PROFILE_STATEMENTS ?? 15)))
+    console.log(
+      `| \`${r.query.slice(0, 110).replace(/\|/g, "\\|")}${r.query.length > 110 ? "…" : ""}\` | ${r.topLevel ? "the server" : "a function"} | ${fmt(r.calls / requests, 2)} | ${fmt(r.totalMs / requests, 3)} |`,
+    );
+}
+
 async function main(): Promise<void> {
   ensureBenchBuild();
   const stub = await startHelper<{ url: string }>("ai-stub-process.ts");
   if (ROUTE === "streams") await stub.ask({ chunkDelayMs: 10 });
   const profileDir = mkdtempSync(path.join(tmpdir(), "ai-profile-"));
   const database = DB === "postgres" ? await freshPostgres(process.env.TEST_DATABASE_URL as string, "bench_profile") : null;
+  // PostgreSQL's side: its CPU (on this machine) and each statement's cost (where pg_stat_statements is loaded).
+  const postgresPid = database ? await postmasterPid(database.url) : undefined;
+  const statements = database ? await statementCosts(database.url) : null;
+  if (statements && "unavailable" in statements) console.log(`PostgreSQL statements: ${statements.unavailable}`);
+  let statementRows: StatementCost[] = [];
+  let postgresCpuMsPerRequest = NaN;
   const server = await startBenchServer(
     {
       BENCH_ROUTES: "true",
@@ -332,7 +355,9 @@ async function main(): Promise<void> {
             body: target.body,
           });
     await run(500, ROUTE === "streams" ? 1 : 10_000);
+    if (statements && "reset" in statements) await statements.reset();
     const cpu0 = cpuSeconds(server.pid);
+    const postgresCpu0 = postgresPid ? cpuSeconds(postgresPid, { children: true, reaped: true }) : NaN;
     const measured = () => {
       window.from = Number(process.hrtime.bigint() / 1000n);
       return run(ROUTE === "status" ? Math.min(users * 90 - 600, 10_000_000) : 10_000_000, SECONDS * 1000).finally(() => {
@@ -341,6 +366,10 @@ async function main(): Promise<void> {
     };
     const load = SYSCALLS ? await countSyscalls(server.pid, measured) : await measured();
     cpuMsPerRequest = ((cpuSeconds(server.pid) - cpu0) * 1000) / Math.max(1, load.requests);
+    if (postgresPid)
+      postgresCpuMsPerRequest =
+        ((cpuSeconds(postgresPid, { children: true, reaped: true }) - postgresCpu0) * 1000) / Math.max(1, load.requests);
+    if (statements && "read" in statements) statementRows = await statements.read();
     if (load.errors) throw new Error(`${ROUTE}: unexpected answers ${JSON.stringify(load.statuses)}`);
     requests = load.requests;
     if (load.ours && load.direct) {
@@ -351,12 +380,14 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `profiled load: ${load.requests} ${ROUTE} requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}; server CPU ${fmt(cpuMsPerRequest, 3)} ms per request (/proc, every thread)`,
+      `profiled load: ${load.requests} ${ROUTE} requests in ${fmt(load.seconds, 1)} s (${fmt(load.rps, 0)} req/s), errors ${load.errors}; server CPU ${fmt(cpuMsPerRequest, 3)} ms per request (/proc, every thread)${postgresPid ? `; PostgreSQL's CPU ${fmt(postgresCpuMsPerRequest, 3)} ms per request (its every process)` : ""}`,
     );
+    if (statementRows.length) printStatements(statementRows, load.requests);
   } finally {
     await server.stop();
     removeDir(server.dataDir);
     await stub.stop();
+    if (statements && "end" in statements) await statements.end();
     await database?.drop();
   }
   // The server's main thread wrote the largest profile (`next start` may run helper threads too).
@@ -381,7 +412,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   writeFileSync(
     path.join(out, `ai-profile-${ROUTE}-${DB}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),
-    JSON.stringify({ route: ROUTE, cpuMsPerRequest, ...summary }, null, 2),
+    JSON.stringify({ route: ROUTE, cpuMsPerRequest, postgresCpuMsPerRequest, statements: statementRows, ...summary }, null, 2),
   );
   if (process.env.BENCH_PROFILE_KEEP) writeFileSync(process.env.BENCH_PROFILE_KEEP, readFileSync(path.join(profileDir, largest)));
   removeDir(profileDir);
