@@ -87,23 +87,20 @@ export async function applyMonthlyAllocation(input: MonthlyAllocationInput, tx?:
   return granted(await prisma.$transaction((t) => apply(t, input)));
 }
 
-/** Whether a free account's calendar month has turned since its last reset (a paid plan's allocation comes with its payment). */
-export function freeRolloverDue(tier: string, lastReset: Date | null, now: Date = new Date()): boolean {
-  return tier === "free" && (lastReset === null || lastReset < monthStart(now));
-}
-
 /**
  * The free tier's lazy calendar-month rollover: when a free user's last reset is before the start of
  * the current month (UTC), applies this month's allocation. Exactly once per month under concurrency
- * (the idempotency key `reset:<user>:<YYYY-MM>` is unique). Cheap when nothing is due: one read.
+ * (the idempotency key `reset:<user>:<YYYY-MM>` is unique). Cheap when nothing is due: one read. Whether
+ * it is due is the database's `free_rollover_due` (the rule's one home, which reserve_credits uses too).
  */
 export async function rolloverFreeAllocationIfDue(userId: string, now: Date = new Date()): Promise<boolean> {
   const prisma = await db();
-  const rows = await prisma.$queryRaw<{ tier: string; reset_at: Date | null }[]>`
-    SELECT u.tier, b.reset_at FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id WHERE u.id = ${userId}::text`;
+  const rows = await prisma.$queryRaw<{ due: boolean }[]>`
+    SELECT free_rollover_due(u.tier, b.reset_at, ${monthStart(now)}::timestamptz) AS due
+      FROM users u LEFT JOIN credit_balances b ON b.user_id = u.id WHERE u.id = ${userId}::text`;
   const row = rows[0];
   if (!row) throw new AppError("not_found", "User not found");
-  if (!freeRolloverDue(row.tier, row.reset_at ? new Date(row.reset_at) : null, now)) return false;
+  if (!row.due) return false;
   const { applied } = await applyMonthlyAllocation({ userId, tier: "free", cycleKey: freeCycleKey(now), operation: "monthly_rollover" });
   return applied;
 }

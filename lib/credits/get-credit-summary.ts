@@ -1,7 +1,7 @@
 import { dbRunner } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { freeRolloverDue, rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
-import { bonusSpendable } from "./ledger";
+import { rolloverFreeAllocationIfDue } from "./apply-monthly-allocation";
+import { bonusSpendable, monthStart } from "./ledger";
 
 export interface CreditSummary {
   tier: string;
@@ -27,10 +27,11 @@ export interface CreditSummary {
  * statement.
  */
 export async function getCreditSummary(userId: string): Promise<CreditSummary> {
-  const summary = await readCreditSummary(userId);
-  if (!freeRolloverDue(summary.tier, summary.resetAt)) return summary;
+  const { rolloverDue, ...summary } = await readCreditSummary(userId);
+  if (!rolloverDue) return summary;
   await rolloverFreeAllocationIfDue(userId);
-  return readCreditSummary(userId);
+  const { rolloverDue: _again, ...after } = await readCreditSummary(userId);
+  return after;
 }
 
 interface SummaryRow {
@@ -41,11 +42,17 @@ interface SummaryRow {
   reset_at: Date | string | null;
   bonus: number;
   debt: number | null;
+  rollover_due: boolean;
 }
 
-/** One statement on the raw driver, prepared once per connection: the `credit_summary` database function. */
-async function readCreditSummary(userId: string): Promise<CreditSummary> {
-  const rows = await (await dbRunner()).queryPrepared<SummaryRow>("credit_summary_v1", "SELECT * FROM credit_summary($1)", [userId]);
+/**
+ * One statement on the raw driver, prepared once per connection: the `credit_summary` database
+ * function, and whether the free tier's rollover is due by its one rule (`free_rollover_due`).
+ */
+const SUMMARY = "SELECT s.*, free_rollover_due(s.tier, s.reset_at, $2::timestamptz) AS rollover_due FROM credit_summary($1) s";
+
+async function readCreditSummary(userId: string): Promise<CreditSummary & { rolloverDue: boolean }> {
+  const rows = await (await dbRunner()).queryPrepared<SummaryRow>("credit_summary_v2", SUMMARY, [userId, monthStart().toISOString()]);
   const row = rows[0];
   if (!row) throw new AppError("not_found", "User not found");
   const subscriptionCredits = Number(row.sub ?? 0);
@@ -60,5 +67,6 @@ async function readCreditSummary(userId: string): Promise<CreditSummary> {
     totalUsable: Number(row.debt ?? 0) > 0 ? 0 : subscriptionCredits + usableBonusCredits,
     debt: Number(row.debt ?? 0),
     resetAt: row.reset_at ? new Date(row.reset_at) : null,
+    rolloverDue: row.rollover_due === true,
   };
 }

@@ -131,12 +131,10 @@ export function inDebt(debt: number, refund: { description: string; refundedAt: 
   );
 }
 
-/** Remaining credits of the user's unexpired bonus purchases (all of them, spendable or not). */
+/** The bonus credits the user holds (spendable or not), by the database's one rule: `held_bonus`. */
 export async function heldBonusCredits(tx: Tx, userId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ total: number }[]>`
-    SELECT COALESCE(SUM(remaining), 0)::int AS total FROM bonus_purchases
-    WHERE user_id = ${userId}::text AND remaining > 0 AND expires_at > now()`;
-  return Number(rows[0]?.total ?? 0);
+  const rows = await tx.$queryRaw<{ credits: number }[]>`SELECT h.credits FROM held_bonus(${userId}::text) h`;
+  return Number(rows[0]?.credits ?? 0);
 }
 
 export interface LedgerRow {

@@ -43,8 +43,7 @@ BEGIN
         SELECT cb.subscription_credits, cb.debt, cb.cycle INTO bal FROM credit_balances cb WHERE cb.user_id = owner FOR UPDATE;
     END IF;
     SELECT * INTO pay FROM payments p WHERE p.id = p_payment FOR UPDATE;
-    SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO bonus_held
-        FROM bonus_purchases bp WHERE bp.user_id = owner AND bp.remaining > 0 AND bp.expires_at > now();
+    SELECT h.credits INTO bonus_held FROM held_bonus(owner) h;
     running := bal.subscription_credits + bonus_held - bal.debt;
     IF pay.dispute_status IN ('won', 'lost') THEN
         RETURN QUERY SELECT 'unchanged'::TEXT, 0, 0, 0, running;

@@ -53,8 +53,7 @@ BEGIN
         op_name := legacy.operation;
         meta := CASE WHEN jsonb_typeof(legacy.metadata) = 'object' THEN legacy.metadata ELSE '{}'::JSONB END;
     END IF;
-    SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
-        FROM bonus_purchases bp WHERE bp.user_id = p_user AND bp.remaining > 0 AND bp.expires_at > now();
+    SELECT h.credits INTO held FROM held_bonus(p_user) h;
     IF op.id IS NOT NULL AND op.status <> 'reserved' THEN
         RETURN QUERY SELECT 'not_reserved'::TEXT, 0, bal.subscription_credits, held, bal.bonus_credits_auto_use;
         RETURN;

@@ -5,7 +5,7 @@
 --   existing      a retried call with the same idempotency key: its first charge, nothing new;
 --   conflict      the key belongs to another account's charge or to something else;
 --   no_balance    the account has no balance row (the caller creates one and asks again);
---   rollover_due  a free account's calendar month has turned (the caller applies the allocation, asks again);
+--   rollover_due  a free account's calendar month has turned (free_rollover_due: the caller applies the allocation, asks again);
 --   in_debt       the account owes credits a refund took back (credit_balances.debt; amount: the debt):
 --                 nothing is charged until credits that arrive pay it (take_back_payment, pay_debt);
 --   insufficient  the spendable credits do not cover p_amount: nothing written;
@@ -45,8 +45,7 @@ BEGIN
             END IF;
             SELECT cb.subscription_credits, cb.monthly_allocation, cb.reset_at, u.tier, u.bonus_credits_auto_use INTO bal
                 FROM users u LEFT JOIN credit_balances cb ON cb.user_id = u.id WHERE u.id = p_user;
-            SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
-                FROM bonus_purchases bp WHERE bp.user_id = p_user AND bp.remaining > 0 AND bp.expires_at > now();
+            SELECT h.credits INTO held FROM held_bonus(p_user) h;
             RETURN QUERY SELECT 'existing'::TEXT, found_op.id, found_op.amount, COALESCE(bal.subscription_credits, 0), held, bal.bonus_credits_auto_use,
                 bal.monthly_allocation, bal.reset_at, bal.tier;
             RETURN;
@@ -63,13 +62,12 @@ BEGIN
             NULL::INTEGER, NULL::TIMESTAMPTZ, NULL::TEXT;
         RETURN;
     END IF;
-    IF bal.tier = 'free' AND (bal.reset_at IS NULL OR bal.reset_at < p_month_start) THEN
+    IF free_rollover_due(bal.tier, bal.reset_at, p_month_start) THEN
         RETURN QUERY SELECT 'rollover_due'::TEXT, NULL::TEXT, NULL::INTEGER, bal.subscription_credits, NULL::INTEGER, bal.bonus_credits_auto_use,
             bal.monthly_allocation, bal.reset_at, bal.tier;
         RETURN;
     END IF;
-    SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
-        FROM bonus_purchases bp WHERE bp.user_id = p_user AND bp.remaining > 0 AND bp.expires_at > now();
+    SELECT h.credits INTO held FROM held_bonus(p_user) h;
     IF bal.debt > 0 THEN
         RETURN QUERY SELECT 'in_debt'::TEXT, NULL::TEXT, bal.debt, bal.subscription_credits, held, bal.bonus_credits_auto_use,
             bal.monthly_allocation, bal.reset_at, bal.tier;

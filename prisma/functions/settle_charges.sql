@@ -45,8 +45,7 @@ BEGIN
         END IF;
         SELECT o.id, o.amount, o.status, o.details, o.user_id, o.kind INTO op FROM credit_operations o
             WHERE o.id = p_ids[i] FOR UPDATE;
-        SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
-            FROM bonus_purchases bp WHERE bp.user_id = p_users[i] AND bp.remaining > 0 AND bp.expires_at > now();
+        SELECT h.credits INTO held FROM held_bonus(p_users[i]) h;
         IF op.id IS NULL OR op.user_id <> p_users[i] OR op.kind <> 'charge' OR op.status <> 'reserved' THEN
             -- A charge made before every charge had its row (its one ledger row carries the id): the
             -- metadata is recorded, the amount stands.

@@ -57,8 +57,7 @@ BEGIN
                         credits_taken_back = GREATEST(credits_taken_back, target),
                         updated_at = now()
         WHERE id = p_payment;
-    SELECT COALESCE(SUM(bp.remaining), 0)::INTEGER INTO held
-        FROM bonus_purchases bp WHERE bp.user_id = owner AND bp.remaining > 0 AND bp.expires_at > now();
+    SELECT h.credits INTO held FROM held_bonus(owner) h;
     running := bal.subscription_credits + held - bal.debt;
     IF delta <= 0 THEN
         RETURN QUERY SELECT 'unchanged'::TEXT, 0, 0, bal.debt, running;
