@@ -112,6 +112,26 @@ describe("AI request slots (PostgreSQL)", () => {
     expect(await slot(`${key}-e`)).toBe(true);
   });
 
+  it("drops lapsed slots only when the count reaches the cap, so an acquisition below it makes no cleanup scan and a user's rows stay at most the cap", async () => {
+    const key = randomUUID();
+    const slot = (id: string, leaseMs = 60_000) => databaseStore.acquireSlot({ key, id, cap: 3, leaseMs, nowMs: Date.now() });
+    const prisma = await db();
+    const rows = async () =>
+      Number((await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM ai_request_slots WHERE user_id = ${key}`)[0].n);
+    expect(await slot(`${key}-a`, 1)).toBe(true);
+    expect(await slot(`${key}-b`, 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    // Two lapsed, under the cap of 3: taken without touching them.
+    expect(await slot(`${key}-c`)).toBe(true);
+    expect(await rows()).toBe(3);
+    // At the cap: the lapsed two are dropped, the call is admitted.
+    expect(await slot(`${key}-d`)).toBe(true);
+    expect(await rows()).toBe(2);
+    expect(await slot(`${key}-e`)).toBe(true);
+    expect(await slot(`${key}-f`)).toBe(false);
+    expect(await rows()).toBe(3);
+  });
+
   it("lets 8 of 40 concurrent calls of one user reach the provider and refuses the rest with 429, charging nothing for them", async () => {
     const { secret } = await userWithKey({}, "slots-pg@example.com");
     stub.next("chat", { kind: "delay", ms: 500 }, 40);
