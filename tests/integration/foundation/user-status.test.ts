@@ -7,6 +7,9 @@ import { call, sessionCookie, signIn } from "@/tests/helpers/http";
 
 afterAll(closeDb);
 
+/** The status of an account on the free tier, with nothing to do. */
+const FREE_STATUS = { status: "free", tier: "free", billingPeriod: "monthly", isTrial: false, needsAction: false, isLocked: false };
+
 describe("GET /api/user/status", () => {
   it("answers 401 without a session", async () => {
     const res = await call(GET, { path: "/api/user/status" });
@@ -24,14 +27,7 @@ describe("GET /api/user/status", () => {
     const { cookie } = await signIn("status@example.com");
     const res = await call(GET, { path: "/api/user/status", cookie });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      status: "free",
-      tier: "free",
-      billingPeriod: "monthly",
-      isTrial: false,
-      needsAction: false,
-      isLocked: false,
-    });
+    expect(res.body).toEqual(FREE_STATUS);
     expect(res.headers.get("cache-control")).toBe("private, max-age=300");
     expect(res.headers.get("x-ratelimit-limit")).toBe("100");
     expect(res.headers.get("x-ratelimit-remaining")).toBe("99");
@@ -100,14 +96,7 @@ describe("GET /api/user/status", () => {
     await prisma.subscription.updateMany({ where: { providerSubscriptionId: "sub-rule-active" }, data: { status: "past_due" } });
     expect(await status()).toMatchObject({ status: "past_due", needsAction: true });
     await prisma.subscription.updateMany({ where: { providerSubscriptionId: "sub-rule-active" }, data: { status: "expired" } });
-    expect(await status()).toEqual({
-      status: "free",
-      tier: "free",
-      billingPeriod: "monthly",
-      isTrial: false,
-      needsAction: false,
-      isLocked: false,
-    });
+    expect(await status()).toEqual(FREE_STATUS);
     expect(await currentSubscription(user.id)).toBeNull();
   });
 
